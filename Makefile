@@ -1,0 +1,46 @@
+# Pond's build. `make setup` once (installs and builds the native parts into the cache), then
+# `make build`, `make test`, `make bench`: no hand-set environment needed.
+SHELL := bash
+.DEFAULT_GOAL := build
+
+POND_CACHE := $(shell bash -c 'source scripts/lib.sh && echo "$$POND_CACHE"')
+NATIVE_DIR := $(shell scripts/native.sh dir 2>/dev/null)
+ORT_VERSION := 1.24.1
+
+# cgo finds Pond's native library (Lance + pond-native) and its headers here; the packages that
+# use it name the archive itself (-l:libpond_native.a), so nothing else links it.
+export CGO_CFLAGS := -O2 -I$(NATIVE_DIR)/include
+export CGO_LDFLAGS := -L$(NATIVE_DIR) -Wl,-z,noexecstack
+export POND_TEST_MODEL_DIR ?= $(POND_CACHE)/models/test-model
+export POND_ONNXRUNTIME_LIB ?= $(POND_CACHE)/onnxruntime/$(ORT_VERSION)/libonnxruntime.so.1
+
+GO_TAGS := sqlite_fts5
+# make test PKGS=./store/... runs a subset.
+PKGS ?= ./...
+GO := go
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION) -X main.nativeDir=$(NATIVE_DIR)
+
+.PHONY: setup build test bench native-check fmt vet clean
+
+setup:
+	@scripts/setup.sh
+
+native-check:
+	@scripts/native.sh verify
+
+build: native-check
+	$(GO) build -tags $(GO_TAGS) -ldflags '$(LDFLAGS)' -o bin/pond .
+
+test: native-check
+	$(GO) vet -tags $(GO_TAGS) $(PKGS)
+	$(GO) test -tags $(GO_TAGS) -count=1 $(PKGS)
+
+bench: native-check
+	$(GO) test -tags $(GO_TAGS) -run '^$$' -bench . -benchmem $(PKGS)
+
+fmt:
+	gofmt -l -w .
+
+clean:
+	rm -rf bin

@@ -1,0 +1,115 @@
+// Package adapters reads each coding agent's native session files into the canonical model (and,
+// for restore, writes them back). One sub-package per agent implements Adapter; adapters/all
+// lists them explicitly; every adapter passes the shared suite in adapters/adaptertest.
+//
+// An adapter is pure parsing: it finds the agent's files, lists them as Sources, and turns a
+// Source into canonical events from a Cursor. Deciding what is fresh, batching, storing and
+// remembering cursors belong to the sync engine (daemon/capture).
+package adapters
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"os"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/pondhq/pond/session"
+)
+
+// Adapter reads one agent's sessions.
+type Adapter interface {
+	// Name is the adapter's name on the CLI, in the config and as source_agent: "claude-code".
+	Name() string
+	Capabilities() Capabilities
+	// Roots are the agent's own roots on this machine (the folder its discovery would find:
+	// the Claude Code config dir holding projects/, CODEX_HOME, …), honouring the agent's own
+	// override variables. They need not exist.
+	Roots(env Env) []string
+	// Scan lists the sources under root. A missing root is an error wrapping fs.ErrNotExist.
+	Scan(ctx context.Context, env Env, root string) ([]Source, error)
+	// Read parses src and emits its canonical events. A zero cur reads from the start; otherwise
+	// the adapter may resume where cur says it stopped when the source has only grown since
+	// (checked by the cursor's tail anchor), and must re-read from the start when not. It
+	// returns the cursor to resume from next time. A record that cannot be parsed is reported
+	// through out.Malformed and skipped; only an unreadable source is an error.
+	Read(ctx context.Context, env Env, src Source, cur Cursor, out Emitter) (Cursor, error)
+}
+
+// Capabilities declare what an adapter can do.
+type Capabilities struct {
+	Restore     bool // stored sessions can be written back in this agent's format
+	ToolCalls   bool // sessions carry tool calls and results
+	Subagents   bool // sessions can have sub-agent children
+	Incremental bool // an appended source is read from where the last read stopped
+}
+
+// Env is what discovery and reading may look at of the machine, so tests can stand in a fake
+// home and fake variables.
+type Env struct {
+	GOOS   string
+	Home   string
+	Getenv func(string) string
+	// OpenSQLite opens an agent's SQLite database read-only without ever locking the agent out.
+	// Provided by the caller (the store owns the SQLite driver); nil when unavailable.
+	OpenSQLite func(path string) (*sql.DB, error)
+}
+
+// CurrentEnv is the environment of this process.
+func CurrentEnv() Env {
+	home, _ := os.UserHomeDir()
+	return Env{GOOS: runtime.GOOS, Home: home, Getenv: os.Getenv}
+}
+
+// Source is one unit an adapter reads: a session file, or a session inside a database.
+type Source struct {
+	// Key identifies the source within its adapter and root across runs (e.g. the file's
+	// path); cursors are stored under it.
+	Key string `json:"key"`
+	// Path is the file to read (the database, for a session inside one).
+	Path string `json:"path"`
+	// Stamp changes whenever the source changes (size and modification time for a file). A
+	// source whose stamp equals its cursor's is fresh and is not read at all.
+	Stamp   string    `json:"stamp"`
+	Size    int64     `json:"size"`
+	ModTime time.Time `json:"mod_time"`
+	// Hint is adapter-private detail found while scanning (e.g. the session id in a database).
+	Hint string `json:"hint,omitempty"`
+}
+
+// FileStamp is the stamp of a file: its size and modification time.
+func FileStamp(info os.FileInfo) string {
+	return info.ModTime().UTC().Format(time.RFC3339Nano) + "/" + strconv.FormatInt(info.Size(), 10)
+}
+
+// Cursor remembers how far a source was read.
+type Cursor struct {
+	Stamp  string `json:"stamp"`            // the source's stamp when it was read
+	Offset int64  `json:"offset,omitempty"` // bytes consumed: whole records only
+	Line   int    `json:"line,omitempty"`   // lines consumed, for locating malformed lines
+	Anchor string `json:"anchor,omitempty"` // digest of the bytes just before Offset
+	// State is the adapter's own parse state at Offset (e.g. the session id read from a header
+	// line), so that a resumed read can go on.
+	State json.RawMessage `json:"state,omitempty"`
+}
+
+// Location names where in a source something was found.
+type Location struct {
+	Path string `json:"path"`
+	Line int    `json:"line,omitempty"`
+}
+
+// Emitter receives what a read produces.
+type Emitter interface {
+	// Event takes the next event. A stream lists a session before its messages and a message
+	// before its parts; an incremental read re-emits the session (and the message, before new
+	// parts of an already-emitted message) so that the stream stands on its own.
+	Event(e session.Event) error
+	// Malformed reports a record that could not be parsed; reading goes on.
+	Malformed(at Location, err error)
+	// Unknown reports a record type (or key) the adapter does not map and keeps only as raw
+	// options, so that format drift is visible.
+	Unknown(at Location, what string)
+}

@@ -1,0 +1,142 @@
+// Package jsonl reads JSON Lines session files incrementally, the way every line-based adapter
+// needs: resume after the last whole line when the file only grew (checked by a digest of the
+// bytes before the resume point), start over when it changed, and leave a half-written last line
+// for the next read.
+package jsonl
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/pondhq/pond/adapters"
+)
+
+// anchorLen is how many bytes before the resume point the anchor digests: enough that a
+// rewritten file is all but certain to differ there.
+const anchorLen = 256
+
+// File is an open JSONL file positioned where reading starts.
+type File struct {
+	f       *os.File
+	path    string
+	offset  int64
+	line    int
+	resumed bool
+}
+
+// Open opens path and positions it after cur's last whole line when the file still holds the
+// same bytes there; otherwise at the start.
+func Open(path string, cur adapters.Cursor) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	jf := &File{f: f, path: path}
+	if cur.Offset > 0 && cur.Anchor != "" {
+		if st, err := f.Stat(); err == nil && st.Size() >= cur.Offset {
+			if a, err := anchorAt(f, cur.Offset); err == nil && a == cur.Anchor {
+				jf.offset, jf.line, jf.resumed = cur.Offset, cur.Line, true
+			}
+		}
+	}
+	if _, err := f.Seek(jf.offset, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return jf, nil
+}
+
+// Resumed reports whether reading goes on from the cursor (true) or starts over (false); an
+// adapter starting over discards the parse state it kept in the cursor.
+func (jf *File) Resumed() bool { return jf.resumed }
+
+// Close closes the file.
+func (jf *File) Close() error { return jf.f.Close() }
+
+// Lines calls fn with each whole line after the start position (without its line break, blank
+// lines skipped) and its 1-based line number. A last line without a line break is passed only
+// when it is complete JSON; otherwise it is left for the next read (the agent is still
+// writing it). It returns the cursor after the last line passed, without Stamp and State,
+// which the adapter fills in.
+func (jf *File) Lines(ctx context.Context, fn func(line []byte, no int) error) (adapters.Cursor, error) {
+	r := bufio.NewReaderSize(jf.f, 256<<10)
+	offset, line := jf.offset, jf.line
+	for {
+		if err := ctx.Err(); err != nil {
+			return adapters.Cursor{}, err
+		}
+		raw, err := r.ReadBytes('\n')
+		if len(raw) > 0 {
+			complete := raw[len(raw)-1] == '\n'
+			body := bytes.TrimRight(raw, "\r\n")
+			if !complete && !json.Valid(body) {
+				break // half-written: pick it up next time
+			}
+			line++
+			offset += int64(len(raw))
+			if len(bytes.TrimSpace(body)) > 0 {
+				if ferr := fn(body, line); ferr != nil {
+					return adapters.Cursor{}, ferr
+				}
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return adapters.Cursor{}, fmt.Errorf("read %s: %w", jf.path, err)
+		}
+	}
+	anchor, err := anchorAt(jf.f, offset)
+	if err != nil {
+		return adapters.Cursor{}, fmt.Errorf("read %s: %w", jf.path, err)
+	}
+	return adapters.Cursor{Offset: offset, Line: line, Anchor: anchor}, nil
+}
+
+// anchorAt digests the anchorLen bytes before offset.
+func anchorAt(f *os.File, offset int64) (string, error) {
+	n := min(int64(anchorLen), offset)
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, offset-n); err != nil && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:16]), nil
+}
+
+// Each calls fn with every non-blank line of r (a whole stream, e.g. a decompressed file) and its
+// line number. A last line without a line break counts like any other.
+func Each(ctx context.Context, r io.Reader, fn func(line []byte, no int) error) error {
+	br := bufio.NewReaderSize(r, 256<<10)
+	no := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		raw, err := br.ReadBytes('\n')
+		if len(raw) > 0 {
+			no++
+			body := bytes.TrimRight(raw, "\r\n")
+			if len(bytes.TrimSpace(body)) > 0 {
+				if ferr := fn(body, no); ferr != nil {
+					return ferr
+				}
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pondhq/pond/embed/onnx"
+	"github.com/pondhq/pond/embed/tokenizer"
+	"github.com/pondhq/pond/paths"
+	"github.com/pondhq/pond/store/lance"
+	"github.com/pondhq/pond/store/sqlite"
+)
+
+// Versions are the versions of Pond and of the parts built into it.
+type Versions struct {
+	Pond        string `json:"pond"`
+	Go          string `json:"go"`
+	Platform    string `json:"platform"`
+	LancedbGo   string `json:"lancedb_go"`
+	Lancedb     string `json:"lancedb"`
+	Lance       string `json:"lance"`
+	PondNative  string `json:"pond_native"`
+	NativeBuild string `json:"native_build,omitempty"`
+	Tokenizers  string `json:"tokenizers"`
+	ONNXRuntime string `json:"onnxruntime,omitempty"`
+	SQLite      string `json:"sqlite,omitempty"`
+}
+
+func (v Versions) text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "pond %s (%s, %s)\n", v.Pond, v.Go, v.Platform)
+	fmt.Fprintf(&b, "  lancedb-go %s, lancedb %s, lance %s, pond-native %s\n", v.LancedbGo, v.Lancedb, v.Lance, v.PondNative)
+	fmt.Fprintf(&b, "  tokenizers %s\n", v.Tokenizers)
+	if v.ONNXRuntime != "" {
+		fmt.Fprintf(&b, "  onnxruntime %s\n", v.ONNXRuntime)
+	}
+	if v.SQLite != "" {
+		fmt.Fprintf(&b, "  sqlite %s\n", v.SQLite)
+	}
+	return b.String()
+}
+
+// Check is one part doctor looked at.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"` // the command that mends it
+}
+
+// Report is what doctor found.
+type Report struct {
+	OK       bool     `json:"ok"`
+	Versions Versions `json:"versions"`
+	Checks   []Check  `json:"checks"`
+}
+
+func (r Report) text() string {
+	var b strings.Builder
+	b.WriteString(r.Versions.text())
+	b.WriteString("\n")
+	for _, c := range r.Checks {
+		mark := "ok     "
+		if !c.OK {
+			mark = "MISSING"
+		}
+		fmt.Fprintf(&b, "%s  %-12s %s\n", mark, c.Name, c.Detail)
+		if c.Fix != "" {
+			fmt.Fprintf(&b, "         %-12s fix: %s\n", "", c.Fix)
+		}
+	}
+	if r.OK {
+		b.WriteString("\nEverything Pond needs is in place.\n")
+	} else {
+		b.WriteString("\nSome parts are missing; run the commands after \"fix:\".\n")
+	}
+	return b.String()
+}
+
+const lancedbGoVersion = "v0.1.2"
+
+// collectReport inspects every part; with probe it also exercises each one for real (a Lance
+// table in a temp dir, ONNX Runtime loaded), as doctor does.
+func collectReport(ctx context.Context, probe bool) Report {
+	r := Report{OK: true, Versions: Versions{
+		Pond:        version,
+		Go:          runtime.Version(),
+		Platform:    runtime.GOOS + "/" + runtime.GOARCH,
+		LancedbGo:   lancedbGoVersion,
+		NativeBuild: nativeDir,
+		Tokenizers:  tokenizer.Version,
+	}}
+	add := func(c Check) {
+		r.Checks = append(r.Checks, c)
+		r.OK = r.OK && c.OK
+	}
+
+	nv, err := lance.NativeVersions()
+	if err != nil {
+		add(Check{Name: "native", Detail: err.Error(), Fix: "make setup"})
+	} else {
+		r.Versions.Lancedb, r.Versions.Lance, r.Versions.PondNative = nv["lancedb"], nv["lance"], nv["pond_native"]
+		c := Check{Name: "native", OK: true, Detail: fmt.Sprintf("Lance %s through lancedb-go %s and pond-native %s, linked in (built from %s)", nv["lance"], lancedbGoVersion, nv["pond_native"], nativeDir)}
+		if probe {
+			if err := probeLance(ctx); err != nil {
+				c = Check{Name: "native", Detail: "Lance does not work: " + err.Error(), Fix: "make setup (rebuilds the native library), then make build"}
+			}
+		}
+		add(c)
+	}
+
+	dirs, err := paths.Resolve(paths.Overrides{})
+	if err != nil {
+		add(Check{Name: "paths", Detail: err.Error(), Fix: "set HOME, or POND_DATA_DIR, POND_STATE_DIR, POND_CACHE_DIR and POND_RUNTIME_DIR"})
+	} else {
+		lib, found := paths.ONNXRuntimeLib("", dirs)
+		switch {
+		case !found:
+			add(Check{Name: "onnxruntime", Detail: fmt.Sprintf("ONNX Runtime %s not found (looked for %s)", paths.ONNXRuntimeVersion, lib.Path),
+				Fix: "make setup, or export " + paths.EnvONNXRuntimeLib + "=/path/to/libonnxruntime.so.1"})
+		case probe:
+			v, err := onnx.Init(lib.Path)
+			if err != nil {
+				add(Check{Name: "onnxruntime", Detail: err.Error(), Fix: "make setup (installs ONNX Runtime " + paths.ONNXRuntimeVersion + "), or point " + paths.EnvONNXRuntimeLib + " at version " + paths.ONNXRuntimeVersion + " or newer"})
+			} else {
+				r.Versions.ONNXRuntime = v
+				add(Check{Name: "onnxruntime", OK: true, Detail: fmt.Sprintf("%s at %s (%s)", v, lib.Path, lib.Source)})
+			}
+		default:
+			add(Check{Name: "onnxruntime", OK: true, Detail: fmt.Sprintf("%s (%s)", lib.Path, lib.Source)})
+		}
+	}
+
+	add(Check{Name: "tokenizer", OK: true, Detail: "Hugging Face tokenizers " + tokenizer.Version + ", in the native library"})
+
+	sv, fts5, err := sqlite.Probe(ctx)
+	switch {
+	case err != nil:
+		add(Check{Name: "sqlite", Detail: err.Error(), Fix: "make build"})
+	case !fts5:
+		add(Check{Name: "sqlite", Detail: "SQLite " + sv + " without FTS5", Fix: "make build (builds with -tags sqlite_fts5)"})
+	default:
+		r.Versions.SQLite = sv
+		add(Check{Name: "sqlite", OK: true, Detail: "SQLite " + sv + " with FTS5"})
+	}
+	return r
+}
+
+// probeLance writes and reads a table in a throwaway directory.
+func probeLance(ctx context.Context) error {
+	dir, err := os.MkdirTemp("", "pond-doctor-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	return lance.Probe(ctx, dir)
+}
+
+func newDoctorCmd() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check every part Pond needs and say how to fix what is missing",
+		Long: `doctor checks the native library (Lance), ONNX Runtime, the tokenizer and SQLite by
+using each for real, prints their versions, and for each missing or broken part the exact
+command that fixes it. It exits non-zero when something is missing.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r := collectReport(cmd.Context(), true)
+			if err := render(cmd.OutOrStdout(), format, r, r.text); err != nil {
+				return err
+			}
+			if !r.OK {
+				return &exitError{code: 1}
+			}
+			return nil
+		},
+	}
+	addFormatFlag(cmd, &format)
+	return cmd
+}

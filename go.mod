@@ -1,0 +1,29 @@
+module github.com/pondhq/pond
+
+go 1.26
+
+require (
+	github.com/apache/arrow/go/v17 v17.0.0
+	github.com/google/go-cmp v0.7.0
+	github.com/lancedb/lancedb-go v0.1.2
+	github.com/mattn/go-sqlite3 v1.14.53
+	github.com/spf13/cobra v1.10.2
+	github.com/yalue/onnxruntime_go v1.27.0
+)
+
+require (
+	github.com/goccy/go-json v0.10.3 // indirect
+	github.com/google/flatbuffers v24.3.25+incompatible // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/klauspost/compress v1.17.9 // indirect
+	github.com/klauspost/cpuid/v2 v2.2.8 // indirect
+	github.com/pierrec/lz4/v4 v4.1.21 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	github.com/zeebo/xxh3 v1.0.2 // indirect
+	golang.org/x/exp v0.0.0-20240222234643-814bf88cf225 // indirect
+	golang.org/x/mod v0.18.0 // indirect
+	golang.org/x/sync v0.7.0 // indirect
+	golang.org/x/sys v0.21.0 // indirect
+	golang.org/x/tools v0.22.0 // indirect
+	golang.org/x/xerrors v0.0.0-20231012003039-104605ab7028 // indirect
+)

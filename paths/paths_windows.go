@@ -1,0 +1,24 @@
+package paths
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+)
+
+const onnxRuntimeFile = "onnxruntime.dll"
+
+func defaults() (defaultDirs, error) {
+	roaming, local := os.Getenv("APPDATA"), os.Getenv("LOCALAPPDATA")
+	if roaming == "" || local == "" {
+		return defaultDirs{}, errors.New("paths: APPDATA and LOCALAPPDATA must be set (or the POND_*_DIR variables)")
+	}
+	base := filepath.Join(local, "pond")
+	return defaultDirs{
+		configFile: filepath.Join(roaming, "pond", "config.toml"),
+		data:       filepath.Join(base, "data"),
+		state:      filepath.Join(base, "state"),
+		cache:      filepath.Join(base, "cache"),
+		runtime:    filepath.Join(base, "run"),
+	}, nil
+}

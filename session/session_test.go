@@ -1,0 +1,176 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var t0 = time.Date(2026, 5, 1, 10, 0, 0, 123456789, time.UTC)
+
+func validStream() []Event {
+	s := &Session{ID: "s1", SourceAgent: "claude-code", Project: "/work/proj", CreatedAt: t0}
+	m := &Message{SessionID: "s1", ID: "m1", Role: RoleUser, Timestamp: t0}
+	p := &Part{SessionID: "s1", MessageID: "m1", ID: "p1", Type: PartText, Provenance: Conversational, Text: "hi"}
+	return []Event{{Session: s}, {Message: m}, {Part: p}}
+}
+
+func TestValidatorRejects(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		mutate func([]Event) []Event
+		field  string
+		reason string
+	}{
+		{"session_without_id", func(e []Event) []Event { e[0].Session.ID = ""; return e }, "id", "missing"},
+		{"session_without_agent", func(e []Event) []Event { e[0].Session.SourceAgent = ""; return e }, "source_agent", "missing"},
+		{"session_without_project", func(e []Event) []Event { e[0].Session.Project = "  "; return e }, "project", "missing"},
+		{"session_without_time", func(e []Event) []Event { e[0].Session.CreatedAt = time.Time{}; return e }, "created_at", "missing"},
+		{"cut_point_without_parent", func(e []Event) []Event { e[0].Session.ParentMessageID = "m0"; return e }, "parent_message_id", "without parent_session_id"},
+		{"own_parent", func(e []Event) []Event { e[0].Session.ParentSessionID = "s1"; return e }, "parent_session_id", "itself"},
+		{"message_without_id", func(e []Event) []Event { e[1].Message.ID = ""; return e }, "id", "missing"},
+		{"message_before_session", func(e []Event) []Event { return e[1:] }, "", "comes before its session"},
+		{"unknown_role", func(e []Event) []Event { e[1].Message.Role = "robot"; return e }, "role", "unknown role"},
+		{"message_without_time", func(e []Event) []Event { e[1].Message.Timestamp = time.Time{}; return e }, "timestamp", "missing"},
+		{"part_before_message", func(e []Event) []Event { return []Event{e[0], e[2]} }, "", "comes before its message"},
+		{"part_of_other_session", func(e []Event) []Event { e[2].Part.SessionID = "s2"; return e }, "", "comes before its message"},
+		{"part_without_id", func(e []Event) []Event { e[2].Part.ID = ""; return e }, "id", "missing"},
+		{"unknown_part_type", func(e []Event) []Event { e[2].Part.Type = "video"; return e }, "type", "unknown part type"},
+		{"missing_provenance", func(e []Event) []Event { e[2].Part.Provenance = ""; return e }, "provenance", "must be"},
+		{"negative_ordinal", func(e []Event) []Event { e[2].Part.Ordinal = -1; return e }, "ordinal", "negative"},
+		{"file_without_data", func(e []Event) []Event { e[2].Part.Type = PartFile; return e }, "", "needs data"},
+		{"bad_params", func(e []Event) []Event {
+			e[2].Part.Type, e[2].Part.Params = PartToolCall, json.RawMessage("{nope")
+			return e
+		}, "", "not valid JSON"},
+		{"approval_without_id", func(e []Event) []Event { e[2].Part.Type = PartToolApprovalResponse; return e }, "", "approval_id"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			events := tc.mutate(validStream())
+			var v Validator
+			var err error
+			for i := range events {
+				if err = v.Check(&events[i]); err != nil {
+					break
+				}
+			}
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("got %v, want a ValidationError", err)
+			}
+			if ve.Field != tc.field || !strings.Contains(ve.Reason, tc.reason) {
+				t.Fatalf("got field %q reason %q, want field %q reason containing %q", ve.Field, ve.Reason, tc.field, tc.reason)
+			}
+		})
+	}
+}
+
+func TestValidatorNormalises(t *testing.T) {
+	events := validStream()
+	events[1].Message.Timestamp = t0.In(time.FixedZone("X", 3600))
+	events[1].Message.Options = Options{"pond": json.RawMessage(`{"ingest":{"host":"forged"},"restored_from":"s0"}`)}
+	big := strings.Repeat("x", 100)
+	events[2].Part.Text = big
+	v := Validator{MaxValueBytes: 50}
+	for i := range events {
+		if err := v.Check(&events[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := events[1].Message
+	if m.Timestamp.Location() != time.UTC || m.Timestamp.Nanosecond()%1000 != 0 {
+		t.Errorf("timestamp %v: want UTC at microsecond precision", m.Timestamp)
+	}
+	if got := string(m.Options["pond"]); got != `{"restored_from":"s0"}` {
+		t.Errorf("options.pond = %s, want the forged ingest stamp removed and the rest kept", got)
+	}
+	p := events[2].Part
+	if !strings.Contains(p.Text, "100 bytes") {
+		t.Errorf("oversized text became %q, want a marker naming 100 bytes", p.Text)
+	}
+	if got := string(p.Options["pond"]); got != `{"truncated":{"text":100}}` {
+		t.Errorf("options.pond = %s, want the truncation recorded", got)
+	}
+}
+
+func TestEventJSONRoundTrip(t *testing.T) {
+	events := []Event{
+		{Session: &Session{ID: "s", ParentSessionID: "p", ParentMessageID: "pm", SourceAgent: "pi-coding-agent", Project: "/p", CreatedAt: t0.Truncate(time.Microsecond),
+			Options: Options{"source": json.RawMessage(`{"type":"session","version":3}`)}}},
+		{Message: &Message{SessionID: "s", ID: "m", Role: RoleSystem, Timestamp: t0.Truncate(time.Microsecond), Content: "be brief"}},
+		{Part: &Part{SessionID: "s", MessageID: "m", ID: "f", Ordinal: 2, Type: PartFile, Provenance: Injected, MediaType: "image/png", FileName: "a.png",
+			Data: &FileData{Kind: FileBytes, Bytes: []byte{0, 1, 2, 255}}}},
+		{Part: &Part{SessionID: "s", MessageID: "m", ID: "c", Type: PartToolCall, Provenance: Conversational, CallID: "call_1", Name: "bash",
+			Params: json.RawMessage(`{"cmd":"ls -la","n":1.50}`), ProviderExecuted: true}},
+		{Part: &Part{SessionID: "s", MessageID: "m", ID: "r", Type: PartToolResult, Provenance: Conversational, CallID: "call_1", IsFailure: true,
+			Result: json.RawMessage(`"exit 1"`)}},
+		{Part: &Part{SessionID: "s", MessageID: "m", ID: "a", Type: PartToolApprovalResponse, Provenance: Conversational, ApprovalID: "ap", Approved: true, Reason: "ok"}},
+	}
+	for _, e := range events {
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(b), `{"kind":"`+string(e.Kind())+`",`) {
+			t.Errorf("encoding %s does not start with its kind", b)
+		}
+		var back Event
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("decode %s: %v", b, err)
+		}
+		if diff := cmp.Diff(e, back); diff != "" {
+			t.Errorf("round trip of %s (-want +got):\n%s", e.Kind(), diff)
+		}
+	}
+}
+
+func TestEventJSONRejects(t *testing.T) {
+	for _, in := range []string{
+		`{"id":"s"}`,
+		`{"kind":"thread","id":"s"}`,
+		`{"kind":"session","id":"s","colour":"blue"}`,
+		`not json`,
+	} {
+		var e Event
+		if err := json.Unmarshal([]byte(in), &e); err == nil {
+			t.Errorf("decode %s: got nil error", in)
+		}
+	}
+}
+
+func TestSearchText(t *testing.T) {
+	parts := []Part{
+		{MessageID: "m", Type: PartText, Provenance: Conversational, Text: "fix the build"},
+		{MessageID: "m", Type: PartReasoning, Provenance: Conversational, Text: "thinking hard"},
+		{MessageID: "m", Type: PartText, Provenance: Injected, Text: "<system-reminder>"},
+		{MessageID: "m", Type: PartFile, Provenance: Conversational, FileName: "log.txt", MediaType: "text/plain"},
+		{MessageID: "m", Type: PartToolCall, Provenance: Conversational, Name: "bash", Params: json.RawMessage(`{}`)},
+		{MessageID: "other", Type: PartText, Provenance: Conversational, Text: "not mine"},
+	}
+	for _, tc := range []struct {
+		role Role
+		want string
+	}{
+		{RoleUser, "fix the build\nlog.txt text/plain"},
+		{RoleAssistant, "fix the build\nlog.txt text/plain"},
+		{RoleSystem, ""},
+		{RoleTool, ""},
+	} {
+		if got := SearchText(&Message{ID: "m", Role: tc.role}, parts); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.role, got, tc.want)
+		}
+	}
+}
+
+func TestMessageOrder(t *testing.T) {
+	a := &Message{ID: "b", Timestamp: t0}
+	b := &Message{ID: "a", Timestamp: t0.Add(time.Second)}
+	c := &Message{ID: "c", Timestamp: t0}
+	if !a.Before(b) || b.Before(a) || !a.Before(c) || c.Before(a) {
+		t.Fatal("want order by timestamp, then id")
+	}
+}

@@ -1,0 +1,248 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// DefaultMaxValueBytes caps any single value (a text, tool parameters, a tool result, a file
+// payload, one options entry). A larger value is replaced by a marker recording its size.
+const DefaultMaxValueBytes = 8 << 20
+
+// ValidationError says what is wrong with one event.
+type ValidationError struct {
+	Kind   Kind
+	Key    Key
+	Field  string
+	Reason string
+}
+
+func (e *ValidationError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("invalid %s %s: %s", e.Kind, e.Key, e.Reason)
+	}
+	return fmt.Sprintf("invalid %s %s: %s: %s", e.Kind, e.Key, e.Field, e.Reason)
+}
+
+// Validator checks a stream of events in order and normalises each in place: times become UTC
+// at microsecond precision (what the store keeps), oversized values become truncation markers,
+// and caller-supplied ingest provenance is removed (the store stamps its own). The same
+// validator guards adapters' output, the ingest route and `pond import`.
+type Validator struct {
+	// MaxValueBytes caps a single value; 0 means DefaultMaxValueBytes.
+	MaxValueBytes int
+
+	sessions map[string]bool
+	messages map[Key]bool
+}
+
+// Check validates e against the stream so far. A rejected event is not remembered, so its
+// messages or parts are rejected too.
+func (v *Validator) Check(e *Event) error {
+	if v.sessions == nil {
+		v.sessions = map[string]bool{}
+		v.messages = map[Key]bool{}
+	}
+	max := v.MaxValueBytes
+	if max <= 0 {
+		max = DefaultMaxValueBytes
+	}
+	fail := func(field, format string, args ...any) error {
+		return &ValidationError{Kind: e.Kind(), Key: e.Key(), Field: field, Reason: fmt.Sprintf(format, args...)}
+	}
+	switch e.Kind() {
+	case KindSession:
+		s := e.Session
+		switch {
+		case s.ID == "":
+			return fail("id", "missing")
+		case s.SourceAgent == "":
+			return fail("source_agent", "missing")
+		case strings.TrimSpace(s.Project) == "":
+			return fail("project", "missing (the working directory, or the agent's equivalent)")
+		case s.CreatedAt.IsZero():
+			return fail("created_at", "missing")
+		case s.ParentMessageID != "" && s.ParentSessionID == "":
+			return fail("parent_message_id", "set without parent_session_id")
+		case s.ParentSessionID == s.ID:
+			return fail("parent_session_id", "names the session itself")
+		}
+		s.CreatedAt = normTime(s.CreatedAt)
+		capOptions(s.Options, max)
+		v.sessions[s.ID] = true
+	case KindMessage:
+		m := e.Message
+		switch {
+		case m.SessionID == "":
+			return fail("session_id", "missing")
+		case m.ID == "":
+			return fail("id", "missing")
+		case !v.sessions[m.SessionID]:
+			return fail("", "comes before its session %s", m.SessionID)
+		case !validRole(m.Role):
+			return fail("role", "unknown role %q (want system, user, assistant or tool)", m.Role)
+		case m.Timestamp.IsZero():
+			return fail("timestamp", "missing")
+		}
+		m.Timestamp = normTime(m.Timestamp)
+		m.Content = capText(m.Content, max, ensure(&m.Options), "content")
+		stripIngest(m.Options)
+		capOptions(m.Options, max)
+		if len(m.Options) == 0 {
+			m.Options = nil
+		}
+		v.messages[e.Key()] = true
+	case KindPart:
+		p := e.Part
+		switch {
+		case p.SessionID == "" || p.MessageID == "":
+			return fail("", "missing session_id or message_id")
+		case p.ID == "":
+			return fail("id", "missing")
+		case !v.messages[Key{SessionID: p.SessionID, MessageID: p.MessageID}]:
+			return fail("", "comes before its message %s/%s", p.SessionID, p.MessageID)
+		case !slices.Contains(PartTypes, p.Type):
+			return fail("type", "unknown part type %q", p.Type)
+		case p.Provenance != Conversational && p.Provenance != Injected:
+			return fail("provenance", "must be conversational or injected, got %q", p.Provenance)
+		case p.Ordinal < 0:
+			return fail("ordinal", "negative")
+		}
+		if err := checkVariant(p); err != "" {
+			return fail("", "%s", err)
+		}
+		p.Text = capText(p.Text, max, ensure(&p.Options), "text")
+		p.Params = capJSON(p.Params, max, p.Options, "params")
+		p.Result = capJSON(p.Result, max, p.Options, "result")
+		if p.Data != nil && p.Data.Size() > max {
+			markTruncated(p.Options, "data", p.Data.Size())
+			p.Data = &FileData{Kind: p.Data.Kind, Value: truncationMarker(p.Data.Size())}
+		}
+		capOptions(p.Options, max)
+		if len(p.Options) == 0 {
+			p.Options = nil
+		}
+	default:
+		return &ValidationError{Reason: "empty event"}
+	}
+	return nil
+}
+
+func validRole(r Role) bool {
+	return r == RoleSystem || r == RoleUser || r == RoleAssistant || r == RoleTool
+}
+
+// checkVariant reports a part whose fields do not fit its type.
+func checkVariant(p *Part) string {
+	switch p.Type {
+	case PartFile:
+		if p.Data == nil {
+			return "a file part needs data"
+		}
+		switch p.Data.Kind {
+		case FileBytes, FileString, FileURL:
+		default:
+			return fmt.Sprintf("file data kind %q (want bytes, string or url)", p.Data.Kind)
+		}
+	case PartToolCall:
+		if len(p.Params) > 0 && !json.Valid(p.Params) {
+			return "tool_call params are not valid JSON"
+		}
+	case PartToolResult:
+		if len(p.Result) > 0 && !json.Valid(p.Result) {
+			return "tool_result result is not valid JSON"
+		}
+	case PartToolApprovalRequest, PartToolApprovalResponse:
+		if p.ApprovalID == "" {
+			return "an approval part needs approval_id"
+		}
+	}
+	return ""
+}
+
+// normTime is t in UTC at the microsecond precision the store keeps.
+func normTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+func truncationMarker(n int) string {
+	return fmt.Sprintf("[pond: value of %d bytes not stored: above the per-value cap]", n)
+}
+
+func ensure(o *Options) Options {
+	if *o == nil {
+		*o = Options{}
+	}
+	return *o
+}
+
+// markTruncated records in options.pond.truncated which field was replaced and its size.
+func markTruncated(o Options, field string, size int) {
+	var pond map[string]json.RawMessage
+	if raw, ok := o["pond"]; ok {
+		_ = json.Unmarshal(raw, &pond)
+	}
+	if pond == nil {
+		pond = map[string]json.RawMessage{}
+	}
+	var trunc map[string]int
+	if raw, ok := pond["truncated"]; ok {
+		_ = json.Unmarshal(raw, &trunc)
+	}
+	if trunc == nil {
+		trunc = map[string]int{}
+	}
+	trunc[field] = size
+	pond["truncated"], _ = json.Marshal(trunc)
+	o["pond"], _ = json.Marshal(pond)
+}
+
+func capText(s string, max int, o Options, field string) string {
+	if len(s) <= max {
+		return s
+	}
+	markTruncated(o, field, len(s))
+	return truncationMarker(len(s))
+}
+
+func capJSON(v json.RawMessage, max int, o Options, field string) json.RawMessage {
+	if len(v) <= max {
+		return v
+	}
+	markTruncated(o, field, len(v))
+	b, _ := json.Marshal(map[string]any{"pond_truncated_bytes": len(v)})
+	return b
+}
+
+// capOptions replaces oversized option values; the marker names the key it replaced.
+func capOptions(o Options, max int) {
+	for k, v := range o {
+		if len(v) > max {
+			o[k], _ = json.Marshal(map[string]any{"pond_truncated_bytes": len(v)})
+		}
+	}
+}
+
+// stripIngest removes options.pond.ingest: ingest provenance is stamped by the store, never
+// accepted from a caller.
+func stripIngest(o Options) {
+	raw, ok := o["pond"]
+	if !ok {
+		return
+	}
+	var pond map[string]json.RawMessage
+	if json.Unmarshal(raw, &pond) != nil {
+		delete(o, "pond")
+		return
+	}
+	if _, ok := pond["ingest"]; !ok {
+		return
+	}
+	delete(pond, "ingest")
+	if len(pond) == 0 {
+		delete(o, "pond")
+		return
+	}
+	o["pond"], _ = json.Marshal(pond)
+}

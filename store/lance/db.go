@@ -1,0 +1,152 @@
+// Package lance is the only Go code that touches Lance. It uses lancedb-go for what lancedb-go
+// covers well (connections, table creation, appends, scalar indexes, deletes) and Pond's own
+// native module (store/lance/native, declared in pond_native.h) for the rest: filtered counts,
+// merge-insert, full-text and vector queries streaming Arrow, indexes with parameters, optimize,
+// schema evolution, read consistency and cache sizes. Both live in one static library,
+// libpond_native.a, built by `make setup`.
+package lance
+
+/*
+#include <stdlib.h>
+#include "pond_native.h"
+*/
+import "C"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/lancedb/lancedb-go/pkg/contracts"
+	"github.com/lancedb/lancedb-go/pkg/lancedb"
+)
+
+// ErrTableNotFound is returned by OpenTable for a table the database does not hold.
+var ErrTableNotFound = errors.New("lance: table not found")
+
+// Options tune an open database.
+type Options struct {
+	// ReadConsistency bounds how stale reads may be: 0 checks for commits made by other handles
+	// or processes on every read; a positive value checks at most that often; a negative value
+	// never checks (fastest; only this handle's own commits are seen).
+	ReadConsistency time.Duration
+	// IndexCacheBytes and MetadataCacheBytes bound Lance's caches; 0 keeps Lance's defaults
+	// (6 GiB and 1 GiB), which suit a server rather than a desktop daemon.
+	IndexCacheBytes    int64
+	MetadataCacheBytes int64
+}
+
+// DB is an open directory of Lance tables.
+type DB struct {
+	dir    string
+	conn   contracts.IConnection
+	mu     sync.RWMutex // guards native against use after Close
+	native *C.PondDb
+}
+
+// Open opens the database in dir, creating the directory when it is missing.
+func Open(ctx context.Context, dir string, opts Options) (*DB, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("lance: create %s: %w", dir, err)
+	}
+	conn, err := lancedb.Connect(ctx, dir, nil)
+	if err != nil {
+		return nil, fmt.Errorf("lance: connect %s: %w", dir, err)
+	}
+	spec := map[string]any{}
+	if opts.ReadConsistency >= 0 {
+		spec["read_consistency_ms"] = opts.ReadConsistency.Milliseconds()
+	}
+	if opts.IndexCacheBytes > 0 {
+		spec["index_cache_bytes"] = opts.IndexCacheBytes
+	}
+	if opts.MetadataCacheBytes > 0 {
+		spec["metadata_cache_bytes"] = opts.MetadataCacheBytes
+	}
+	db := &DB{dir: dir, conn: conn}
+	cdir := cString(dir)
+	defer freeCString(cdir)
+	err = callJSON(spec, func(cs *C.char) *C.char { return C.pond_db_open(cdir, cs, &db.native) })
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("lance: open %s: %w", dir, err)
+	}
+	return db, nil
+}
+
+// Dir is the database's directory.
+func (db *DB) Dir() string { return db.dir }
+
+// Close releases the database. Tables opened from it must be closed first.
+func (db *DB) Close() error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.native != nil {
+		C.pond_db_close(db.native)
+		db.native = nil
+	}
+	return db.conn.Close()
+}
+
+// TableNames lists the tables of the database.
+func (db *DB) TableNames(ctx context.Context) ([]string, error) {
+	names, err := db.conn.TableNames(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("lance: list tables: %w", err)
+	}
+	return names, nil
+}
+
+// CreateTable creates an empty table with schema.
+func (db *DB) CreateTable(ctx context.Context, name string, schema *arrow.Schema) (*Table, error) {
+	s, err := lancedb.NewSchema(schema)
+	if err != nil {
+		return nil, fmt.Errorf("lance: schema of %s: %w", name, err)
+	}
+	gt, err := db.conn.CreateTable(ctx, name, s)
+	if err != nil {
+		return nil, fmt.Errorf("lance: create table %s: %w", name, err)
+	}
+	return db.wrap(name, gt)
+}
+
+// OpenTable opens an existing table; ErrTableNotFound when there is none.
+func (db *DB) OpenTable(ctx context.Context, name string) (*Table, error) {
+	names, err := db.TableNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	found := false
+	for _, n := range names {
+		found = found || n == name
+	}
+	if !found {
+		return nil, fmt.Errorf("%w: %s in %s", ErrTableNotFound, name, db.dir)
+	}
+	gt, err := db.conn.OpenTable(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("lance: open table %s: %w", name, err)
+	}
+	return db.wrap(name, gt)
+}
+
+func (db *DB) wrap(name string, gt contracts.ITable) (*Table, error) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	if db.native == nil {
+		gt.Close()
+		return nil, errors.New("lance: database is closed")
+	}
+	t := &Table{name: name, goTable: gt}
+	cname := cString(name)
+	defer freeCString(cname)
+	if err := nativeErr(C.pond_table_open(db.native, cname, &t.native)); err != nil {
+		gt.Close()
+		return nil, fmt.Errorf("lance: open table %s: %w", name, err)
+	}
+	return t, nil
+}

@@ -1,0 +1,466 @@
+//! Databases and tables: open with a read-consistency interval and bounded caches, filtered
+//! counts, merge-insert by key, null-filled column additions, index creation with parameters,
+//! optimize (compaction, index folding, version cleanup) and index statistics.
+
+use std::os::raw::c_char;
+use std::sync::Arc;
+use std::time::Duration;
+
+use arrow_array::{RecordBatch, RecordBatchIterator};
+use arrow_ipc::reader::StreamReader;
+use lancedb::index::scalar::{BTreeIndexBuilder, BitmapIndexBuilder, InvertedIndexParams};
+use lancedb::index::vector::{IvfFlatIndexBuilder, IvfHnswSqIndexBuilder, IvfPqIndexBuilder};
+use lancedb::index::Index;
+use lancedb::table::{CompactionOptions, NewColumnTransform, OptimizeAction, OptimizeOptions};
+use lancedb::DistanceType;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::ffi::{arg_bytes, arg_str, guard, opt_str, write_string, Result};
+use crate::runtime::block_on;
+
+// Lance 0.37's own defaults, for a cache the caller leaves unset.
+const DEFAULT_INDEX_CACHE_BYTES: usize = 6 << 30;
+const DEFAULT_METADATA_CACHE_BYTES: usize = 1 << 30;
+
+/// An open Lance database (a directory of tables) sharing one cache session.
+pub struct PondDb {
+    conn: lancedb::Connection,
+}
+
+/// An open table. Reads honour the database's read-consistency interval, so commits made by
+/// other handles and processes become visible.
+pub struct PondTable {
+    pub(crate) table: lancedb::Table,
+}
+
+#[derive(Deserialize, Default)]
+struct DbOptions {
+    /// None: never re-check for commits by others; 0: check on every read.
+    read_consistency_ms: Option<u64>,
+    index_cache_bytes: Option<usize>,
+    metadata_cache_bytes: Option<usize>,
+}
+
+fn parse_json<T: for<'de> Deserialize<'de> + Default>(p: *const c_char, what: &str) -> Result<T> {
+    match opt_str(p)? {
+        None => Ok(T::default()),
+        Some(s) => serde_json::from_str(&s).map_err(|e| format!("invalid {what} JSON: {e}")),
+    }
+}
+
+fn table_ref<'a>(t: *mut PondTable) -> Result<&'a PondTable> {
+    if t.is_null() {
+        return Err("table handle is null".into());
+    }
+    Ok(unsafe { &*t })
+}
+
+/// Opens (or creates the directory of) a Lance database.
+#[no_mangle]
+pub extern "C" fn pond_db_open(
+    uri: *const c_char,
+    options_json: *const c_char,
+    out: *mut *mut PondDb,
+) -> *mut c_char {
+    guard(|| {
+        let uri = arg_str(uri, "uri")?;
+        let opts: DbOptions = parse_json(options_json, "database options")?;
+        if out.is_null() {
+            return Err("output pointer is null".into());
+        }
+        // Lance's defaults (6 GiB of index cache, 1 GiB of metadata cache) suit a server, not a
+        // desktop daemon; the caller bounds them.
+        let session = match (opts.index_cache_bytes, opts.metadata_cache_bytes) {
+            (None, None) => lancedb::Session::default(),
+            (index, metadata) => lancedb::Session::new(
+                index.unwrap_or(DEFAULT_INDEX_CACHE_BYTES),
+                metadata.unwrap_or(DEFAULT_METADATA_CACHE_BYTES),
+                Arc::new(lancedb::ObjectStoreRegistry::default()),
+            ),
+        };
+        let mut builder = lancedb::connect(uri).session(Arc::new(session));
+        if let Some(ms) = opts.read_consistency_ms {
+            builder = builder.read_consistency_interval(Duration::from_millis(ms));
+        }
+        let conn = block_on(builder.execute()).map_err(|e| format!("open database {uri}: {e}"))?;
+        unsafe { *out = Box::into_raw(Box::new(PondDb { conn })) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn pond_db_close(db: *mut PondDb) {
+    if !db.is_null() {
+        unsafe { drop(Box::from_raw(db)) };
+    }
+}
+
+/// Opens an existing table of the database.
+#[no_mangle]
+pub extern "C" fn pond_table_open(
+    db: *mut PondDb,
+    name: *const c_char,
+    out: *mut *mut PondTable,
+) -> *mut c_char {
+    guard(|| {
+        if db.is_null() || out.is_null() {
+            return Err("null argument".into());
+        }
+        let db = unsafe { &*db };
+        let name = arg_str(name, "table name")?;
+        let table = block_on(db.conn.open_table(name).execute())
+            .map_err(|e| format!("open table {name}: {e}"))?;
+        unsafe { *out = Box::into_raw(Box::new(PondTable { table })) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn pond_table_close(t: *mut PondTable) {
+    if !t.is_null() {
+        unsafe { drop(Box::from_raw(t)) };
+    }
+}
+
+/// The table's current version (after the consistency check, so it names the latest commit
+/// this handle can see).
+#[no_mangle]
+pub extern "C" fn pond_table_version(t: *mut PondTable, out: *mut u64) -> *mut c_char {
+    guard(|| {
+        let t = table_ref(t)?;
+        let v = block_on(t.table.version()).map_err(|e| format!("version: {e}"))?;
+        unsafe { *out = v };
+        Ok(())
+    })
+}
+
+/// Rows matching `filter` (an SQL predicate; NULL or empty counts every row).
+#[no_mangle]
+pub extern "C" fn pond_table_count(
+    t: *mut PondTable,
+    filter: *const c_char,
+    out: *mut u64,
+) -> *mut c_char {
+    guard(|| {
+        let t = table_ref(t)?;
+        let filter = opt_str(filter)?;
+        let n = block_on(t.table.count_rows(filter.clone()))
+            .map_err(|e| format!("count rows where {}: {e}", filter.unwrap_or_default()))?;
+        unsafe { *out = n as u64 };
+        Ok(())
+    })
+}
+
+fn read_ipc(bytes: &[u8]) -> Result<(arrow_schema::SchemaRef, Vec<RecordBatch>)> {
+    let reader =
+        StreamReader::try_new(std::io::Cursor::new(bytes), None).map_err(|e| format!("read Arrow IPC: {e}"))?;
+    let schema = reader.schema();
+    let batches = reader
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|e| format!("read Arrow IPC batch: {e}"))?;
+    Ok((schema, batches))
+}
+
+#[derive(Deserialize)]
+struct MergeSpec {
+    on: Vec<String>,
+    #[serde(default)]
+    update_matched: bool,
+    #[serde(default = "yes")]
+    insert_unmatched: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Merge-insert an Arrow IPC stream by key: rows whose key is absent are inserted, matched rows
+/// are updated (when asked) or left alone. Result JSON: {version, inserted, updated, deleted}.
+#[no_mangle]
+pub extern "C" fn pond_table_merge_insert(
+    t: *mut PondTable,
+    spec_json: *const c_char,
+    ipc: *const u8,
+    ipc_len: usize,
+    out_json: *mut *mut c_char,
+) -> *mut c_char {
+    guard(|| {
+        let t = table_ref(t)?;
+        let spec: MergeSpec = serde_json::from_str(arg_str(spec_json, "merge spec")?)
+            .map_err(|e| format!("invalid merge spec: {e}"))?;
+        if spec.on.is_empty() {
+            return Err("merge-insert needs at least one key column".into());
+        }
+        let (schema, batches) = read_ipc(arg_bytes(ipc, ipc_len, "ipc")?)?;
+        let on: Vec<&str> = spec.on.iter().map(|s| s.as_str()).collect();
+        let mut builder = t.table.merge_insert(&on);
+        if spec.update_matched {
+            builder.when_matched_update_all(None);
+        }
+        if spec.insert_unmatched {
+            builder.when_not_matched_insert_all();
+        }
+        let reader = RecordBatchIterator::new(batches.into_iter().map(Ok), schema);
+        let res = block_on(builder.execute(Box::new(reader)))
+            .map_err(|e| format!("merge-insert on {}: {e}", spec.on.join(",")))?;
+        write_string(
+            out_json,
+            json!({
+                "version": res.version,
+                "inserted": res.num_inserted_rows,
+                "updated": res.num_updated_rows,
+                "deleted": res.num_deleted_rows,
+            })
+            .to_string(),
+        )
+    })
+}
+
+/// Adds the columns of an Arrow IPC schema (a stream with no batches) as all-null columns: the
+/// additive schema migration.
+#[no_mangle]
+pub extern "C" fn pond_table_add_null_columns(
+    t: *mut PondTable,
+    schema_ipc: *const u8,
+    len: usize,
+) -> *mut c_char {
+    guard(|| {
+        let t = table_ref(t)?;
+        let (schema, _) = read_ipc(arg_bytes(schema_ipc, len, "schema")?)?;
+        block_on(t.table.add_columns(NewColumnTransform::AllNulls(schema), None))
+            .map_err(|e| format!("add columns: {e}"))?;
+        Ok(())
+    })
+}
+
+#[derive(Deserialize)]
+struct IndexSpec {
+    column: String,
+    /// fts | btree | bitmap | ivf_pq | ivf_flat | ivf_hnsw_sq
+    kind: String,
+    name: Option<String>,
+    #[serde(default)]
+    replace: bool,
+    /// Full-text parameters, in Lance's own names (base_tokenizer, language, with_position,
+    /// max_token_length, lower_case, stem, remove_stop_words, ascii_folding, min_ngram_length,
+    /// max_ngram_length, prefix_only).
+    fts: Option<serde_json::Value>,
+    /// l2 | cosine | dot
+    distance: Option<String>,
+    num_partitions: Option<u32>,
+    num_sub_vectors: Option<u32>,
+    sample_rate: Option<u32>,
+    max_iterations: Option<u32>,
+}
+
+pub(crate) fn distance(name: &Option<String>) -> Result<DistanceType> {
+    Ok(match name.as_deref().unwrap_or("cosine") {
+        "cosine" => DistanceType::Cosine,
+        "l2" => DistanceType::L2,
+        "dot" => DistanceType::Dot,
+        other => return Err(format!("unknown distance {other:?} (want cosine, l2 or dot)")),
+    })
+}
+
+macro_rules! ivf {
+    ($builder:expr, $spec:expr) => {{
+        let mut b = $builder.distance_type(distance(&$spec.distance)?);
+        if let Some(n) = $spec.num_partitions {
+            b = b.num_partitions(n);
+        }
+        if let Some(n) = $spec.sample_rate {
+            b = b.sample_rate(n);
+        }
+        if let Some(n) = $spec.max_iterations {
+            b = b.max_iterations(n);
+        }
+        b
+    }};
+}
+
+/// Creates (or with `replace`, rebuilds) an index described by a JSON spec.
+#[no_mangle]
+pub extern "C" fn pond_table_create_index(t: *mut PondTable, spec_json: *const c_char) -> *mut c_char {
+    guard(|| {
+        let t = table_ref(t)?;
+        let spec: IndexSpec = serde_json::from_str(arg_str(spec_json, "index spec")?)
+            .map_err(|e| format!("invalid index spec: {e}"))?;
+        let index = match spec.kind.as_str() {
+            "fts" => {
+                let params: InvertedIndexParams = match &spec.fts {
+                    None => InvertedIndexParams::default(),
+                    Some(v) => serde_json::from_value(merge_fts_defaults(v)?)
+                        .map_err(|e| format!("invalid full-text parameters: {e}"))?,
+                };
+                Index::FTS(params)
+            }
+            "btree" => Index::BTree(BTreeIndexBuilder::default()),
+            "bitmap" => Index::Bitmap(BitmapIndexBuilder::default()),
+            "ivf_flat" => Index::IvfFlat(ivf!(IvfFlatIndexBuilder::default(), spec)),
+            "ivf_hnsw_sq" => Index::IvfHnswSq(ivf!(IvfHnswSqIndexBuilder::default(), spec)),
+            "ivf_pq" => {
+                let mut b = ivf!(IvfPqIndexBuilder::default(), spec);
+                if let Some(n) = spec.num_sub_vectors {
+                    b = b.num_sub_vectors(n);
+                }
+                Index::IvfPq(b)
+            }
+            other => return Err(format!("unknown index kind {other:?}")),
+        };
+        let mut builder = t.table.create_index(&[spec.column.as_str()], index).replace(spec.replace);
+        if let Some(name) = spec.name.clone() {
+            builder = builder.name(name);
+        }
+        block_on(builder.execute())
+            .map_err(|e| format!("create {} index on {}: {e}", spec.kind, spec.column))?;
+        Ok(())
+    })
+}
+
+/// Lance's serde form of InvertedIndexParams has no defaults for some fields; start from the
+/// defaults and overlay what the caller gave.
+fn merge_fts_defaults(given: &serde_json::Value) -> Result<serde_json::Value> {
+    let mut base = serde_json::to_value(InvertedIndexParams::default()).map_err(|e| e.to_string())?;
+    let (Some(b), Some(g)) = (base.as_object_mut(), given.as_object()) else {
+        return Err("full-text parameters must be a JSON object".into());
+    };
+    for (k, v) in g {
+        if !b.contains_key(k) {
+            return Err(format!("unknown full-text parameter {k:?}"));
+        }
+        b.insert(k.clone(), v.clone());
+    }
+    Ok(base)
+}
+
+#[derive(Deserialize, Default)]
+struct OptimizeSpec {
+    #[serde(default)]
+    compact: bool,
+    target_rows_per_fragment: Option<usize>,
+    #[serde(default)]
+    index: bool,
+    /// Remove versions older than this many seconds (absent: no cleanup).
+    prune_older_than_secs: Option<u64>,
+    #[serde(default)]
+    delete_unverified: bool,
+}
+
+/// Runs the asked parts of optimize in a fixed order (compact, fold new rows into indexes,
+/// prune old versions). Result JSON names what each part did.
+#[no_mangle]
+pub extern "C" fn pond_table_optimize(
+    t: *mut PondTable,
+    spec_json: *const c_char,
+    out_json: *mut *mut c_char,
+) -> *mut c_char {
+    guard(|| {
+        let t = table_ref(t)?;
+        let spec: OptimizeSpec = parse_json(spec_json, "optimize spec")?;
+        let mut out = serde_json::Map::new();
+        if spec.compact {
+            let mut options = CompactionOptions::default();
+            if let Some(n) = spec.target_rows_per_fragment {
+                options.target_rows_per_fragment = n;
+            }
+            let stats = block_on(t.table.optimize(OptimizeAction::Compact {
+                options,
+                remap_options: None,
+            }))
+            .map_err(|e| format!("compact: {e}"))?;
+            if let Some(c) = stats.compaction {
+                out.insert(
+                    "compaction".into(),
+                    json!({"fragments_removed": c.fragments_removed, "fragments_added": c.fragments_added,
+                           "files_removed": c.files_removed, "files_added": c.files_added}),
+                );
+            }
+        }
+        if spec.index {
+            block_on(t.table.optimize(OptimizeAction::Index(OptimizeOptions::default())))
+                .map_err(|e| format!("fold new rows into indexes: {e}"))?;
+            out.insert("indexes_folded".into(), json!(true));
+        }
+        if let Some(secs) = spec.prune_older_than_secs {
+            let stats = block_on(t.table.optimize(OptimizeAction::Prune {
+                older_than: Some(
+                    lancedb::table::Duration::try_seconds(secs as i64)
+                        .ok_or_else(|| format!("prune age {secs}s is out of range"))?,
+                ),
+                delete_unverified: Some(spec.delete_unverified),
+                error_if_tagged_old_versions: Some(false),
+            }))
+            .map_err(|e| format!("prune old versions: {e}"))?;
+            if let Some(p) = stats.prune {
+                out.insert(
+                    "prune".into(),
+                    json!({"bytes_removed": p.bytes_removed, "old_versions": p.old_versions}),
+                );
+            }
+        }
+        write_string(out_json, serde_json::Value::Object(out).to_string())
+    })
+}
+
+/// Every index of the table with its coverage, as a JSON array of
+/// {name, kind, columns, indexed_rows, unindexed_rows}.
+#[no_mangle]
+pub extern "C" fn pond_table_indexes(t: *mut PondTable, out_json: *mut *mut c_char) -> *mut c_char {
+    guard(|| {
+        let t = table_ref(t)?;
+        let list = block_on(async {
+            let mut out = Vec::new();
+            for ix in t.table.list_indices().await? {
+                let stats = t.table.index_stats(&ix.name).await?;
+                out.push(json!({
+                    "name": ix.name,
+                    "kind": ix.index_type.to_string(),
+                    "columns": ix.columns,
+                    "indexed_rows": stats.as_ref().map(|s| s.num_indexed_rows),
+                    "unindexed_rows": stats.as_ref().map(|s| s.num_unindexed_rows),
+                }));
+            }
+            Ok::<_, lancedb::Error>(out)
+        })
+        .map_err(|e| format!("list indexes: {e}"))?;
+        write_string(out_json, serde_json::Value::Array(list).to_string())
+    })
+}
+
+/// The table's current schema as an Arrow IPC stream holding no batches.
+#[no_mangle]
+pub extern "C" fn pond_table_schema(t: *mut PondTable, out: *mut *mut u8, out_len: *mut usize) -> *mut c_char {
+    guard(|| {
+        let t = table_ref(t)?;
+        let schema = block_on(t.table.schema()).map_err(|e| format!("schema: {e}"))?;
+        let mut buf = Vec::new();
+        {
+            let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut buf, &schema)
+                .map_err(|e| format!("encode schema: {e}"))?;
+            w.finish().map_err(|e| format!("encode schema: {e}"))?;
+        }
+        crate::ffi::write_bytes(out, out_len, buf)
+    })
+}
+
+/// Table statistics as JSON: {rows, fragments, small_fragments, bytes}.
+#[no_mangle]
+pub extern "C" fn pond_table_stats(t: *mut PondTable, out_json: *mut *mut c_char) -> *mut c_char {
+    guard(|| {
+        let t = table_ref(t)?;
+        let s = block_on(t.table.stats()).map_err(|e| format!("table stats: {e}"))?;
+        write_string(
+            out_json,
+            json!({
+                "rows": s.num_rows,
+                "bytes": s.total_bytes,
+                "indexes": s.num_indices,
+                "fragments": s.fragment_stats.num_fragments,
+                "small_fragments": s.fragment_stats.num_small_fragments,
+            })
+            .to_string(),
+        )
+    })
+}
+

@@ -1,0 +1,375 @@
+package lance
+
+/*
+#include <stdlib.h>
+#include "pond_native.h"
+*/
+import "C"
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/ipc"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/lancedb/lancedb-go/pkg/contracts"
+)
+
+// Table is an open Lance table. Its methods are safe for concurrent use.
+type Table struct {
+	name    string
+	goTable contracts.ITable
+	mu      sync.RWMutex // guards native against use after Close
+	native  *C.PondTable
+}
+
+var errClosed = errors.New("lance: table is closed")
+
+// Name is the table's name.
+func (t *Table) Name() string { return t.name }
+
+// Close releases the table.
+func (t *Table) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.native != nil {
+		C.pond_table_close(t.native)
+		t.native = nil
+	}
+	return t.goTable.Close()
+}
+
+// use runs f with the native handle, refusing after Close.
+func (t *Table) use(f func(*C.PondTable) error) error {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if t.native == nil {
+		return errClosed
+	}
+	return f(t.native)
+}
+
+// Schema is the table's Arrow schema as of its latest version (lancedb-go's handle would miss
+// columns added through pond-native).
+func (t *Table) Schema(ctx context.Context) (*arrow.Schema, error) {
+	var data []byte
+	err := t.use(func(nt *C.PondTable) error {
+		var buf *C.uint8_t
+		var n C.size_t
+		if err := nativeErr(C.pond_table_schema(nt, &buf, &n)); err != nil {
+			return err
+		}
+		data = C.GoBytes(unsafe.Pointer(buf), C.int(n))
+		C.pond_bytes_free(buf, n)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("lance: schema of %s: %w", t.name, err)
+	}
+	r, err := ipc.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("lance: schema of %s: %w", t.name, err)
+	}
+	defer r.Release()
+	return r.Schema(), nil
+}
+
+// Append adds records as new rows, in one commit.
+func (t *Table) Append(ctx context.Context, recs ...arrow.Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	if err := t.goTable.AddRecords(ctx, recs, nil); err != nil {
+		return fmt.Errorf("lance: append to %s: %w", t.name, err)
+	}
+	return nil
+}
+
+// Delete removes the rows matching filter (an SQL predicate; build literals with Quote).
+func (t *Table) Delete(ctx context.Context, filter string) error {
+	if err := t.goTable.Delete(ctx, filter); err != nil {
+		return fmt.Errorf("lance: delete from %s where %s: %w", t.name, filter, err)
+	}
+	return nil
+}
+
+// Version is the table's latest version visible under the database's read consistency.
+func (t *Table) Version(ctx context.Context) (uint64, error) {
+	var v C.uint64_t
+	err := t.use(func(n *C.PondTable) error { return nativeErr(C.pond_table_version(n, &v)) })
+	if err != nil {
+		return 0, fmt.Errorf("lance: version of %s: %w", t.name, err)
+	}
+	return uint64(v), nil
+}
+
+// Count counts the rows matching filter; an empty filter counts every row.
+func (t *Table) Count(ctx context.Context, filter string) (int64, error) {
+	var n C.uint64_t
+	err := t.use(func(nt *C.PondTable) error {
+		var cf *C.char
+		if filter != "" {
+			cf = cString(filter)
+			defer freeCString(cf)
+		}
+		return nativeErr(C.pond_table_count(nt, cf, &n))
+	})
+	if err != nil {
+		return 0, fmt.Errorf("lance: count %s: %w", t.name, err)
+	}
+	return int64(n), nil
+}
+
+// MergeSpec says how MergeInsert treats incoming rows.
+type MergeSpec struct {
+	On              []string `json:"on"`               // key columns
+	UpdateMatched   bool     `json:"update_matched"`   // overwrite rows whose key exists
+	InsertUnmatched bool     `json:"insert_unmatched"` // insert rows whose key is new
+}
+
+// MergeResult counts what a merge-insert did.
+type MergeResult struct {
+	Version  uint64 `json:"version"`
+	Inserted uint64 `json:"inserted"`
+	Updated  uint64 `json:"updated"`
+	Deleted  uint64 `json:"deleted"`
+}
+
+// MergeInsert merges recs into the table by the key columns of spec, in one commit.
+func (t *Table) MergeInsert(ctx context.Context, spec MergeSpec, recs ...arrow.Record) (MergeResult, error) {
+	var res MergeResult
+	if len(recs) == 0 {
+		return res, nil
+	}
+	data, err := encodeIPC(recs[0].Schema(), recs)
+	if err != nil {
+		return res, fmt.Errorf("lance: merge into %s: %w", t.name, err)
+	}
+	err = t.use(func(nt *C.PondTable) error {
+		var out *C.char
+		err := callJSON(spec, func(cs *C.char) *C.char {
+			return C.pond_table_merge_insert(nt, cs, (*C.uint8_t)(unsafe.Pointer(&data[0])), C.size_t(len(data)), &out)
+		})
+		if err != nil {
+			return err
+		}
+		return json.Unmarshal([]byte(takeString(out)), &res)
+	})
+	if err != nil {
+		return res, fmt.Errorf("lance: merge into %s: %w", t.name, err)
+	}
+	return res, nil
+}
+
+// AddNullColumns adds fields as new columns holding nulls: the additive schema migration.
+func (t *Table) AddNullColumns(ctx context.Context, fields ...arrow.Field) error {
+	if len(fields) == 0 {
+		return nil
+	}
+	data, err := encodeIPC(arrow.NewSchema(fields, nil), nil)
+	if err != nil {
+		return err
+	}
+	err = t.use(func(nt *C.PondTable) error {
+		return nativeErr(C.pond_table_add_null_columns(nt, (*C.uint8_t)(unsafe.Pointer(&data[0])), C.size_t(len(data))))
+	})
+	if err != nil {
+		return fmt.Errorf("lance: add columns to %s: %w", t.name, err)
+	}
+	return nil
+}
+
+// IndexKind names a Lance index type.
+type IndexKind string
+
+// Index kinds.
+const (
+	IndexFTS       IndexKind = "fts"
+	IndexBTree     IndexKind = "btree"
+	IndexBitmap    IndexKind = "bitmap"
+	IndexIVFPQ     IndexKind = "ivf_pq"
+	IndexIVFFlat   IndexKind = "ivf_flat"
+	IndexIVFHNSWSQ IndexKind = "ivf_hnsw_sq"
+)
+
+// FTSParams are Lance's inverted-index parameters; nil fields keep Lance's defaults.
+type FTSParams struct {
+	BaseTokenizer   string `json:"base_tokenizer,omitempty"` // simple, whitespace, raw, ngram, …
+	Language        string `json:"language,omitempty"`       // stemming and stop-word language, e.g. English
+	WithPosition    *bool  `json:"with_position,omitempty"`
+	MaxTokenLength  *int   `json:"max_token_length,omitempty"`
+	LowerCase       *bool  `json:"lower_case,omitempty"`
+	Stem            *bool  `json:"stem,omitempty"`
+	RemoveStopWords *bool  `json:"remove_stop_words,omitempty"`
+	ASCIIFolding    *bool  `json:"ascii_folding,omitempty"`
+	MinNgramLength  *int   `json:"min_ngram_length,omitempty"`
+	MaxNgramLength  *int   `json:"max_ngram_length,omitempty"`
+	PrefixOnly      *bool  `json:"prefix_only,omitempty"`
+}
+
+// IndexSpec describes an index to build.
+type IndexSpec struct {
+	Column  string     `json:"column"`
+	Kind    IndexKind  `json:"kind"`
+	Name    string     `json:"name,omitempty"`
+	Replace bool       `json:"replace,omitempty"`
+	FTS     *FTSParams `json:"fts,omitempty"`
+	// Vector indexes: distance (cosine, l2, dot) and IVF/PQ shape; zero keeps Lance's choice.
+	Distance      string `json:"distance,omitempty"`
+	NumPartitions int    `json:"num_partitions,omitempty"`
+	NumSubVectors int    `json:"num_sub_vectors,omitempty"`
+	SampleRate    int    `json:"sample_rate,omitempty"`
+	MaxIterations int    `json:"max_iterations,omitempty"`
+}
+
+// CreateIndex builds an index. Scalar indexes without parameters go through lancedb-go; full-
+// text and vector indexes, which need parameters, through pond-native.
+func (t *Table) CreateIndex(ctx context.Context, spec IndexSpec) error {
+	var err error
+	switch {
+	case spec.Kind == IndexBTree && spec.Name != "" && !spec.Replace:
+		err = t.goTable.CreateIndexWithName(ctx, []string{spec.Column}, contracts.IndexTypeBTree, spec.Name)
+	case spec.Kind == IndexBitmap && spec.Name != "" && !spec.Replace:
+		err = t.goTable.CreateIndexWithName(ctx, []string{spec.Column}, contracts.IndexTypeBitmap, spec.Name)
+	default:
+		err = t.use(func(nt *C.PondTable) error {
+			return callJSON(spec, func(cs *C.char) *C.char { return C.pond_table_create_index(nt, cs) })
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("lance: create %s index on %s.%s: %w", spec.Kind, t.name, spec.Column, err)
+	}
+	return nil
+}
+
+// IndexInfo describes an index and how much of the table it covers.
+type IndexInfo struct {
+	Name          string   `json:"name"`
+	Kind          string   `json:"kind"`
+	Columns       []string `json:"columns"`
+	IndexedRows   *int64   `json:"indexed_rows"`
+	UnindexedRows *int64   `json:"unindexed_rows"`
+}
+
+// Indexes lists the table's indexes with their coverage.
+func (t *Table) Indexes(ctx context.Context) ([]IndexInfo, error) {
+	var list []IndexInfo
+	err := t.use(func(nt *C.PondTable) error {
+		var out *C.char
+		if err := nativeErr(C.pond_table_indexes(nt, &out)); err != nil {
+			return err
+		}
+		return json.Unmarshal([]byte(takeString(out)), &list)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("lance: indexes of %s: %w", t.name, err)
+	}
+	return list, nil
+}
+
+// OptimizeSpec selects the parts of optimize to run, in this order: compact small fragments,
+// fold new rows into existing indexes, prune versions older than PruneOlderThanSecs.
+type OptimizeSpec struct {
+	Compact               bool   `json:"compact,omitempty"`
+	TargetRowsPerFragment int    `json:"target_rows_per_fragment,omitempty"`
+	Index                 bool   `json:"index,omitempty"`
+	PruneOlderThanSecs    *int64 `json:"prune_older_than_secs,omitempty"`
+	DeleteUnverified      bool   `json:"delete_unverified,omitempty"`
+}
+
+// OptimizeResult reports what optimize did.
+type OptimizeResult struct {
+	Compaction *struct {
+		FragmentsRemoved int `json:"fragments_removed"`
+		FragmentsAdded   int `json:"fragments_added"`
+		FilesRemoved     int `json:"files_removed"`
+		FilesAdded       int `json:"files_added"`
+	} `json:"compaction,omitempty"`
+	IndexesFolded bool `json:"indexes_folded,omitempty"`
+	Prune         *struct {
+		BytesRemoved uint64 `json:"bytes_removed"`
+		OldVersions  uint64 `json:"old_versions"`
+	} `json:"prune,omitempty"`
+}
+
+// Optimize runs the parts of optimize that spec selects.
+func (t *Table) Optimize(ctx context.Context, spec OptimizeSpec) (OptimizeResult, error) {
+	var res OptimizeResult
+	err := t.use(func(nt *C.PondTable) error {
+		var out *C.char
+		err := callJSON(spec, func(cs *C.char) *C.char { return C.pond_table_optimize(nt, cs, &out) })
+		if err != nil {
+			return err
+		}
+		return json.Unmarshal([]byte(takeString(out)), &res)
+	})
+	if err != nil {
+		return res, fmt.Errorf("lance: optimize %s: %w", t.name, err)
+	}
+	return res, nil
+}
+
+// Stats describes the table's size and layout.
+type Stats struct {
+	Rows           int64 `json:"rows"`
+	Bytes          int64 `json:"bytes"`
+	Indexes        int   `json:"indexes"`
+	Fragments      int   `json:"fragments"`
+	SmallFragments int   `json:"small_fragments"`
+}
+
+// Stats reports the table's row count, size and fragments.
+func (t *Table) Stats(ctx context.Context) (Stats, error) {
+	var s Stats
+	err := t.use(func(nt *C.PondTable) error {
+		var out *C.char
+		if err := nativeErr(C.pond_table_stats(nt, &out)); err != nil {
+			return err
+		}
+		return json.Unmarshal([]byte(takeString(out)), &s)
+	})
+	if err != nil {
+		return s, fmt.Errorf("lance: stats of %s: %w", t.name, err)
+	}
+	return s, nil
+}
+
+// encodeIPC writes recs (possibly none) as an Arrow IPC stream.
+func encodeIPC(schema *arrow.Schema, recs []arrow.Record) ([]byte, error) {
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("encode Arrow IPC: %w", err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("encode Arrow IPC: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// decodeIPC reads the one record of a self-contained Arrow IPC stream from pond_stream_next.
+func decodeIPC(b []byte) (arrow.Record, error) {
+	r, err := ipc.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("decode Arrow IPC: %w", err)
+	}
+	defer r.Release()
+	if !r.Next() {
+		if err := r.Err(); err != nil {
+			return nil, fmt.Errorf("decode Arrow IPC: %w", err)
+		}
+		return nil, errors.New("decode Arrow IPC: stream holds no batch")
+	}
+	rec := r.Record()
+	rec.Retain()
+	return rec, nil
+}

@@ -1,0 +1,46 @@
+package sqlite
+
+import (
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+)
+
+// OpenAgentDB opens another program's SQLite database (an agent's session store) for reading
+// only, without ever locking that program out: read-only mode and query_only, so no write lock
+// is ever taken; readers never block a WAL-mode writer; and a busy timeout waits out a rollback
+// journal writer instead of failing. Adapters receive it through adapters.Env.
+func OpenAgentDB(path string) (*sql.DB, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Set("_query_only", "1")
+	q.Set("_busy_timeout", "5000")
+	db, err := sql.Open("sqlite3", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(2)
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// CreateFromScript creates the database at path by running an SQL script (such as a
+// `sqlite3 .dump`), for tests that need an agent's database from a dump.
+func CreateFromScript(path, script string) error {
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.Exec(script); err != nil {
+		return fmt.Errorf("sqlite: run script into %s: %w", path, err)
+	}
+	return nil
+}
