@@ -21,7 +21,7 @@ GO := go
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION) -X main.nativeDir=$(NATIVE_DIR)
 
-.PHONY: setup build test bench native-check fmt vet clean
+.PHONY: setup build test bench native-check fmt vet clean print-env
 
 setup:
 	@scripts/setup.sh
@@ -44,3 +44,7 @@ fmt:
 
 clean:
 	rm -rf bin
+
+# For scripts/go: the environment above as shell exports.
+print-env:
+	@echo "export CGO_CFLAGS='$(CGO_CFLAGS)' CGO_LDFLAGS='$(CGO_LDFLAGS)' POND_TEST_MODEL_DIR='$(POND_TEST_MODEL_DIR)' POND_ONNXRUNTIME_LIB='$(POND_ONNXRUNTIME_LIB)' GOFLAGS='-tags=$(GO_TAGS)'"

@@ -1,0 +1,161 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/store/lance"
+)
+
+// ErrNotFound is returned for a session or message the archive does not hold.
+var ErrNotFound = errors.New("store: not found")
+
+// Transcript is one stored session with its messages in order (timestamp, then id) and each
+// message's parts by ordinal.
+type Transcript struct {
+	Session  session.Session
+	Messages []session.Message
+	Parts    map[string][]session.Part // by message id
+}
+
+// SessionIDs lists the stored sessions, oldest first.
+func (s *Store) SessionIDs(ctx context.Context) ([]string, error) {
+	rows, err := s.mirror.DB().QueryContext(ctx, `SELECT session_id FROM sessions ORDER BY created_at, session_id`)
+	if err != nil {
+		return nil, fmt.Errorf("store: list sessions: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+func parseISO(s string) time.Time {
+	t, _ := time.Parse(isoMicro, s)
+	return t
+}
+
+func optionsFrom(s sql.NullString) session.Options {
+	if !s.Valid || s.String == "" {
+		return nil
+	}
+	var o session.Options
+	if err := jsonUnmarshal(s.String, &o); err != nil {
+		return session.Options{"pond_unreadable_options": []byte(fmt.Sprintf("%q", s.String))}
+	}
+	return o
+}
+
+// ReadTranscript reads a whole stored session. The mirror serves rows; Lance serves file
+// payloads, which the mirror does not keep.
+func (s *Store) ReadTranscript(ctx context.Context, id string) (*Transcript, error) {
+	db := s.mirror.DB()
+	t := &Transcript{Parts: map[string][]session.Part{}}
+	var parent, parentMsg, opts sql.NullString
+	var created string
+	err := db.QueryRowContext(ctx, `SELECT session_id, parent_session_id, parent_message_id, source_agent, created_at, project, options
+		FROM sessions WHERE session_id = ?`, id).
+		Scan(&t.Session.ID, &parent, &parentMsg, &t.Session.SourceAgent, &created, &t.Session.Project, &opts)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: session %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: read session %s: %w", id, err)
+	}
+	t.Session.ParentSessionID, t.Session.ParentMessageID = parent.String, parentMsg.String
+	t.Session.CreatedAt, t.Session.Options = parseISO(created), optionsFrom(opts)
+
+	rows, err := db.QueryContext(ctx, `SELECT message_id, timestamp, role, content, options FROM messages
+		WHERE session_id = ? ORDER BY timestamp, message_id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("store: read messages of %s: %w", id, err)
+	}
+	for rows.Next() {
+		m := session.Message{SessionID: id}
+		var ts string
+		var content, mo sql.NullString
+		if err := rows.Scan(&m.ID, &ts, &m.Role, &content, &mo); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		m.Timestamp, m.Content, m.Options = parseISO(ts), content.String, optionsFrom(mo)
+		t.Messages = append(t.Messages, m)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+
+	payloads, err := s.filePayloads(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	rows, err = db.QueryContext(ctx, `SELECT message_id, id, ordinal, type, provenance, variant_data, options FROM parts
+		WHERE session_id = ? ORDER BY message_id, ordinal, id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("store: read parts of %s: %w", id, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		p := session.Part{SessionID: id}
+		var variantJSON, po sql.NullString
+		if err := rows.Scan(&p.MessageID, &p.ID, &p.Ordinal, &p.Type, &p.Provenance, &variantJSON, &po); err != nil {
+			return nil, err
+		}
+		p.Options = optionsFrom(po)
+		if err := partFromBody(&p, variantJSON.String, payloads[p.MessageID+"\x00"+p.ID]); err != nil {
+			return nil, err
+		}
+		t.Parts[p.MessageID] = append(t.Parts[p.MessageID], p)
+	}
+	return t, rows.Err()
+}
+
+// filePayloads reads the inline file bytes of a session's parts from Lance.
+func (s *Store) filePayloads(ctx context.Context, sessionID string) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	q := lance.Query{
+		Columns: []string{"message_id", "id", "data"},
+		Filter:  "session_id = " + lance.Quote(sessionID) + " AND data IS NOT NULL",
+	}
+	err := s.tables[TableParts].Scan(ctx, q, func(r arrow.Record) error {
+		msg := r.Column(0).(*array.String)
+		id := r.Column(1).(*array.String)
+		data := r.Column(2).(*array.Binary)
+		for i := 0; i < int(r.NumRows()); i++ {
+			out[msg.Value(i)+"\x00"+id.Value(i)] = append([]byte(nil), data.Value(i)...)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: file payloads of %s: %w", sessionID, err)
+	}
+	return out, nil
+}
+
+// Events renders a transcript as the event stream that produced it.
+func (t *Transcript) Events() []session.Event {
+	out := []session.Event{{Session: &t.Session}}
+	for i := range t.Messages {
+		m := &t.Messages[i]
+		out = append(out, session.Event{Message: m})
+		parts := t.Parts[m.ID]
+		for j := range parts {
+			out = append(out, session.Event{Part: &parts[j]})
+		}
+	}
+	return out
+}

@@ -1,0 +1,77 @@
+package store
+
+import (
+	"github.com/apache/arrow/go/v17/arrow"
+)
+
+// The Lance tables. Keys are scoped by session: sessions (id), messages (session_id, id), parts
+// (session_id, message_id, id). Timestamps are Int64 microseconds since the epoch, UTC
+// (lancedb-go cannot read Timestamp columns back). JSON is kept as UTF-8 text, verbatim.
+const (
+	TableSessions = "sessions"
+	TableMessages = "messages"
+	TableParts    = "parts"
+)
+
+// VectorDim is the width of the messages.vector column (multilingual-e5-small and its family).
+const VectorDim = 384
+
+// SchemaVersion is the Lance layout's version. Adding a column is additive and handled on open
+// (missing columns are added as nulls); anything else bumps this.
+const SchemaVersion = 1
+
+func str(name string, nullable bool) arrow.Field {
+	return arrow.Field{Name: name, Type: arrow.BinaryTypes.String, Nullable: nullable}
+}
+
+func i64(name string) arrow.Field { return arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64} }
+
+var sessionsSchema = arrow.NewSchema([]arrow.Field{
+	str("id", false),
+	str("parent_session_id", true),
+	str("parent_message_id", true),
+	str("source_agent", false),
+	str("project", false),
+	i64("created_at"),
+	str("options", true),
+	i64("ingest_seq"),
+}, nil)
+
+var messagesSchema = arrow.NewSchema([]arrow.Field{
+	str("session_id", false),
+	str("id", false),
+	i64("timestamp"),
+	str("role", false),
+	str("source_agent", false),
+	str("project", false),
+	str("content", true),
+	str("search_text", true),
+	{Name: "vector", Type: arrow.FixedSizeListOf(VectorDim, arrow.PrimitiveTypes.Float32), Nullable: true},
+	str("embedding_model", true),
+	str("options", true),
+	i64("ingest_seq"),
+}, nil)
+
+var partsSchema = arrow.NewSchema([]arrow.Field{
+	str("session_id", false),
+	str("message_id", false),
+	str("id", false),
+	{Name: "ordinal", Type: arrow.PrimitiveTypes.Int32},
+	str("type", false),
+	str("provenance", false),
+	str("tool_name", true),
+	str("call_id", true),
+	{Name: "is_failure", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+	str("variant_data", true),
+	{Name: "data", Type: arrow.BinaryTypes.Binary, Nullable: true},
+	str("options", true),
+	i64("ingest_seq"),
+}, nil)
+
+var schemas = map[string]*arrow.Schema{
+	TableSessions: sessionsSchema,
+	TableMessages: messagesSchema,
+	TableParts:    partsSchema,
+}
+
+var tableNames = []string{TableSessions, TableMessages, TableParts}

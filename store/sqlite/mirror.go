@@ -1,0 +1,379 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// Mirror is the SQLite copy of the Lance tables: the read-only SQL surface, and the writer's
+// fast index of which keys are stored. Its tables and columns carry the original system's SQL
+// names (sessions.session_id, messages.message_id, …) so agents' learned queries work.
+//
+// Every row carries the ingest_seq the store gave it; the mirror records the highest sequence
+// applied, so after a crash between a Lance commit and the mirror's transaction the store can
+// replay the missing rows from Lance (Watermark, then Apply).
+type Mirror struct {
+	db   *sql.DB
+	path string
+}
+
+// SchemaVersion is the mirror's layout version; a mirror of another version is rebuilt from
+// Lance.
+const SchemaVersion = 1
+
+var mirrorDDL = []string{
+	`CREATE TABLE IF NOT EXISTS sessions (
+		session_id        TEXT PRIMARY KEY,
+		parent_session_id TEXT,
+		parent_message_id TEXT,
+		source_agent      TEXT NOT NULL,
+		created_at        TEXT NOT NULL,
+		project           TEXT NOT NULL,
+		options           TEXT,
+		ingest_seq        INTEGER NOT NULL
+	)`,
+	`CREATE TABLE IF NOT EXISTS messages (
+		session_id      TEXT NOT NULL,
+		message_id      TEXT NOT NULL,
+		timestamp       TEXT NOT NULL,
+		role            TEXT NOT NULL,
+		source_agent    TEXT NOT NULL,
+		project         TEXT NOT NULL,
+		content         TEXT,
+		search_text     TEXT,
+		embedding_model TEXT,
+		options         TEXT,
+		ingest_seq      INTEGER NOT NULL,
+		PRIMARY KEY (session_id, message_id)
+	)`,
+	`CREATE TABLE IF NOT EXISTS parts (
+		session_id   TEXT NOT NULL,
+		message_id   TEXT NOT NULL,
+		id           TEXT NOT NULL,
+		ordinal      INTEGER NOT NULL,
+		type         TEXT NOT NULL,
+		provenance   TEXT NOT NULL,
+		tool_name    TEXT,
+		call_id      TEXT,
+		is_failure   INTEGER,
+		variant_data TEXT,
+		options      TEXT,
+		ingest_seq   INTEGER NOT NULL,
+		PRIMARY KEY (session_id, message_id, id)
+	)`,
+	`CREATE INDEX IF NOT EXISTS messages_session_time ON messages(session_id, timestamp, message_id)`,
+	`CREATE INDEX IF NOT EXISTS messages_message_id ON messages(message_id)`,
+	`CREATE INDEX IF NOT EXISTS messages_agent_time ON messages(source_agent, timestamp)`,
+	`CREATE INDEX IF NOT EXISTS parts_tool_name ON parts(tool_name) WHERE tool_name IS NOT NULL`,
+	`CREATE INDEX IF NOT EXISTS parts_call_id ON parts(session_id, call_id) WHERE call_id IS NOT NULL`,
+	`CREATE INDEX IF NOT EXISTS sessions_agent ON sessions(source_agent, created_at)`,
+	`CREATE INDEX IF NOT EXISTS sessions_parent ON sessions(parent_session_id) WHERE parent_session_id IS NOT NULL`,
+	`CREATE TABLE IF NOT EXISTS _pond_watermarks (table_name TEXT PRIMARY KEY, seq INTEGER NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS _pond_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+}
+
+// OpenMirror opens (creating when missing) the writable mirror at path. Only the store's writer
+// opens it this way, under the store lock.
+func OpenMirror(ctx context.Context, path string) (*Mirror, error) {
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_synchronous", "NORMAL")
+	q.Set("_busy_timeout", "10000")
+	q.Set("_foreign_keys", "0")
+	db, err := sql.Open("sqlite3", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("mirror: open %s: %w", path, err)
+	}
+	// One connection: writes are serialised anyway, and temp state stays on one connection.
+	db.SetMaxOpenConns(1)
+	m := &Mirror{db: db, path: path}
+	if err := m.init(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *Mirror) init(ctx context.Context) error {
+	var v string
+	err := m.db.QueryRowContext(ctx, `SELECT value FROM _pond_meta WHERE key = 'schema_version'`).Scan(&v)
+	if err == nil && v != fmt.Sprint(SchemaVersion) {
+		return fmt.Errorf("mirror: %s has layout %s, want %d: run pond mirror rebuild", m.path, v, SchemaVersion)
+	}
+	tx, err := m.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("mirror: init: %w", err)
+	}
+	defer tx.Rollback()
+	for _, ddl := range mirrorDDL {
+		if _, err := tx.ExecContext(ctx, ddl); err != nil {
+			return fmt.Errorf("mirror: init: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO _pond_meta(key, value) VALUES ('schema_version', ?)`, fmt.Sprint(SchemaVersion)); err != nil {
+		return fmt.Errorf("mirror: init: %w", err)
+	}
+	return tx.Commit()
+}
+
+// Close closes the mirror.
+func (m *Mirror) Close() error { return m.db.Close() }
+
+// Path is the mirror's file.
+func (m *Mirror) Path() string { return m.path }
+
+// Watermark is the highest ingest_seq applied to table (0 when none).
+func (m *Mirror) Watermark(ctx context.Context, table string) (int64, error) {
+	var seq int64
+	err := m.db.QueryRowContext(ctx, `SELECT seq FROM _pond_watermarks WHERE table_name = ?`, table).Scan(&seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return seq, err
+}
+
+// SessionRow is a sessions row in the mirror's column names; times are ISO-8601 UTC text and
+// JSON is text.
+type SessionRow struct {
+	SessionID, ParentSessionID, ParentMessageID, SourceAgent, CreatedAt, Project, Options string
+	IngestSeq                                                                              int64
+}
+
+// MessageRow is a messages row.
+type MessageRow struct {
+	SessionID, MessageID, Timestamp, Role, SourceAgent, Project string
+	Content, SearchText, EmbeddingModel, Options                string
+	IngestSeq                                                   int64
+}
+
+// PartRow is a parts row.
+type PartRow struct {
+	SessionID, MessageID, ID    string
+	Ordinal                     int
+	Type, Provenance            string
+	ToolName, CallID            string
+	IsFailure                   *bool
+	VariantData, Options        string
+	IngestSeq                   int64
+}
+
+// Rows are rows of the three tables to apply together.
+type Rows struct {
+	Sessions []SessionRow
+	Messages []MessageRow
+	Parts    []PartRow
+}
+
+// Len is the number of rows.
+func (r *Rows) Len() int { return len(r.Sessions) + len(r.Messages) + len(r.Parts) }
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// Apply inserts rows in one transaction and raises each table's watermark to the highest
+// ingest_seq it applied. Rows already present are left alone, so applying twice converges.
+func (m *Mirror) Apply(ctx context.Context, r *Rows) error {
+	if r.Len() == 0 {
+		return nil
+	}
+	tx, err := m.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("mirror: begin: %w", err)
+	}
+	defer tx.Rollback()
+	marks := map[string]int64{}
+	raise := func(table string, seq int64) {
+		if seq > marks[table] {
+			marks[table] = seq
+		}
+	}
+	if len(r.Sessions) > 0 {
+		st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO sessions VALUES (?,?,?,?,?,?,?,?)`)
+		if err != nil {
+			return fmt.Errorf("mirror: %w", err)
+		}
+		for _, s := range r.Sessions {
+			if _, err := st.ExecContext(ctx, s.SessionID, nullable(s.ParentSessionID), nullable(s.ParentMessageID),
+				s.SourceAgent, s.CreatedAt, s.Project, nullable(s.Options), s.IngestSeq); err != nil {
+				return fmt.Errorf("mirror: insert session %s: %w", s.SessionID, err)
+			}
+			raise("sessions", s.IngestSeq)
+		}
+		st.Close()
+	}
+	if len(r.Messages) > 0 {
+		st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO messages VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
+		if err != nil {
+			return fmt.Errorf("mirror: %w", err)
+		}
+		for _, x := range r.Messages {
+			if _, err := st.ExecContext(ctx, x.SessionID, x.MessageID, x.Timestamp, x.Role, x.SourceAgent, x.Project,
+				nullable(x.Content), nullable(x.SearchText), nullable(x.EmbeddingModel), nullable(x.Options), x.IngestSeq); err != nil {
+				return fmt.Errorf("mirror: insert message %s/%s: %w", x.SessionID, x.MessageID, err)
+			}
+			raise("messages", x.IngestSeq)
+		}
+		st.Close()
+	}
+	if len(r.Parts) > 0 {
+		st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO parts VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`)
+		if err != nil {
+			return fmt.Errorf("mirror: %w", err)
+		}
+		for _, p := range r.Parts {
+			var fail any
+			if p.IsFailure != nil {
+				fail = *p.IsFailure
+			}
+			if _, err := st.ExecContext(ctx, p.SessionID, p.MessageID, p.ID, p.Ordinal, p.Type, p.Provenance,
+				nullable(p.ToolName), nullable(p.CallID), fail, nullable(p.VariantData), nullable(p.Options), p.IngestSeq); err != nil {
+				return fmt.Errorf("mirror: insert part %s/%s/%s: %w", p.SessionID, p.MessageID, p.ID, err)
+			}
+			raise("parts", p.IngestSeq)
+		}
+		st.Close()
+	}
+	for table, seq := range marks {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO _pond_watermarks(table_name, seq) VALUES (?, ?)
+			ON CONFLICT(table_name) DO UPDATE SET seq = max(seq, excluded.seq)`, table, seq); err != nil {
+			return fmt.Errorf("mirror: watermark: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("mirror: commit: %w", err)
+	}
+	return nil
+}
+
+// StoredSession is what the writer needs to know of a stored session.
+type StoredSession struct {
+	SourceAgent, Project string
+}
+
+// Sessions looks up which of ids are stored, with their immutable labels.
+func (m *Mirror) Sessions(ctx context.Context, ids []string) (map[string]StoredSession, error) {
+	out := map[string]StoredSession{}
+	err := inChunks(ids, func(chunk []string) error {
+		rows, err := m.db.QueryContext(ctx, `SELECT session_id, source_agent, project FROM sessions WHERE session_id IN (`+placeholders(len(chunk))+`)`, anys(chunk)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			var s StoredSession
+			if err := rows.Scan(&id, &s.SourceAgent, &s.Project); err != nil {
+				return err
+			}
+			out[id] = s
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("mirror: look up sessions: %w", err)
+	}
+	return out, nil
+}
+
+// MessageKeys returns the stored message ids of each of the sessions.
+func (m *Mirror) MessageKeys(ctx context.Context, sessionIDs []string) (map[string]map[string]bool, error) {
+	out := map[string]map[string]bool{}
+	err := inChunks(sessionIDs, func(chunk []string) error {
+		rows, err := m.db.QueryContext(ctx, `SELECT session_id, message_id FROM messages WHERE session_id IN (`+placeholders(len(chunk))+`)`, anys(chunk)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var s, id string
+			if err := rows.Scan(&s, &id); err != nil {
+				return err
+			}
+			if out[s] == nil {
+				out[s] = map[string]bool{}
+			}
+			out[s][id] = true
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("mirror: look up messages: %w", err)
+	}
+	return out, nil
+}
+
+// PartKeys returns the stored part keys ("message\x00part") of each of the sessions.
+func (m *Mirror) PartKeys(ctx context.Context, sessionIDs []string) (map[string]map[string]bool, error) {
+	out := map[string]map[string]bool{}
+	err := inChunks(sessionIDs, func(chunk []string) error {
+		rows, err := m.db.QueryContext(ctx, `SELECT session_id, message_id, id FROM parts WHERE session_id IN (`+placeholders(len(chunk))+`)`, anys(chunk)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var s, msg, id string
+			if err := rows.Scan(&s, &msg, &id); err != nil {
+				return err
+			}
+			if out[s] == nil {
+				out[s] = map[string]bool{}
+			}
+			out[s][msg+"\x00"+id] = true
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("mirror: look up parts: %w", err)
+	}
+	return out, nil
+}
+
+// Counts are row counts per table.
+type Counts struct {
+	Sessions, Messages, Parts int64
+}
+
+// Counts counts the mirror's rows.
+func (m *Mirror) Counts(ctx context.Context) (Counts, error) {
+	var c Counts
+	err := m.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM messages), (SELECT count(*) FROM parts)`).
+		Scan(&c.Sessions, &c.Messages, &c.Parts)
+	return c, err
+}
+
+// DB exposes the connection for the store's own queries (export, pages).
+func (m *Mirror) DB() *sql.DB { return m.db }
+
+// inChunks calls f over ids in chunks that stay under SQLite's bound-parameter limit.
+func inChunks(ids []string, f func([]string) error) error {
+	const max = 500
+	for len(ids) > 0 {
+		n := min(max, len(ids))
+		if err := f(ids[:n]); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+func anys(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}

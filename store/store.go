@@ -1,0 +1,248 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/pondhq/pond/store/lance"
+	"github.com/pondhq/pond/store/sqlite"
+)
+
+// Options configure an open store.
+type Options struct {
+	DataDir  string // holds lance/ and mirror.db
+	StateDir string // holds the store lock
+	// Command names this process in the lock's holder file ("pond sync", "pond daemon").
+	Command string
+	// MaxValueBytes caps one stored value (0: session.DefaultMaxValueBytes).
+	MaxValueBytes int
+	// Lance tunes the Lance tables (read consistency, cache sizes).
+	Lance lance.Options
+	// Stamp is the ingest provenance stamped on new messages.
+	Stamp Stamp
+	Logger *slog.Logger
+}
+
+// Store is the archive: three Lance tables and their SQLite mirror.
+type Store struct {
+	opts   Options
+	log    *slog.Logger
+	db     *lance.DB
+	tables map[string]*lance.Table
+	mirror *sqlite.Mirror
+	// versions are the Lance table versions the mirror is known to reflect (set by the writer
+	// after catching up), so the next write skips the catch-up scan when nothing changed.
+	versions map[string]uint64
+}
+
+// Open opens the store in opts.DataDir, creating its tables when missing and adding columns a
+// newer Pond expects (additive migrations). It takes no lock: reading needs none, and writes
+// take the store lock per write.
+func Open(ctx context.Context, opts Options) (*Store, error) {
+	if opts.DataDir == "" || opts.StateDir == "" {
+		return nil, errors.New("store: data and state directories are required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.Command == "" {
+		opts.Command = "pond"
+	}
+	raiseOpenFileLimit()
+	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("store: data dir: %w", err)
+	}
+	s := &Store{opts: opts, log: opts.Logger, tables: map[string]*lance.Table{}, versions: map[string]uint64{}}
+	var err error
+	if s.db, err = lance.Open(ctx, filepath.Join(opts.DataDir, "lance"), opts.Lance); err != nil {
+		return nil, err
+	}
+	if err := s.openTables(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if s.mirror, err = sqlite.OpenMirror(ctx, s.MirrorPath()); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// MirrorPath is the SQLite mirror's file.
+func (s *Store) MirrorPath() string { return filepath.Join(s.opts.DataDir, "mirror.db") }
+
+// DataDir is the store's data directory.
+func (s *Store) DataDir() string { return s.opts.DataDir }
+
+func (s *Store) openTables(ctx context.Context) error {
+	existing, err := s.db.TableNames(ctx)
+	if err != nil {
+		return err
+	}
+	for _, name := range tableNames {
+		var t *lance.Table
+		if slices.Contains(existing, name) {
+			t, err = s.db.OpenTable(ctx, name)
+		} else {
+			// Two processes may race to create a table; the loser opens the winner's.
+			t, err = s.db.CreateTable(ctx, name, schemas[name])
+			if err != nil {
+				if t2, err2 := s.db.OpenTable(ctx, name); err2 == nil {
+					t, err = t2, nil
+				}
+			}
+		}
+		if err != nil {
+			return err
+		}
+		s.tables[name] = t
+		if err := s.migrate(ctx, t, schemas[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// migrate adds the columns of want that the table lacks, as nulls.
+func (s *Store) migrate(ctx context.Context, t *lance.Table, want *arrow.Schema) error {
+	have, err := t.Schema(ctx)
+	if err != nil {
+		return err
+	}
+	var missing []arrow.Field
+	for _, f := range want.Fields() {
+		if len(have.FieldIndices(f.Name)) == 0 {
+			f.Nullable = true
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	s.log.Info("store: adding columns", "table", t.Name(), "columns", len(missing))
+	return t.AddNullColumns(ctx, missing...)
+}
+
+// Close closes the tables, the mirror and the database.
+func (s *Store) Close() error {
+	var errs []error
+	for _, t := range s.tables {
+		errs = append(errs, t.Close())
+	}
+	if s.mirror != nil {
+		errs = append(errs, s.mirror.Close())
+	}
+	if s.db != nil {
+		errs = append(errs, s.db.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Table returns one of the Lance tables by name.
+func (s *Store) Table(name string) *lance.Table { return s.tables[name] }
+
+// Mirror is the SQLite mirror.
+func (s *Store) Mirror() *sqlite.Mirror { return s.mirror }
+
+// catchUp applies to the mirror every Lance row it lacks (ingest_seq above its watermark): the
+// rows a crash left between a Lance commit and the mirror's transaction. Callers hold the
+// store lock.
+func (s *Store) catchUp(ctx context.Context) error {
+	for _, name := range tableNames {
+		t := s.tables[name]
+		v, err := t.Version(ctx)
+		if err != nil {
+			return err
+		}
+		if known, ok := s.versions[name]; ok && known == v {
+			continue
+		}
+		mark, err := s.mirror.Watermark(ctx, name)
+		if err != nil {
+			return err
+		}
+		filter := fmt.Sprintf("ingest_seq > %d", mark)
+		n, err := t.Count(ctx, filter)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			s.log.Info("store: mirror catching up from Lance", "table", name, "rows", n, "after_seq", mark)
+			if err := s.replay(ctx, name, filter); err != nil {
+				return err
+			}
+		}
+		s.versions[name] = v
+	}
+	return nil
+}
+
+// replay copies the Lance rows matching filter into the mirror, in bounded batches.
+func (s *Store) replay(ctx context.Context, name, filter string) error {
+	cols := mirrorColumns[name]
+	return s.tables[name].Scan(ctx, lance.Query{Columns: cols, Filter: filter, BatchRows: 4096}, func(r arrow.Record) error {
+		rows := rowsFromRecord(name, r)
+		return s.mirror.Apply(ctx, rows)
+	})
+}
+
+// mirrorColumns are the Lance columns the mirror keeps (everything but vectors and payloads).
+var mirrorColumns = map[string][]string{
+	TableSessions: {"id", "parent_session_id", "parent_message_id", "source_agent", "project", "created_at", "options", "ingest_seq"},
+	TableMessages: {"session_id", "id", "timestamp", "role", "source_agent", "project", "content", "search_text", "embedding_model", "options", "ingest_seq"},
+	TableParts:    {"session_id", "message_id", "id", "ordinal", "type", "provenance", "tool_name", "call_id", "is_failure", "variant_data", "options", "ingest_seq"},
+}
+
+// rowsFromRecord converts a Lance record with mirrorColumns[name] into mirror rows.
+func rowsFromRecord(name string, r arrow.Record) *sqlite.Rows {
+	col := func(n string) arrow.Array { return r.Column(r.Schema().FieldIndices(n)[0]) }
+	s := func(n string, i int) string {
+		a := col(n).(*array.String)
+		if a.IsNull(i) {
+			return ""
+		}
+		return a.Value(i)
+	}
+	i64 := func(n string, i int) int64 { return col(n).(*array.Int64).Value(i) }
+	out := &sqlite.Rows{}
+	rows := int(r.NumRows())
+	for i := 0; i < rows; i++ {
+		switch name {
+		case TableSessions:
+			out.Sessions = append(out.Sessions, sqlite.SessionRow{
+				SessionID: s("id", i), ParentSessionID: s("parent_session_id", i), ParentMessageID: s("parent_message_id", i),
+				SourceAgent: s("source_agent", i), Project: s("project", i), CreatedAt: isoTime(microTime(i64("created_at", i))),
+				Options: s("options", i), IngestSeq: i64("ingest_seq", i),
+			})
+		case TableMessages:
+			out.Messages = append(out.Messages, sqlite.MessageRow{
+				SessionID: s("session_id", i), MessageID: s("id", i), Timestamp: isoTime(microTime(i64("timestamp", i))),
+				Role: s("role", i), SourceAgent: s("source_agent", i), Project: s("project", i), Content: s("content", i),
+				SearchText: s("search_text", i), EmbeddingModel: s("embedding_model", i), Options: s("options", i),
+				IngestSeq: i64("ingest_seq", i),
+			})
+		case TableParts:
+			var fail *bool
+			if b := col("is_failure").(*array.Boolean); !b.IsNull(i) {
+				v := b.Value(i)
+				fail = &v
+			}
+			out.Parts = append(out.Parts, sqlite.PartRow{
+				SessionID: s("session_id", i), MessageID: s("message_id", i), ID: s("id", i),
+				Ordinal: int(col("ordinal").(*array.Int32).Value(i)), Type: s("type", i), Provenance: s("provenance", i),
+				ToolName: s("tool_name", i), CallID: s("call_id", i), IsFailure: fail, VariantData: s("variant_data", i),
+				Options: s("options", i), IngestSeq: i64("ingest_seq", i),
+			})
+		}
+	}
+	return out
+}

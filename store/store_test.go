@@ -1,0 +1,319 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pondhq/pond/session"
+)
+
+func openTestStore(t testing.TB, dir string) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), Options{DataDir: filepath.Join(dir, "data"), StateDir: filepath.Join(dir, "state"), Command: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+var base = time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
+
+// everyKind is one session whose messages hold a part of every kind.
+func everyKind(id string) []session.Event {
+	s := &session.Session{ID: id, SourceAgent: "claude-code", Project: "/work/proj", CreatedAt: base,
+		Options: session.Options{"source": json.RawMessage(`{"record":{"type":"session","x":"<b>&"}}`)}}
+	m1 := &session.Message{SessionID: id, ID: "m1", Role: session.RoleUser, Timestamp: base.Add(time.Second)}
+	m2 := &session.Message{SessionID: id, ID: "m2", Role: session.RoleAssistant, Timestamp: base.Add(2 * time.Second),
+		Options: session.Options{"anthropic": json.RawMessage(`{"usage":{"input_tokens":12}}`)}}
+	m3 := &session.Message{SessionID: id, ID: "m3", Role: session.RoleSystem, Timestamp: base.Add(3 * time.Second), Content: "compacted"}
+	parts := []*session.Part{
+		{SessionID: id, MessageID: "m1", ID: "p0", Ordinal: 0, Type: session.PartText, Provenance: session.Conversational, Text: "please fix the flaky test"},
+		{SessionID: id, MessageID: "m1", ID: "p1", Ordinal: 1, Type: session.PartFile, Provenance: session.Conversational,
+			MediaType: "image/png", FileName: "shot.png", Data: &session.FileData{Kind: session.FileBytes, Bytes: []byte{0x89, 'P', 'N', 'G', 0, 1}}},
+		{SessionID: id, MessageID: "m1", ID: "p2", Ordinal: 2, Type: session.PartText, Provenance: session.Injected, Text: "<system-reminder>x</system-reminder>"},
+		{SessionID: id, MessageID: "m2", ID: "p0", Ordinal: 0, Type: session.PartReasoning, Provenance: session.Conversational, Text: "look at the test",
+			Options: session.Options{"anthropic": json.RawMessage(`{"signature":"abc"}`)}},
+		{SessionID: id, MessageID: "m2", ID: "p1", Ordinal: 1, Type: session.PartToolCall, Provenance: session.Conversational,
+			CallID: "toolu_1", Name: "Bash", Params: json.RawMessage(`{"command":"go test ./..."}`)},
+		{SessionID: id, MessageID: "m2", ID: "p2", Ordinal: 2, Type: session.PartToolResult, Provenance: session.Conversational,
+			CallID: "toolu_1", Name: "Bash", IsFailure: true, Result: json.RawMessage(`"FAIL: TestX"`)},
+		{SessionID: id, MessageID: "m2", ID: "p3", Ordinal: 3, Type: session.PartToolApprovalRequest, Provenance: session.Conversational,
+			ApprovalID: "ap1", ToolCallID: "toolu_1"},
+		{SessionID: id, MessageID: "m2", ID: "p4", Ordinal: 4, Type: session.PartToolApprovalResponse, Provenance: session.Conversational,
+			ApprovalID: "ap1", Approved: true, Reason: "looks safe"},
+		{SessionID: id, MessageID: "m2", ID: "p5", Ordinal: 5, Type: session.PartFile, Provenance: session.Conversational,
+			MediaType: "text/html", FileName: "doc.html", Data: &session.FileData{Kind: session.FileURL, Value: "https://example.test/doc.html"}},
+		{SessionID: id, MessageID: "m2", ID: "p6", Ordinal: 6, Type: session.PartText, Provenance: session.Conversational, Text: "The test races on a temp dir."},
+	}
+	ev := []session.Event{{Session: s}, {Message: m1}}
+	for _, p := range parts[:3] {
+		ev = append(ev, session.Event{Part: p})
+	}
+	ev = append(ev, session.Event{Message: m2})
+	for _, p := range parts[3:] {
+		ev = append(ev, session.Event{Part: p})
+	}
+	return append(ev, session.Event{Message: m3})
+}
+
+// clone deep-copies events through JSON, so a test can keep its inputs while the store
+// normalises what it is given.
+func clone(t testing.TB, ev []session.Event) []session.Event {
+	t.Helper()
+	out := make([]session.Event, len(ev))
+	for i, e := range ev {
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &out[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+func upsert(t testing.TB, s *Store, ev []session.Event) *Outcome {
+	t.Helper()
+	out, err := s.Upsert(context.Background(), clone(t, ev), Stamp{Adapter: "test", PondVersion: "dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// withoutIngestStamp drops options.pond.ingest so stored messages compare with their inputs.
+var withoutIngestStamp = cmp.Transformer("dropIngest", func(o session.Options) session.Options {
+	if raw, ok := o["pond"]; ok {
+		var pond map[string]json.RawMessage
+		json.Unmarshal(raw, &pond)
+		delete(pond, "ingest")
+		o = o.Clone()
+		if len(pond) == 0 {
+			delete(o, "pond")
+		} else {
+			o["pond"], _ = json.Marshal(pond)
+		}
+	}
+	if len(o) == 0 {
+		return nil
+	}
+	return o
+})
+
+func TestRoundTripEveryPartKind(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	in := everyKind("s1")
+	out := upsert(t, s, in)
+	if out.Inserted != (Tally{1, 3, 10}) || out.Rejected != (Tally{}) {
+		t.Fatalf("first ingest: inserted %+v rejected %+v, want 1/3/10 and none", out.Inserted, out.Rejected)
+	}
+	tr, err := s.ReadTranscript(context.Background(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := clone(t, in)
+	var v session.Validator
+	for i := range want {
+		if err := v.Check(&want[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff(want, tr.Events(), withoutIngestStamp); diff != "" {
+		t.Fatalf("stored transcript differs (-want +got):\n%s", diff)
+	}
+	// Ingest provenance is stamped on every message, never on parts or sessions.
+	for _, m := range tr.Messages {
+		if !strings.Contains(string(m.Options["pond"]), `"ingest"`) {
+			t.Errorf("message %s lacks options.pond.ingest: %s", m.ID, m.Options["pond"])
+		}
+	}
+	var st string
+	s.Mirror().DB().QueryRow(`SELECT search_text FROM messages WHERE message_id = 'm1'`).Scan(&st)
+	if st != "please fix the flaky test\nshot.png image/png" {
+		t.Errorf("search_text of m1 = %q", st)
+	}
+	var failures int
+	s.Mirror().DB().QueryRow(`SELECT count(*) FROM parts WHERE tool_name = 'Bash' AND is_failure = 1`).Scan(&failures)
+	if failures != 1 {
+		t.Errorf("mirror has %d failed Bash results, want 1", failures)
+	}
+}
+
+func TestReingestMatchesEverything(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	in := everyKind("s1")
+	upsert(t, s, in)
+	out := upsert(t, s, in)
+	if out.Inserted != (Tally{}) || out.Matched != (Tally{1, 3, 10}) {
+		t.Fatalf("re-ingest: inserted %+v matched %+v; want nothing inserted, all matched", out.Inserted, out.Matched)
+	}
+	for _, r := range out.Rows {
+		if r.Status != Matched {
+			t.Fatalf("row %d %s: %s, want matched", r.Index, r.Key, r.Status)
+		}
+	}
+	c, _ := s.Mirror().Counts(context.Background())
+	if c.Sessions != 1 || c.Messages != 3 || c.Parts != 10 {
+		t.Fatalf("mirror counts %+v after re-ingest", c)
+	}
+	n, _ := s.Table(TableParts).Count(context.Background(), "")
+	if n != 10 {
+		t.Fatalf("Lance parts = %d, want 10", n)
+	}
+}
+
+// A fork replays its parent's message ids; keyed by session it is stored in full.
+func TestForkSharingMessageIDs(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	upsert(t, s, everyKind("parent"))
+	fork := everyKind("fork")
+	fork[0].Session.ParentSessionID, fork[0].Session.ParentMessageID = "parent", "m2"
+	out := upsert(t, s, fork)
+	if out.Inserted != (Tally{1, 3, 10}) {
+		t.Fatalf("fork: inserted %+v, want all of it", out.Inserted)
+	}
+	tr, err := s.ReadTranscript(context.Background(), "fork")
+	if err != nil || len(tr.Messages) != 3 || tr.Session.ParentMessageID != "m2" {
+		t.Fatalf("fork transcript: %+v, %v", tr, err)
+	}
+}
+
+func TestRelabelKeepsStoredLabels(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	upsert(t, s, everyKind("s1"))
+	again := everyKind("s1")
+	again[0].Session.SourceAgent, again[0].Session.Project = "codex-cli", "/elsewhere"
+	again = append(again, session.Event{Message: &session.Message{SessionID: "s1", ID: "m4", Role: session.RoleUser, Timestamp: base.Add(time.Hour)}})
+	out := upsert(t, s, again)
+	if out.Relabeled != 1 || out.Inserted.Messages != 1 {
+		t.Fatalf("relabeled %d, inserted %+v; want 1 relabel, 1 new message", out.Relabeled, out.Inserted)
+	}
+	var agent, project string
+	s.Mirror().DB().QueryRow(`SELECT source_agent, project FROM messages WHERE message_id = 'm4'`).Scan(&agent, &project)
+	if agent != "claude-code" || project != "/work/proj" {
+		t.Fatalf("new message labelled %s %s, want the stored claude-code /work/proj", agent, project)
+	}
+}
+
+func TestInvalidRowsAreRejectedOneByOne(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	in := everyKind("s1")
+	in[2].Part.Type = "hologram"   // m1/p0: rejected alone
+	in[5].Message.Role = "narrator" // m2: rejected, and its parts with it
+	out := upsert(t, s, in)
+	if out.Rejected != (Tally{0, 1, 8}) || out.Inserted != (Tally{1, 2, 2}) {
+		t.Fatalf("rejected %+v inserted %+v", out.Rejected, out.Inserted)
+	}
+	if !strings.Contains(out.Rows[2].Error, "unknown part type") || !strings.Contains(out.Rows[6].Error, "before its message") {
+		t.Fatalf("errors: %q / %q", out.Rows[2].Error, out.Rows[6].Error)
+	}
+}
+
+func TestEscapingInLanceFilters(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	for _, id := range []string{`it's`, `back\slash`, `50% off`, `日本語`} {
+		upsert(t, s, everyKind(id))
+		tr, err := s.ReadTranscript(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var png []byte
+		for _, p := range tr.Parts["m1"] {
+			if p.ID == "p1" {
+				png = p.Data.Bytes
+			}
+		}
+		if len(png) != 6 {
+			t.Errorf("session %q: file payload %v, want its 6 bytes back from Lance", id, png)
+		}
+	}
+}
+
+func TestReopenMigratesMissingColumns(t *testing.T) {
+	dir := t.TempDir()
+	s := openTestStore(t, dir)
+	upsert(t, s, everyKind("s1"))
+	s.Close()
+	s = openTestStore(t, dir)
+	if n, err := s.Table(TableMessages).Count(context.Background(), "embedding_model IS NULL"); err != nil || n != 3 {
+		t.Fatalf("after reopen: %d, %v", n, err)
+	}
+}
+
+
+// TestLockContention runs a second process that holds the store lock and checks that a writer
+// waits and names the holder, and that TryLock refuses.
+func TestLockContention(t *testing.T) {
+	if os.Getenv("POND_TEST_HOLD_LOCK") != "" {
+		l, err := TryLock(os.Getenv("POND_TEST_HOLD_LOCK"), "lock-holder")
+		if err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		fmt.Println("locked")
+		time.Sleep(1500 * time.Millisecond)
+		l.Release()
+		os.Exit(0)
+	}
+	state := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestLockContention$")
+	cmd.Env = append(os.Environ(), "POND_TEST_HOLD_LOCK="+state)
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 7)
+	if _, err := stdout.Read(buf); err != nil || string(buf) != "locked\n" {
+		t.Fatalf("helper said %q, %v", buf, err)
+	}
+	_, err := TryLock(state, "second")
+	var le *LockedError
+	if !errors.As(err, &le) || le.Holder.Command != "lock-holder" || le.Holder.PID != cmd.Process.Pid {
+		t.Fatalf("TryLock while held: %v, want a LockedError naming the helper", err)
+	}
+	var waitedFor Holder
+	l, err := AcquireLock(context.Background(), state, "second", func(h Holder) { waitedFor = h })
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+	if waitedFor.PID != cmd.Process.Pid {
+		t.Fatalf("waited for %+v, want the helper", waitedFor)
+	}
+	cmd.Wait()
+}
+
+// A holder that dies (SIGKILL) never blocks the next writer.
+func TestLockFreedWhenHolderDies(t *testing.T) {
+	if os.Getenv("POND_TEST_DIE_HOLDING") != "" {
+		TryLock(os.Getenv("POND_TEST_DIE_HOLDING"), "doomed")
+		fmt.Println("locked")
+		time.Sleep(time.Minute)
+	}
+	state := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestLockFreedWhenHolderDies$")
+	cmd.Env = append(os.Environ(), "POND_TEST_DIE_HOLDING="+state)
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Start()
+	buf := make([]byte, 7)
+	stdout.Read(buf)
+	cmd.Process.Kill()
+	cmd.Wait()
+	l, err := TryLock(state, "next")
+	if err != nil {
+		t.Fatalf("after the holder died: %v", err)
+	}
+	l.Release()
+}

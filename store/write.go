@@ -1,0 +1,342 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/user"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/pondhq/pond/session"
+)
+
+// Status is what a write did with one row.
+type Status string
+
+// Row statuses.
+const (
+	Inserted Status = "inserted"
+	Matched  Status = "matched" // already stored; left as it was
+	Rejected Status = "error"
+)
+
+// RowOutcome is the fate of one input event.
+type RowOutcome struct {
+	Index  int          `json:"index"`
+	Kind   session.Kind `json:"kind"`
+	Key    session.Key  `json:"pk"`
+	Status Status       `json:"status"`
+	Error  string       `json:"error,omitempty"`
+}
+
+// Tally counts rows per kind.
+type Tally struct {
+	Sessions int `json:"sessions"`
+	Messages int `json:"messages"`
+	Parts    int `json:"parts"`
+}
+
+func (t *Tally) add(k session.Kind) {
+	switch k {
+	case session.KindSession:
+		t.Sessions++
+	case session.KindMessage:
+		t.Messages++
+	case session.KindPart:
+		t.Parts++
+	}
+}
+
+// Outcome is what one Upsert did.
+type Outcome struct {
+	Rows     []RowOutcome `json:"results"`
+	Inserted Tally        `json:"inserted"`
+	Matched  Tally        `json:"matched"`
+	Rejected Tally        `json:"rejected"`
+	// Relabeled counts stored sessions a re-ingest gave another source_agent or project: the
+	// stored labels are kept (they are immutable) and the new rows are written under them.
+	Relabeled int `json:"relabeled_sessions"`
+	// StaleSearchText counts stored messages that gained searchable text parts in this write;
+	// their search_text is not recomputed.
+	StaleSearchText int `json:"stale_search_text"`
+}
+
+// Stamp is the ingest provenance the store records on every message it inserts, under
+// options.pond.ingest. Callers never supply it; the validator strips any they send.
+type Stamp struct {
+	Adapter     string `json:"adapter,omitempty"`
+	PondVersion string `json:"pond_version,omitempty"`
+}
+
+type hostInfo struct {
+	Username string `json:"username,omitempty"`
+	Hostname string `json:"hostname,omitempty"`
+}
+
+var thisHost = sync.OnceValue(func() hostInfo {
+	var h hostInfo
+	if u, err := user.Current(); err == nil {
+		h.Username = u.Username
+	}
+	h.Hostname, _ = os.Hostname()
+	return h
+})
+
+// Upsert stores events (a stream: a session before its messages, a message before its parts),
+// skipping every key already stored, under the store lock. Messages and parts are committed
+// before sessions, so a crash never marks a session stored before its messages are; the mirror
+// follows in one transaction. Re-running any prefix of a batch converges: no duplicates, no
+// loss. Invalid events are rejected one by one (and with them what depends on them); the rest
+// is stored.
+func (s *Store) Upsert(ctx context.Context, events []session.Event, stamp Stamp) (*Outcome, error) {
+	lock, err := AcquireLock(ctx, s.opts.StateDir, s.opts.Command, func(h Holder) {
+		s.log.Info("store: waiting for the store lock", "holder", h.String())
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	return s.upsertLocked(ctx, events, stamp)
+}
+
+func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp Stamp) (*Outcome, error) {
+	if err := s.catchUp(ctx); err != nil {
+		return nil, fmt.Errorf("store: catch up the mirror: %w", err)
+	}
+	out := &Outcome{Rows: make([]RowOutcome, len(events))}
+	v := session.Validator{MaxValueBytes: s.opts.MaxValueBytes}
+	var sessionIDs []string
+	seenSession := map[string]bool{}
+	for i := range events {
+		e := &events[i]
+		out.Rows[i] = RowOutcome{Index: i, Kind: e.Kind(), Key: e.Key()}
+		if err := v.Check(e); err != nil {
+			out.Rows[i].Status, out.Rows[i].Error = Rejected, err.Error()
+			continue
+		}
+		if id := e.Key().SessionID; !seenSession[id] {
+			seenSession[id] = true
+			sessionIDs = append(sessionIDs, id)
+		}
+	}
+
+	stored, err := s.mirror.Sessions(ctx, sessionIDs)
+	if err != nil {
+		return nil, err
+	}
+	msgKeys, err := s.mirror.MessageKeys(ctx, sessionIDs)
+	if err != nil {
+		return nil, err
+	}
+	partKeys, err := s.mirror.PartKeys(ctx, sessionIDs)
+	if err != nil {
+		return nil, err
+	}
+
+	b := &batch{seq: map[session.Key]int64{}}
+	labels := map[string]sqliteLabels{} // session id -> labels its messages carry
+	relabeled := map[string]bool{}
+	newMsgIndex := map[session.Key]int{} // new messages -> index into b.messages
+	staleMsgs := map[session.Key]bool{}
+	for i := range events {
+		e := &events[i]
+		r := &out.Rows[i]
+		if r.Status == Rejected {
+			continue
+		}
+		switch e.Kind() {
+		case session.KindSession:
+			sess := e.Session
+			if st, ok := stored[sess.ID]; ok {
+				if st.SourceAgent != sess.SourceAgent || st.Project != sess.Project {
+					relabeled[sess.ID] = true
+				}
+				labels[sess.ID] = sqliteLabels{st.SourceAgent, st.Project}
+				r.Status = Matched
+				continue
+			}
+			if _, dup := labels[sess.ID]; dup {
+				r.Status = Matched // repeated in this batch
+				continue
+			}
+			labels[sess.ID] = sqliteLabels{sess.SourceAgent, sess.Project}
+			b.sessions = append(b.sessions, sess)
+			r.Status = Inserted
+		case session.KindMessage:
+			m := e.Message
+			k := e.Key()
+			if msgKeys[m.SessionID][m.ID] {
+				r.Status = Matched
+				continue
+			}
+			if _, dup := newMsgIndex[k]; dup {
+				r.Status = Matched
+				continue
+			}
+			l := labels[m.SessionID]
+			newMsgIndex[k] = len(b.messages)
+			b.messages = append(b.messages, m)
+			b.agent = append(b.agent, l.agent)
+			b.project = append(b.project, l.project)
+			r.Status = Inserted
+		case session.KindPart:
+			p := e.Part
+			if partKeys[p.SessionID][p.MessageID+"\x00"+p.ID] {
+				r.Status = Matched
+				continue
+			}
+			pk := e.Key()
+			if _, dup := b.seq[pk]; dup {
+				r.Status = Matched
+				continue
+			}
+			b.seq[pk] = 0 // placeholder: marks the key as taken in this batch
+			b.parts = append(b.parts, p)
+			mk := session.Key{SessionID: p.SessionID, MessageID: p.MessageID}
+			if _, isNew := newMsgIndex[mk]; !isNew && affectsSearch(p) {
+				staleMsgs[mk] = true
+			}
+			r.Status = Inserted
+		}
+	}
+	out.Relabeled = len(relabeled)
+	for id := range relabeled {
+		s.log.Warn("store: re-ingest disagrees with stored labels; keeping the stored ones", "session", id)
+	}
+	out.StaleSearchText = len(staleMsgs)
+	for _, r := range out.Rows {
+		switch r.Status {
+		case Inserted:
+			out.Inserted.add(r.Kind)
+		case Matched:
+			out.Matched.add(r.Kind)
+		case Rejected:
+			out.Rejected.add(r.Kind)
+		}
+	}
+	if len(b.sessions)+len(b.messages)+len(b.parts) == 0 {
+		return out, nil
+	}
+
+	// Search text of each new message from its parts in this batch.
+	partsOf := map[session.Key][]session.Part{}
+	for _, p := range b.parts {
+		mk := session.Key{SessionID: p.SessionID, MessageID: p.MessageID}
+		if _, ok := newMsgIndex[mk]; ok {
+			partsOf[mk] = append(partsOf[mk], *p)
+		}
+	}
+	b.searchText = make([]string, len(b.messages))
+	ingest := ingestStamp(stamp)
+	for i, m := range b.messages {
+		b.searchText[i] = session.SearchText(m, partsOf[session.Key{SessionID: m.SessionID, MessageID: m.ID}])
+		m.Options = withIngest(m.Options, ingest)
+	}
+	b.body = make([]string, len(b.parts))
+	b.data = make([][]byte, len(b.parts))
+	for i, p := range b.parts {
+		b.body[i], b.data[i] = partBody(p)
+	}
+
+	// Sequence numbers continue after everything the mirror (now equal to Lance) holds.
+	seq, err := s.maxSeq(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range b.messages {
+		seq++
+		b.seq[session.Key{SessionID: m.SessionID, MessageID: m.ID}] = seq
+	}
+	for _, p := range b.parts {
+		seq++
+		b.seq[session.Key{SessionID: p.SessionID, MessageID: p.MessageID, PartID: p.ID}] = seq
+	}
+	for _, ss := range b.sessions {
+		seq++
+		b.seq[session.Key{SessionID: ss.ID}] = seq
+	}
+
+	mem := memory.DefaultAllocator
+	for _, w := range []struct {
+		table string
+		n     int
+		build func(memory.Allocator) arrow.Record
+	}{
+		{TableMessages, len(b.messages), b.messageRecord},
+		{TableParts, len(b.parts), b.partRecord},
+		{TableSessions, len(b.sessions), b.sessionRecord},
+	} {
+		if w.n == 0 {
+			continue
+		}
+		rec := w.build(mem)
+		err := s.tables[w.table].Append(ctx, rec)
+		rec.Release()
+		if err != nil {
+			return nil, fmt.Errorf("store: append %d rows to %s: %w", w.n, w.table, err)
+		}
+	}
+	if err := s.mirror.Apply(ctx, b.mirrorRows()); err != nil {
+		return nil, fmt.Errorf("store: mirror: %w", err)
+	}
+	// The mirror now reflects exactly these Lance versions.
+	for _, name := range tableNames {
+		v, err := s.tables[name].Version(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.versions[name] = v
+	}
+	return out, nil
+}
+
+type sqliteLabels struct{ agent, project string }
+
+// affectsSearch reports whether a part contributes to its message's search text.
+func affectsSearch(p *session.Part) bool {
+	return p.Provenance == session.Conversational && (p.Type == session.PartText || p.Type == session.PartFile)
+}
+
+func (s *Store) maxSeq(ctx context.Context) (int64, error) {
+	var max int64
+	for _, name := range tableNames {
+		m, err := s.mirror.Watermark(ctx, name)
+		if err != nil {
+			return 0, err
+		}
+		if m > max {
+			max = m
+		}
+	}
+	return max, nil
+}
+
+func ingestStamp(st Stamp) json.RawMessage {
+	b, _ := json.Marshal(struct {
+		Host        hostInfo `json:"host"`
+		At          string   `json:"at"`
+		Adapter     string   `json:"adapter,omitempty"`
+		PondVersion string   `json:"pond_version,omitempty"`
+	}{thisHost(), time.Now().UTC().Format(time.RFC3339Nano), st.Adapter, st.PondVersion})
+	return b
+}
+
+// withIngest returns o with options.pond.ingest set to stamp, keeping other pond keys.
+func withIngest(o session.Options, stamp json.RawMessage) session.Options {
+	o = o.Clone()
+	if o == nil {
+		o = session.Options{}
+	}
+	pond := map[string]json.RawMessage{}
+	if raw, ok := o["pond"]; ok {
+		_ = json.Unmarshal(raw, &pond)
+	}
+	pond["ingest"] = stamp
+	o["pond"], _ = json.Marshal(pond)
+	return o
+}
