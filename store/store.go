@@ -28,7 +28,7 @@ type Options struct {
 	// Lance tunes the Lance tables (read consistency, cache sizes).
 	Lance lance.Options
 	// Stamp is the ingest provenance stamped on new messages.
-	Stamp Stamp
+	Stamp  Stamp
 	Logger *slog.Logger
 }
 

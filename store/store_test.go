@@ -210,7 +210,7 @@ func TestRelabelKeepsStoredLabels(t *testing.T) {
 func TestInvalidRowsAreRejectedOneByOne(t *testing.T) {
 	s := openTestStore(t, t.TempDir())
 	in := everyKind("s1")
-	in[2].Part.Type = "hologram"   // m1/p0: rejected alone
+	in[2].Part.Type = "hologram"    // m1/p0: rejected alone
 	in[5].Message.Role = "narrator" // m2: rejected, and its parts with it
 	out := upsert(t, s, in)
 	if out.Rejected != (Tally{0, 1, 8}) || out.Inserted != (Tally{1, 2, 2}) {
@@ -251,7 +251,6 @@ func TestReopenMigratesMissingColumns(t *testing.T) {
 		t.Fatalf("after reopen: %d, %v", n, err)
 	}
 }
-
 
 // TestLockContention runs a second process that holds the store lock and checks that a writer
 // waits and names the holder, and that TryLock refuses.

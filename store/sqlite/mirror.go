@@ -140,7 +140,7 @@ func (m *Mirror) Watermark(ctx context.Context, table string) (int64, error) {
 // JSON is text.
 type SessionRow struct {
 	SessionID, ParentSessionID, ParentMessageID, SourceAgent, CreatedAt, Project, Options string
-	IngestSeq                                                                              int64
+	IngestSeq                                                                             int64
 }
 
 // MessageRow is a messages row.
@@ -152,13 +152,13 @@ type MessageRow struct {
 
 // PartRow is a parts row.
 type PartRow struct {
-	SessionID, MessageID, ID    string
-	Ordinal                     int
-	Type, Provenance            string
-	ToolName, CallID            string
-	IsFailure                   *bool
-	VariantData, Options        string
-	IngestSeq                   int64
+	SessionID, MessageID, ID string
+	Ordinal                  int
+	Type, Provenance         string
+	ToolName, CallID         string
+	IsFailure                *bool
+	VariantData, Options     string
+	IngestSeq                int64
 }
 
 // Rows are rows of the three tables to apply together.
