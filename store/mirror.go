@@ -1,0 +1,150 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/pondhq/pond/store/lance"
+	"github.com/pondhq/pond/store/sqlite"
+)
+
+// RebuildMirror recreates the SQLite mirror from Lance, under the store lock. The old mirror is
+// kept until the new one is complete.
+func (s *Store) RebuildMirror(ctx context.Context) (sqlite.Counts, error) {
+	lock, err := AcquireLock(ctx, s.opts.StateDir, s.opts.Command, nil)
+	if err != nil {
+		return sqlite.Counts{}, err
+	}
+	defer lock.Release()
+	path := s.MirrorPath()
+	fresh := path + ".rebuild"
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(fresh + suffix)
+	}
+	m, err := sqlite.OpenMirror(ctx, fresh)
+	if err != nil {
+		return sqlite.Counts{}, err
+	}
+	old := s.mirror
+	s.mirror = m
+	s.versions = map[string]uint64{}
+	if err := s.catchUp(ctx); err != nil {
+		s.mirror = old
+		m.Close()
+		return sqlite.Counts{}, err
+	}
+	counts, err := m.Counts(ctx)
+	if err != nil {
+		return counts, err
+	}
+	old.Close()
+	m.Close()
+	for _, suffix := range []string{"-wal", "-shm"} {
+		os.Remove(path + suffix)
+	}
+	if err := os.Rename(fresh, path); err != nil {
+		return counts, fmt.Errorf("store: install rebuilt mirror: %w", err)
+	}
+	if s.mirror, err = sqlite.OpenMirror(ctx, path); err != nil {
+		return counts, err
+	}
+	return counts, nil
+}
+
+// Drift is how the mirror differs from Lance.
+type Drift struct {
+	Table         string   `json:"table"`
+	Lance         int64    `json:"lance_rows"`
+	Mirror        int64    `json:"mirror_rows"`
+	MissingMirror []string `json:"missing_in_mirror,omitempty"` // keys in Lance only (first few)
+	MissingLance  []string `json:"missing_in_lance,omitempty"`  // keys in the mirror only (first few)
+	Duplicates    []string `json:"duplicate_keys,omitempty"`    // keys stored more than once in Lance
+}
+
+// OK reports whether the table has no drift.
+func (d Drift) OK() bool {
+	return d.Lance == d.Mirror && len(d.MissingMirror)+len(d.MissingLance)+len(d.Duplicates) == 0
+}
+
+var keyColumns = map[string][]string{
+	TableSessions: {"id"},
+	TableMessages: {"session_id", "id"},
+	TableParts:    {"session_id", "message_id", "id"},
+}
+
+var mirrorKeySQL = map[string]string{
+	TableSessions: `SELECT session_id FROM sessions`,
+	TableMessages: `SELECT session_id || char(0) || message_id FROM messages`,
+	TableParts:    `SELECT session_id || char(0) || message_id || char(0) || id FROM parts`,
+}
+
+// Verify compares the keys of every table in Lance and in the mirror.
+func (s *Store) Verify(ctx context.Context) ([]Drift, error) {
+	var out []Drift
+	for _, name := range tableNames {
+		d := Drift{Table: name}
+		lanceKeys := map[string]int{}
+		err := s.tables[name].Scan(ctx, lance.Query{Columns: keyColumns[name], BatchRows: 8192}, func(r arrow.Record) error {
+			cols := make([]*array.String, r.NumCols())
+			for i := range cols {
+				cols[i] = r.Column(i).(*array.String)
+			}
+			for i := 0; i < int(r.NumRows()); i++ {
+				k := cols[0].Value(i)
+				for _, c := range cols[1:] {
+					k += "\x00" + c.Value(i)
+				}
+				lanceKeys[k]++
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		for k, n := range lanceKeys {
+			d.Lance += int64(n)
+			if n > 1 {
+				d.Duplicates = appendFew(d.Duplicates, k)
+			}
+		}
+		rows, err := s.mirror.DB().QueryContext(ctx, mirrorKeySQL[name])
+		if err != nil {
+			return nil, err
+		}
+		seen := map[string]bool{}
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			d.Mirror++
+			seen[k] = true
+			if lanceKeys[k] == 0 {
+				d.MissingLance = appendFew(d.MissingLance, k)
+			}
+		}
+		rows.Close()
+		for k := range lanceKeys {
+			if !seen[k] {
+				d.MissingMirror = appendFew(d.MissingMirror, k)
+			}
+		}
+		slices.Sort(d.MissingMirror)
+		slices.Sort(d.MissingLance)
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+func appendFew(list []string, k string) []string {
+	if len(list) < 10 {
+		list = append(list, k)
+	}
+	return list
+}
