@@ -1,0 +1,642 @@
+package codex
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/adapters/jsonl"
+	"github.com/pondhq/pond/session"
+)
+
+// maxHeader is how many records a read holds back at the start of a file while the session's
+// project is still unknown (a session_meta without cwd, a legacy header); the session is then
+// decided with what was found.
+const maxHeader = 64
+
+// maxCalls bounds the tool calls remembered between a call and its output (for the result's
+// tool name and the failure an end event reported).
+const maxCalls = 256
+
+// unknownProject is the project of a session that recorded no working directory anywhere.
+const unknownProject = "unknown"
+
+// state is the parse state a resumed read needs, kept in Cursor.State.
+type state struct {
+	// Session is the session as decided from the file's first records; nil until then. A
+	// resumed read re-emits it before its first new message.
+	Session *session.Session `json:"session,omitempty"`
+	// Last is the time of the last record that had one; a record without one takes it.
+	Last time.Time `json:"last,omitzero"`
+	// Calls are tool calls whose output has not been read yet, oldest first.
+	Calls []call `json:"calls,omitempty"`
+	// Seen holds a 4-byte digest of every message id assigned so far, so that a resumed read
+	// gives a repeated id the same -2, -3 … suffix a whole read gives it. A digest collision
+	// only adds a suffix; it never reuses an id.
+	Seen []byte `json:"seen,omitempty"`
+}
+
+// call is a tool call awaiting its output.
+type call struct {
+	ID     string `json:"id"`
+	Name   string `json:"name,omitempty"`
+	Failed bool   `json:"failed,omitempty"`
+}
+
+// Read implements adapters.Adapter. A plain rollout is read incrementally; a compressed one is
+// decompressed and read whole whenever it changed (Codex compresses only finished rollouts).
+func (*Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source, cur adapters.Cursor, out adapters.Emitter) (adapters.Cursor, error) {
+	p := &parser{ctx: ctx, src: src, out: out, seen: map[uint32]bool{}, suffix: map[string]int{}, drift: map[string]bool{}}
+	if strings.HasSuffix(src.Path, ".zst") {
+		return p.readCompressed()
+	}
+	return p.readPlain(cur)
+}
+
+func (p *parser) readPlain(cur adapters.Cursor) (adapters.Cursor, error) {
+	jf, err := jsonl.Open(p.src.Path, cur)
+	if err != nil {
+		return adapters.Cursor{}, fmt.Errorf("codex: %w", err)
+	}
+	if jf.Resumed() && p.restore(cur.State) != nil {
+		// Not a cursor this adapter wrote: start over.
+		jf.Close()
+		p.st, p.seen = state{}, map[uint32]bool{}
+		if jf, err = jsonl.Open(p.src.Path, adapters.Cursor{}); err != nil {
+			return adapters.Cursor{}, fmt.Errorf("codex: %w", err)
+		}
+	}
+	defer jf.Close()
+	next, err := jf.Lines(p.ctx, p.line)
+	if err == nil {
+		err = p.finish()
+	}
+	if err != nil {
+		return adapters.Cursor{}, fmt.Errorf("codex: %w", err)
+	}
+	next.Stamp = p.src.Stamp
+	if next.State, err = json.Marshal(p.st); err != nil {
+		return adapters.Cursor{}, fmt.Errorf("codex: read %s: %w", p.src.Path, err)
+	}
+	return next, nil
+}
+
+func (p *parser) readCompressed() (adapters.Cursor, error) {
+	f, err := os.Open(p.src.Path)
+	if err != nil {
+		return adapters.Cursor{}, fmt.Errorf("codex: %w", err)
+	}
+	defer f.Close()
+	dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return adapters.Cursor{}, fmt.Errorf("codex: read %s: %w", p.src.Path, err)
+	}
+	defer dec.Close()
+	err = jsonl.Each(p.ctx, pathReader{dec, p.src.Path}, p.line)
+	if err == nil {
+		err = p.finish()
+	}
+	if err != nil {
+		return adapters.Cursor{}, fmt.Errorf("codex: %w", err)
+	}
+	return adapters.Cursor{Stamp: p.src.Stamp}, nil
+}
+
+// pathReader names the file in the errors of a decompressing reader.
+type pathReader struct {
+	r    io.Reader
+	path string
+}
+
+func (r pathReader) Read(b []byte) (int, error) {
+	n, err := r.r.Read(b)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("read %s: %w", r.path, err)
+	}
+	return n, err
+}
+
+// restore loads a cursor's state.
+func (p *parser) restore(raw json.RawMessage) error {
+	if len(raw) == 0 {
+		return errors.New("no state")
+	}
+	if err := json.Unmarshal(raw, &p.st); err != nil {
+		return err
+	}
+	if len(p.st.Seen)%4 != 0 {
+		return errors.New("seen set is not whole digests")
+	}
+	for i := 0; i < len(p.st.Seen); i += 4 {
+		p.seen[binary.LittleEndian.Uint32(p.st.Seen[i:])] = true
+	}
+	return nil
+}
+
+// parser turns one source's lines into events.
+type parser struct {
+	ctx     context.Context
+	src     adapters.Source
+	out     adapters.Emitter
+	st      state
+	seen    map[uint32]bool // st.Seen as a set
+	suffix  map[string]int  // the next suffix to try for an id already repeated in this read
+	emitted bool            // the session was emitted in this read
+	pending []record        // records held back until the session is decided
+	hdr     header
+	drift   map[string]bool // Unknown reports made in this read
+}
+
+// record is one parsed line.
+type record struct {
+	raw []byte
+	no  int
+	obj object
+}
+
+func (p *parser) at(no int) adapters.Location { return adapters.Location{Path: p.src.Path, Line: no} }
+
+// unknown reports format drift once per read.
+func (p *parser) unknown(no int, what string) {
+	if p.drift[what] {
+		return
+	}
+	p.drift[what] = true
+	p.out.Unknown(p.at(no), what)
+}
+
+// line handles one JSONL line.
+func (p *parser) line(raw []byte, no int) error {
+	var obj object
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		p.out.Malformed(p.at(no), fmt.Errorf("codex: %w", err))
+		return nil
+	}
+	if obj == nil {
+		p.out.Malformed(p.at(no), errors.New("codex: record is not a JSON object"))
+		return nil
+	}
+	r := record{raw: bytes.Clone(raw), no: no, obj: obj}
+	if p.st.Session == nil {
+		p.pending = append(p.pending, r)
+		p.hdr.scan(r)
+		if p.hdr.ready() || len(p.pending) >= maxHeader {
+			return p.flush()
+		}
+		return nil
+	}
+	return p.record(r)
+}
+
+// finish decides the session when the read ended while records were held back.
+func (p *parser) finish() error {
+	if p.st.Session == nil && len(p.pending) > 0 {
+		return p.flush()
+	}
+	return nil
+}
+
+// flush decides the session and handles the records held back.
+func (p *parser) flush() error {
+	p.decide()
+	pending := p.pending
+	p.pending = nil
+	for _, r := range pending {
+		if err := p.record(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// header is what the first records say about the session.
+type header struct {
+	count     int
+	firstLine int
+	firstTime time.Time
+	meta      object // the first session_meta payload, or a legacy header line
+	metaLine  int
+	metaTime  time.Time // the session_meta line's own timestamp
+	turnCwd   string    // the first turn_context cwd
+	envCwd    string    // the <cwd> of the first <environment_context>
+}
+
+func (h *header) scan(r record) {
+	h.count++
+	ts := parseTime(r.obj["timestamp"])
+	if h.count == 1 {
+		h.firstLine = r.no
+	}
+	if h.firstTime.IsZero() {
+		h.firstTime = ts
+	}
+	typ := strOf(r.obj, "type")
+	payload, enveloped := envelope(r.obj)
+	switch {
+	case enveloped && typ == "session_meta":
+		if m := parseObject(payload); m != nil && h.meta == nil {
+			h.meta, h.metaLine, h.metaTime = m, r.no, ts
+		}
+	case enveloped && typ == "turn_context":
+		if h.turnCwd == "" {
+			h.turnCwd = strOf(parseObject(payload), "cwd")
+		}
+	case enveloped && typ == "response_item":
+		if h.envCwd == "" {
+			h.envCwd = environmentCwd(parseObject(payload))
+		}
+	case !enveloped && h.count == 1 && isLegacyHeader(r.obj):
+		h.meta, h.metaLine, h.metaTime = r.obj, r.no, ts
+	case !enveloped && typ == "message":
+		if h.envCwd == "" {
+			h.envCwd = environmentCwd(r.obj)
+		}
+	}
+}
+
+func (h *header) cwd() string {
+	if cwd := strOf(h.meta, "cwd"); cwd != "" {
+		return cwd
+	}
+	if h.turnCwd != "" {
+		return h.turnCwd
+	}
+	return h.envCwd
+}
+
+// ready reports whether the session can be decided before the read ends.
+func (h *header) ready() bool { return h.meta != nil && h.cwd() != "" }
+
+// envelope returns a RolloutLine's payload; ok is false for an un-enveloped (≤0.30) line.
+func envelope(o object) (payload json.RawMessage, ok bool) {
+	payload, ok = o["payload"]
+	if !ok {
+		return nil, false
+	}
+	if _, ok := str(o["type"]); !ok {
+		return nil, false
+	}
+	return payload, true
+}
+
+// isLegacyHeader reports whether an un-enveloped line is the session metadata that rollouts of
+// 0.30 and before start with: {"id", "timestamp", "instructions"?, "git"?}.
+func isLegacyHeader(o object) bool {
+	if _, ok := o["type"]; ok {
+		return false
+	}
+	_, hasTime := o["timestamp"]
+	return strOf(o, "id") != "" && hasTime
+}
+
+// environmentCwd is the <cwd> inside an <environment_context> of a user or developer message.
+func environmentCwd(item object) string {
+	if role := strOf(item, "role"); role != "user" && role != "developer" {
+		return ""
+	}
+	for _, c := range parseArray(item["content"]) {
+		text := strOf(parseObject(c), "text")
+		_, ctx, ok := strings.Cut(text, "<environment_context>")
+		if !ok {
+			continue
+		}
+		_, rest, ok := strings.Cut(ctx, "<cwd>")
+		if !ok {
+			continue
+		}
+		if cwd, _, ok := strings.Cut(rest, "</cwd>"); ok && strings.TrimSpace(cwd) != "" {
+			return strings.TrimSpace(cwd)
+		}
+	}
+	return ""
+}
+
+// decide fixes the session from the header records.
+func (p *parser) decide() {
+	h := &p.hdr
+	meta := h.meta
+	fid := fileID(p.src.Path)
+	id := strOf(meta, "id")
+	var mismatch json.RawMessage
+	switch {
+	case id != "":
+		if fid != "" && !strings.EqualFold(id, fid) {
+			p.unknown(h.metaLine, fmt.Sprintf("session_meta id %q differs from the file name's %q; kept the session_meta id", id, fid))
+			mismatch = jsonString(fid)
+		}
+	case meta != nil:
+		id = fid
+		p.unknown(h.metaLine, "session_meta without an id: the session id comes from the file name")
+	default:
+		id = fid
+		p.unknown(h.firstLine, "no session_meta: the session id comes from the file name")
+	}
+	if id == "" {
+		id = fileStem(p.src.Path)
+	}
+
+	project := h.cwd()
+	if project == "" {
+		project = unknownProject
+		p.unknown(h.firstLine, `no cwd recorded: the project is "unknown"`)
+	}
+
+	created := parseTime(meta["timestamp"])
+	for _, t := range []time.Time{h.metaTime, h.firstTime, fileTime(p.src.Path), p.src.ModTime} {
+		if !created.IsZero() {
+			break
+		}
+		created = t
+	}
+	if created.IsZero() {
+		if fi, err := os.Stat(p.src.Path); err == nil {
+			created = fi.ModTime()
+		} else {
+			created = time.Unix(0, 0)
+		}
+	}
+
+	parent, sub := lineage(meta, id)
+	s := &session.Session{ID: id, ParentSessionID: parent, SourceAgent: Name, Project: project, CreatedAt: created}
+	if sub {
+		s.SourceAgent = subagentKind
+	}
+	if meta != nil || mismatch != nil {
+		fields := make([]field, 0, len(metaFacts)+1)
+		for _, k := range metaFacts {
+			if v := meta[k]; !isNull(v) {
+				fields = append(fields, field{k, v})
+			}
+		}
+		fields = append(fields, field{"file_name_id", mismatch})
+		if src := objectJSON(fields...); len(src) > 2 {
+			s.Options = session.Options{"source": src}
+		}
+	}
+	p.st.Session = s
+}
+
+// metaFacts are the session_meta keys copied into the session's options.source (the whole line,
+// instructions included, is the first system message).
+var metaFacts = []string{
+	"originator", "cli_version", "source", "thread_source", "model_provider", "session_id",
+	"forked_from_id", "parent_thread_id", "agent_nickname", "agent_role", "agent_path",
+	"history_mode", "memory_mode", "multi_agent_version", "git",
+}
+
+// lineage reads a session_meta's parent: the parent thread of a sub-agent, else the thread a
+// fork was forked from. sub reports a sub-agent (source.subagent).
+func lineage(meta object, id string) (parent string, sub bool) {
+	if meta == nil {
+		return "", false
+	}
+	var spawnedBy string
+	if src := parseObject(meta["source"]); src != nil {
+		if raw, ok := src["subagent"]; ok {
+			sub = true
+			if spawn := parseObject(parseObject(raw)["thread_spawn"]); spawn != nil {
+				spawnedBy = strOf(spawn, "parent_thread_id")
+			}
+		}
+	}
+	fork, thread := strOf(meta, "forked_from_id"), strOf(meta, "parent_thread_id")
+	candidates := []string{fork, thread}
+	if sub {
+		candidates = []string{thread, spawnedBy, fork}
+	}
+	for _, c := range candidates {
+		if c != "" && c != id {
+			return c, sub
+		}
+	}
+	return "", sub
+}
+
+// fileTime is the local time in a rollout's file name; zero when there is none.
+func fileTime(path string) time.Time {
+	name, ok := strings.CutPrefix(fileStem(path), "rollout-")
+	if !ok || len(name) < len("2006-01-02T15-04-05") {
+		return time.Time{}
+	}
+	t, err := time.ParseInLocation("2006-01-02T15-04-05", name[:len("2006-01-02T15-04-05")], time.Local)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// envelopeKeys are the keys a RolloutLine may have.
+var envelopeKeys = map[string]bool{"timestamp": true, "type": true, "payload": true, "ordinal": true, "metadata": true}
+
+// record handles one record once the session is decided.
+func (p *parser) record(r record) error {
+	ts := parseTime(r.obj["timestamp"])
+	if ts.IsZero() {
+		ts = p.st.Last
+		if ts.IsZero() {
+			ts = p.st.Session.CreatedAt
+		}
+	} else {
+		p.st.Last = ts
+	}
+	typ := strOf(r.obj, "type")
+	payload, enveloped := envelope(r.obj)
+	if !enveloped {
+		return p.bare(r, ts, typ)
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.obj)) {
+		if !envelopeKeys[k] {
+			p.unknown(r.no, "record key "+strconv.Quote(k))
+		}
+	}
+	switch typ {
+	case "response_item":
+		item := parseObject(payload)
+		if item == nil {
+			p.unknown(r.no, "response_item payload that is not an object")
+			return p.system(r, ts, "")
+		}
+		return p.item(r, ts, item)
+	case "event_msg":
+		p.event(parseObject(payload))
+		return p.system(r, ts, "")
+	case "compacted":
+		return p.system(r, ts, strOf(parseObject(payload), "message"))
+	case "session_meta", "turn_context", "world_state", "token_usage_record",
+		"inter_agent_communication", "inter_agent_communication_metadata":
+		return p.system(r, ts, "")
+	}
+	p.unknown(r.no, "record type "+strconv.Quote(typ))
+	return p.system(r, ts, "")
+}
+
+// bare handles an un-enveloped line: the legacy header, a legacy state line or a bare item.
+func (p *parser) bare(r record, ts time.Time, typ string) error {
+	switch {
+	case typ != "":
+		return p.item(r, ts, r.obj)
+	case isLegacyHeader(r.obj):
+		return p.system(r, ts, "")
+	case strOf(r.obj, "record_type") != "":
+		return p.system(r, ts, "")
+	}
+	p.unknown(r.no, "record without a type")
+	return p.system(r, ts, "")
+}
+
+// system emits a record that carries no conversation as a system message.
+func (p *parser) system(r record, ts time.Time, content string) error {
+	return p.emit(r, recBase(r.raw), session.RoleSystem, ts, content)
+}
+
+// emit emits one record's message and its parts, the session first when this read has not.
+func (p *parser) emit(r record, base string, role session.Role, ts time.Time, content string, parts ...session.Part) error {
+	sid := p.st.Session.ID
+	if !p.emitted {
+		s := *p.st.Session
+		s.Options = s.Options.Clone()
+		if err := p.out.Event(session.Event{Session: &s}); err != nil {
+			return fmt.Errorf("%s line %d: %w", p.src.Path, r.no, err)
+		}
+		p.emitted = true
+	}
+	id := p.assign(base)
+	m := &session.Message{
+		SessionID: sid, ID: id, Role: role, Timestamp: ts, Content: content,
+		Options: session.Options{"source": sourceJSON(r.raw, r.no)},
+	}
+	if err := p.out.Event(session.Event{Message: m}); err != nil {
+		return fmt.Errorf("%s line %d: %w", p.src.Path, r.no, err)
+	}
+	for i := range parts {
+		part := parts[i]
+		part.SessionID, part.MessageID = sid, id
+		part.ID = id + ":" + strconv.Itoa(i)
+		part.Ordinal = i
+		if err := p.out.Event(session.Event{Part: &part}); err != nil {
+			return fmt.Errorf("%s line %d: %w", p.src.Path, r.no, err)
+		}
+	}
+	return nil
+}
+
+// assign gives a record its message id: base, or base-2, base-3 … when taken.
+func (p *parser) assign(base string) string {
+	id := base
+	n := max(2, p.suffix[base])
+	for p.seen[idHash(id)] {
+		id = base + "-" + strconv.Itoa(n)
+		n++
+	}
+	if n > 2 {
+		p.suffix[base] = n // the suffixes below n are taken: start there next time
+	}
+	h := idHash(id)
+	p.seen[h] = true
+	p.st.Seen = binary.LittleEndian.AppendUint32(p.st.Seen, h)
+	return id
+}
+
+// addCall remembers a tool call until its output. A call id met again (a test model reuses
+// them) starts afresh: a late end event of the earlier call does not fail this one.
+func (p *parser) addCall(id, name string) {
+	if id == "" {
+		return
+	}
+	for i := range p.st.Calls {
+		if p.st.Calls[i].ID == id {
+			p.st.Calls[i] = call{ID: id, Name: name}
+			return
+		}
+	}
+	p.st.Calls = append(p.st.Calls, call{ID: id, Name: name})
+	p.trimCalls()
+}
+
+// trimCalls forgets the oldest calls beyond maxCalls.
+func (p *parser) trimCalls() {
+	if n := len(p.st.Calls); n > maxCalls {
+		p.st.Calls = append(p.st.Calls[:0], p.st.Calls[n-maxCalls:]...)
+	}
+}
+
+// callFailed records that a call's end event reported a failure.
+func (p *parser) callFailed(id string) {
+	if id == "" {
+		return
+	}
+	for i := range p.st.Calls {
+		if p.st.Calls[i].ID == id {
+			p.st.Calls[i].Failed = true
+			return
+		}
+	}
+	p.st.Calls = append(p.st.Calls, call{ID: id, Failed: true})
+	p.trimCalls()
+}
+
+// takeCall forgets a call as its output arrives and returns what was known of it.
+func (p *parser) takeCall(id string) call {
+	for i := range p.st.Calls {
+		if p.st.Calls[i].ID == id {
+			c := p.st.Calls[i]
+			p.st.Calls = append(p.st.Calls[:i], p.st.Calls[i+1:]...)
+			return c
+		}
+	}
+	return call{}
+}
+
+// event notes the failures end events report for the tool call they name; the output item
+// that carries the result usually follows them.
+func (p *parser) event(ev object) {
+	switch strOf(ev, "type") {
+	case "exec_command_end":
+		if n, ok := intOf(ev, "exit_code"); ok && n != 0 {
+			p.callFailed(strOf(ev, "call_id"))
+		}
+	case "patch_apply_end", "dynamic_tool_call_response":
+		if ok, known := boolOf(ev, "success"); known && !ok {
+			p.callFailed(strOf(ev, "call_id"))
+		}
+	case "mcp_tool_call_end":
+		res := parseObject(ev["result"])
+		if _, isErr := res["Err"]; isErr {
+			p.callFailed(strOf(ev, "call_id"))
+		} else if v, _ := boolOf(parseObject(res["Ok"]), "isError"); v {
+			p.callFailed(strOf(ev, "call_id"))
+		}
+	case "item_completed":
+		item := parseObject(ev["item"])
+		failed := strOf(item, "status") == "failed"
+		switch strOf(item, "type") {
+		case "CommandExecution":
+			if n, ok := intOf(item, "exit_code"); ok && n != 0 {
+				failed = true
+			}
+		case "McpToolCall":
+			if v, _ := boolOf(parseObject(item["result"]), "isError"); v {
+				failed = true
+			}
+		case "FileChange":
+		default:
+			return
+		}
+		if failed {
+			p.callFailed(strOf(item, "id"))
+		}
+	}
+}
