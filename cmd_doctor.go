@@ -161,17 +161,49 @@ func probeLance(ctx context.Context) error {
 	return lance.Probe(ctx, dir)
 }
 
+// verifyStore compares the mirror with Lance and adds a check per table.
+func verifyStore(ctx context.Context, r *Report) {
+	s, err := openStore(ctx, "pond doctor --verify")
+	if err != nil {
+		r.Checks = append(r.Checks, Check{Name: "store", Detail: err.Error(), Fix: "check --data-dir / POND_DATA_DIR"})
+		r.OK = false
+		return
+	}
+	defer s.Close()
+	drift, err := s.Verify(ctx)
+	if err != nil {
+		r.Checks = append(r.Checks, Check{Name: "store", Detail: err.Error()})
+		r.OK = false
+		return
+	}
+	for _, d := range drift {
+		c := Check{Name: "mirror " + d.Table, OK: d.OK(), Detail: fmt.Sprintf("%d rows in Lance, %d in the mirror", d.Lance, d.Mirror)}
+		if !d.OK() {
+			c.Detail += fmt.Sprintf("; %d+ missing from the mirror, %d+ missing from Lance, %d+ duplicate keys",
+				len(d.MissingMirror), len(d.MissingLance), len(d.Duplicates))
+			c.Fix = "pond mirror rebuild"
+		}
+		r.Checks = append(r.Checks, c)
+		r.OK = r.OK && c.OK
+	}
+}
+
 func newDoctorCmd() *cobra.Command {
 	var format string
+	var verify bool
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check every part Pond needs and say how to fix what is missing",
 		Long: `doctor checks the native library (Lance), ONNX Runtime, the tokenizer and SQLite by
 using each for real, prints their versions, and for each missing or broken part the exact
-command that fixes it. It exits non-zero when something is missing.`,
+command that fixes it. With --verify it also compares the SQL mirror with the Lance tables
+(counts and keys) and reports drift. It exits non-zero when something is missing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r := collectReport(cmd.Context(), true)
+			if verify {
+				verifyStore(cmd.Context(), &r)
+			}
 			if err := render(cmd.OutOrStdout(), format, r, r.text); err != nil {
 				return err
 			}
@@ -182,5 +214,6 @@ command that fixes it. It exits non-zero when something is missing.`,
 		},
 	}
 	addFormatFlag(cmd, &format)
+	cmd.Flags().BoolVar(&verify, "verify", false, "also compare the SQLite mirror with the Lance tables, key by key")
 	return cmd
 }

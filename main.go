@@ -59,6 +59,7 @@ Start with:
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCmd(), newDoctorCmd())
+	addGlobalFlags(root)
+	root.AddCommand(newVersionCmd(), newDoctorCmd(), newExportCmd(), newImportCmd(), newMirrorCmd())
 	return root
 }
