@@ -55,11 +55,14 @@ OpenCode, Pi, …) in one local archive, after the agents themselves purge them,
 people and agents find prior work again.
 
 Start with:
-  pond doctor      check that every part Pond needs is installed`,
+  pond doctor      check that every part Pond needs is installed
+  pond sync        capture the sessions your agents have written
+  pond status      see what the archive holds`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	addGlobalFlags(root)
-	root.AddCommand(newVersionCmd(), newDoctorCmd(), newExportCmd(), newImportCmd(), newMirrorCmd())
+	root.AddCommand(newVersionCmd(), newDoctorCmd(), newSyncCmd(), newStatusCmd(), newAdaptersCmd(), newConsentCmd(),
+		newConfigCmd(), newExportCmd(), newImportCmd(), newMirrorCmd())
 	return root
 }

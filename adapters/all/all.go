@@ -1,0 +1,38 @@
+// Package all lists every adapter Pond ships, explicitly: adding an agent means one import and
+// one line here.
+package all
+
+import (
+	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/adapters/claudecode"
+	"github.com/pondhq/pond/adapters/codex"
+	"github.com/pondhq/pond/adapters/pi"
+)
+
+// Adapters returns one instance of each adapter, in a stable order.
+func Adapters() []adapters.Adapter {
+	return []adapters.Adapter{
+		claudecode.Adapter{},
+		codex.New(),
+		pi.New(),
+	}
+}
+
+// ByName finds an adapter by its name ("claude-code", "codex-cli", …).
+func ByName(name string) (adapters.Adapter, bool) {
+	for _, a := range Adapters() {
+		if a.Name() == name {
+			return a, true
+		}
+	}
+	return nil, false
+}
+
+// Names lists every adapter's name.
+func Names() []string {
+	var out []string
+	for _, a := range Adapters() {
+		out = append(out, a.Name())
+	}
+	return out
+}

@@ -1,0 +1,371 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pondhq/pond/adapters/all"
+	"github.com/pondhq/pond/daemon/capture"
+	"github.com/pondhq/pond/daemon/config"
+)
+
+// AdapterInfo is one adapter as `pond adapters list` shows it.
+type AdapterInfo struct {
+	Name       string   `json:"name"`
+	Configured bool     `json:"configured"`
+	Enabled    bool     `json:"enabled"`
+	Path       string   `json:"path,omitempty"`
+	Found      []string `json:"found,omitempty"` // default roots that exist here
+	Restore    bool     `json:"can_restore"`
+}
+
+func adapterInfos(cfg *config.Config) []AdapterInfo {
+	env := captureEnv()
+	var out []AdapterInfo
+	for _, a := range all.Adapters() {
+		e, ok := cfg.Adapters[a.Name()]
+		out = append(out, AdapterInfo{Name: a.Name(), Configured: ok, Enabled: ok && e.Enabled, Path: e.Path,
+			Found: existingRoots(a, env), Restore: a.Capabilities().Restore})
+	}
+	return out
+}
+
+// editConfig loads the config, applies f and saves it. Without a daemon this process is the
+// config's only writer; the daemon route replaces this in one place.
+func editConfig(f func(*config.Config) error) (*config.Config, string, error) {
+	d, err := resolveDirs()
+	if err != nil {
+		return nil, "", err
+	}
+	cfg, _, err := config.Load(d.ConfigFile.Path)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := f(cfg); err != nil {
+		return nil, "", err
+	}
+	return cfg, d.ConfigFile.Path, cfg.Save(d.ConfigFile.Path)
+}
+
+func newAdaptersCmd() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "adapters",
+		Short: "List, discover, enable and disable the agents Pond captures",
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "Show every adapter: configured, enabled, and where its data was found",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			d, err := resolveDirs()
+			if err != nil {
+				return err
+			}
+			cfg, _, err := config.Load(d.ConfigFile.Path)
+			if err != nil {
+				return err
+			}
+			infos := adapterInfos(cfg)
+			return render(cmd.OutOrStdout(), format, map[string]any{"adapters": infos}, func() string {
+				var b strings.Builder
+				for _, a := range infos {
+					state := "not configured"
+					switch {
+					case a.Enabled:
+						state = "enabled"
+					case a.Configured:
+						state = "disabled"
+					}
+					where := a.Path
+					if where == "" {
+						where = strings.Join(a.Found, ", ")
+					}
+					if where == "" {
+						where = "no data found"
+					}
+					fmt.Fprintf(&b, "%-16s %-15s %s\n", a.Name, state, where)
+				}
+				return b.String()
+			})
+		},
+	}
+	discover := &cobra.Command{
+		Use:   "discover",
+		Short: "Enable every adapter whose agent's data exists on this machine",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var enabled []string
+			_, path, err := editConfig(func(cfg *config.Config) error {
+				for _, a := range adapterInfos(cfg) {
+					if len(a.Found) > 0 && !a.Configured {
+						cfg.Adapters[a.Name] = config.Adapter{Enabled: true}
+						enabled = append(enabled, a.Name)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if len(enabled) == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), "nothing new found (adapters already configured keep their setting)")
+				return nil
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "enabled %s in %s\n", strings.Join(enabled, ", "), path)
+			return nil
+		},
+	}
+	var path string
+	enable := &cobra.Command{
+		Use:   "enable ADAPTER",
+		Short: "Capture this agent's sessions (optionally from --path)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, ok := all.ByName(args[0]); !ok {
+				return &exitError{code: 2, err: fmt.Errorf("unknown adapter %q (known: %s)", args[0], strings.Join(all.Names(), ", "))}
+			}
+			_, cfgPath, err := editConfig(func(cfg *config.Config) error {
+				e := cfg.Adapters[args[0]]
+				e.Enabled = true
+				if path != "" {
+					e.Path = path
+				}
+				cfg.Adapters[args[0]] = e
+				return nil
+			})
+			if err == nil {
+				fmt.Fprintf(cmd.OutOrStdout(), "enabled %s in %s\n", args[0], cfgPath)
+			}
+			return err
+		},
+	}
+	enable.Flags().StringVar(&path, "path", "", "the agent's own root to read (default: discover)")
+	disable := &cobra.Command{
+		Use:   "disable ADAPTER",
+		Short: "Stop capturing this agent (its stored sessions stay)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, ok := all.ByName(args[0]); !ok {
+				return &exitError{code: 2, err: fmt.Errorf("unknown adapter %q (known: %s)", args[0], strings.Join(all.Names(), ", "))}
+			}
+			_, cfgPath, err := editConfig(func(cfg *config.Config) error {
+				e := cfg.Adapters[args[0]]
+				e.Enabled = false
+				cfg.Adapters[args[0]] = e
+				return nil
+			})
+			if err == nil {
+				fmt.Fprintf(cmd.OutOrStdout(), "disabled %s in %s\n", args[0], cfgPath)
+			}
+			return err
+		},
+	}
+	addFormatFlag(list, &format)
+	cmd.AddCommand(list, discover, enable, disable)
+	return cmd
+}
+
+func newConsentCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "consent grant|decline|status",
+		Short: "Say whether Pond may capture sessions automatically",
+		Long: `consent records your answer about capture. granted: the daemon captures automatically as
+agents write. declined: nothing is captured, not even by pond sync. not asked (the start): only
+an explicit pond sync captures.`,
+	}
+	set := func(c config.Consent) func(*cobra.Command, []string) error {
+		return func(cmd *cobra.Command, _ []string) error {
+			_, path, err := editConfig(func(cfg *config.Config) error { cfg.Consent.Capture = c; return nil })
+			if err == nil {
+				fmt.Fprintf(cmd.OutOrStdout(), "capture consent: %s (%s)\n", c, path)
+			}
+			return err
+		}
+	}
+	var format string
+	status := &cobra.Command{
+		Use: "status", Short: "Show the current answer", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			d, err := resolveDirs()
+			if err != nil {
+				return err
+			}
+			cfg, _, err := config.Load(d.ConfigFile.Path)
+			if err != nil {
+				return err
+			}
+			return render(cmd.OutOrStdout(), format, map[string]any{"capture": cfg.Consent.Capture}, func() string {
+				return fmt.Sprintf("capture consent: %s\n", cfg.Consent.Capture)
+			})
+		},
+	}
+	addFormatFlag(status, &format)
+	cmd.AddCommand(
+		&cobra.Command{Use: "grant", Short: "Allow automatic capture", Args: cobra.NoArgs, RunE: set(config.Granted)},
+		&cobra.Command{Use: "decline", Short: "Stop all capture", Args: cobra.NoArgs, RunE: set(config.Declined)},
+		status)
+	return cmd
+}
+
+// StatusReport is what `pond status` shows.
+type StatusReport struct {
+	Sessions int64             `json:"sessions"`
+	Messages int64             `json:"messages"`
+	Parts    int64             `json:"parts"`
+	Agents   []AgentCount      `json:"agents"`
+	LastSync *capture.LastSync `json:"last_sync,omitempty"`
+	Consent  config.Consent    `json:"consent"`
+}
+
+// AgentCount is one source agent's share of the archive.
+type AgentCount struct {
+	Agent    string `json:"agent"`
+	Sessions int64  `json:"sessions"`
+	Messages int64  `json:"messages"`
+}
+
+func newStatusCmd() *cobra.Command {
+	var format string
+	var subagents bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show what the archive holds and how the last sync went",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			d, err := resolveDirs()
+			if err != nil {
+				return err
+			}
+			cfg, _, err := config.Load(d.ConfigFile.Path)
+			if err != nil {
+				return err
+			}
+			s, err := openStore(ctx, "pond status")
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			rep := StatusReport{Consent: cfg.Consent.Capture}
+			c, err := s.Mirror().Counts(ctx)
+			if err != nil {
+				return err
+			}
+			rep.Sessions, rep.Messages, rep.Parts = c.Sessions, c.Messages, c.Parts
+			q := `SELECT s.source_agent, count(DISTINCT s.session_id), count(m.message_id) FROM sessions s
+				LEFT JOIN messages m ON m.session_id = s.session_id`
+			if !subagents {
+				q += ` WHERE instr(s.source_agent, '/') = 0`
+			}
+			q += ` GROUP BY s.source_agent ORDER BY 2 DESC`
+			rows, err := s.Mirror().DB().QueryContext(ctx, q)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var a AgentCount
+				if err := rows.Scan(&a.Agent, &a.Sessions, &a.Messages); err != nil {
+					rows.Close()
+					return err
+				}
+				rep.Agents = append(rep.Agents, a)
+			}
+			rows.Close()
+			if ls, ok := capture.ReadLastSync(d.State.Path); ok {
+				rep.LastSync = &ls
+			}
+			return render(cmd.OutOrStdout(), format, rep, func() string {
+				var b strings.Builder
+				fmt.Fprintf(&b, "archive: %d sessions, %d messages, %d parts (%s)\n", rep.Sessions, rep.Messages, rep.Parts, d.Data.Path)
+				sort.SliceStable(rep.Agents, func(i, j int) bool { return rep.Agents[i].Sessions > rep.Agents[j].Sessions })
+				for _, a := range rep.Agents {
+					fmt.Fprintf(&b, "  %-24s %6d sessions %9d messages\n", a.Agent, a.Sessions, a.Messages)
+				}
+				if !subagents {
+					b.WriteString("  (sub-agent sessions not listed; --include-subagents)\n")
+				}
+				if ls := rep.LastSync; ls != nil {
+					fmt.Fprintf(&b, "last sync: %s, %s, %d sessions and %d messages new, %.1fs", ls.FinishedAt, ls.Outcome, ls.SessionsInserted, ls.MessagesInserted, ls.DurationSecs)
+					if ls.Error != "" {
+						fmt.Fprintf(&b, " (%s)", ls.Error)
+					}
+					b.WriteString("\n")
+				} else {
+					b.WriteString("last sync: never; run pond sync\n")
+				}
+				fmt.Fprintf(&b, "capture consent: %s\n", rep.Consent)
+				return b.String()
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&subagents, "include-subagents", false, "count sub-agent sessions per sub-kind too")
+	addFormatFlag(cmd, &format)
+	return cmd
+}
+
+func newConfigCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "config", Short: "Show Pond's configuration and where it lives"}
+	var format string
+	show := &cobra.Command{
+		Use: "show", Short: "Every setting with its source (flag, env, file, default)", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			d, err := resolveDirs()
+			if err != nil {
+				return err
+			}
+			cfg, exists, err := config.Load(d.ConfigFile.Path)
+			if err != nil {
+				return err
+			}
+			src := "default"
+			if exists {
+				src = "file"
+			}
+			type setting struct {
+				Key, Value, Source string
+			}
+			set := []setting{
+				{"config_file", d.ConfigFile.Path, string(d.ConfigFile.Source)},
+				{"data_dir", d.Data.Path, string(d.Data.Source)},
+				{"state_dir", d.State.Path, string(d.State.Source)},
+				{"cache_dir", d.Cache.Path, string(d.Cache.Source)},
+				{"runtime_dir", d.Runtime.Path, string(d.Runtime.Source)},
+				{"consent.capture", string(cfg.Consent.Capture), src},
+				{"embeddings.enabled", fmt.Sprint(cfg.Embeddings.Enabled), src},
+				{"sync.interval_minutes", fmt.Sprint(cfg.Sync.IntervalMinutes), src},
+			}
+			for _, name := range cfg.AdapterNames() {
+				e := cfg.Adapters[name]
+				set = append(set, setting{"adapters." + name + ".enabled", fmt.Sprint(e.Enabled), "file"})
+				if e.Path != "" {
+					set = append(set, setting{"adapters." + name + ".path", e.Path, "file"})
+				}
+			}
+			return render(cmd.OutOrStdout(), format, set, func() string {
+				var b strings.Builder
+				for _, s := range set {
+					fmt.Fprintf(&b, "%-28s %-50s (%s)\n", s.Key, s.Value, s.Source)
+				}
+				return b.String()
+			})
+		},
+	}
+	addFormatFlag(show, &format)
+	path := &cobra.Command{
+		Use: "path", Short: "Print the config file's path", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			d, err := resolveDirs()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), d.ConfigFile.Path)
+			return nil
+		},
+	}
+	cmd.AddCommand(show, path)
+	return cmd
+}

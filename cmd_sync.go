@@ -1,0 +1,259 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/adapters/all"
+	"github.com/pondhq/pond/daemon/capture"
+	"github.com/pondhq/pond/daemon/config"
+	"github.com/pondhq/pond/store"
+	"github.com/pondhq/pond/store/sqlite"
+)
+
+// captureEnv is the environment adapters read, with the store's SQLite opener for agents that
+// keep sessions in SQLite.
+func captureEnv() adapters.Env {
+	env := adapters.CurrentEnv()
+	env.OpenSQLite = sqlite.OpenAgentDB
+	return env
+}
+
+// existingRoots are the adapter's default roots that exist on this machine.
+func existingRoots(a adapters.Adapter, env adapters.Env) []string {
+	var out []string
+	for _, r := range a.Roots(env) {
+		if st, err := os.Stat(r); err == nil && st.IsDir() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// bootstrapAdapters enables the adapters whose data exists, the first time Pond runs: only when
+// the config names no adapter at all (a disabled entry counts) and capture is not declined.
+func bootstrapAdapters(cfg *config.Config, env adapters.Env) (changed bool) {
+	if len(cfg.Adapters) > 0 || cfg.Consent.Capture == config.Declined {
+		return false
+	}
+	for _, a := range all.Adapters() {
+		if len(existingRoots(a, env)) > 0 {
+			cfg.Adapters[a.Name()] = config.Adapter{Enabled: true}
+			changed = true
+		}
+	}
+	return changed
+}
+
+// targetsFor picks what a sync reads: one named adapter (optionally at --path), or every
+// enabled adapter at its configured or discovered root.
+func targetsFor(cfg *config.Config, env adapters.Env, name, path string) ([]capture.Target, error) {
+	if name != "" {
+		a, ok := all.ByName(name)
+		if !ok {
+			return nil, &exitError{code: 2, err: fmt.Errorf("unknown adapter %q (known: %s)", name, strings.Join(all.Names(), ", "))}
+		}
+		t := capture.Target{Adapter: a, Named: true}
+		switch {
+		case path != "":
+			abs, err := filepath.Abs(path)
+			if err != nil {
+				return nil, err
+			}
+			t.Roots = []string{abs}
+		case cfg.Adapters[name].Path != "":
+			t.Roots = []string{cfg.Adapters[name].Path}
+		default:
+			t.Roots = existingRoots(a, env)
+		}
+		return []capture.Target{t}, nil
+	}
+	if path != "" {
+		return nil, &exitError{code: 2, err: fmt.Errorf("--path needs an adapter: pond sync ADAPTER --path DIR")}
+	}
+	var out []capture.Target
+	for _, a := range all.Adapters() {
+		entry, ok := cfg.Adapters[a.Name()]
+		if !ok || !entry.Enabled {
+			continue
+		}
+		t := capture.Target{Adapter: a}
+		if entry.Path != "" {
+			t.Roots = []string{entry.Path}
+		} else {
+			t.Roots = existingRoots(a, env)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func newSyncCmd() *cobra.Command {
+	var path, format string
+	var dryRun, verify, noWait bool
+	cmd := &cobra.Command{
+		Use:   "sync [ADAPTER]",
+		Short: "Capture new and changed sessions from the agents' files",
+		Long: `sync reads every enabled adapter's session files (or only ADAPTER's) and stores what is new.
+Files unchanged since the last sync are skipped from their size and time alone; a file that only
+grew is read from where the last sync stopped. Sessions stay in the archive when the agent
+deletes its files.
+
+--path DIR reads ADAPTER's data from DIR instead of its usual place, once: the folder the agent
+itself uses (the Claude Code config dir holding projects/, CODEX_HOME holding sessions/, Pi's
+agent dir holding sessions/). It does not change the config.
+
+A missing or unreadable source fails only its adapter; the run exits 0 unless that adapter was
+named. With --no-wait, a sync that finds another writer holding the store exits 0 at once.
+
+Examples:
+  pond sync
+  pond sync claude-code --path /backup/old-laptop/.claude
+  pond sync --dry-run --format json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			d, err := resolveDirs()
+			if err != nil {
+				return err
+			}
+			cfg, _, err := config.Load(d.ConfigFile.Path)
+			if err != nil {
+				return err
+			}
+			if cfg.Consent.Capture == config.Declined {
+				return &exitError{code: 1, err: fmt.Errorf("capture is declined in %s; run `pond consent grant` to capture sessions", d.ConfigFile.Path)}
+			}
+			env := captureEnv()
+			if bootstrapAdapters(cfg, env) {
+				if err := cfg.Save(d.ConfigFile.Path); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "enabled the adapters whose data was found: %s\n", strings.Join(cfg.AdapterNames(), ", "))
+			}
+			name := ""
+			if len(args) == 1 {
+				name = args[0]
+			}
+			targets, err := targetsFor(cfg, env, name, path)
+			if err != nil {
+				return err
+			}
+			if len(targets) == 0 {
+				fmt.Fprintln(cmd.ErrOrStderr(), "no adapter is enabled and no agent data was found; see `pond adapters list`")
+			}
+			if noWait {
+				l, err := store.TryLock(d.State.Path, "pond sync")
+				if err != nil {
+					if le, ok := err.(*store.LockedError); ok {
+						fmt.Fprintf(cmd.ErrOrStderr(), "another writer holds the store: %s; not waiting\n", le.Holder)
+						return nil
+					}
+					return err
+				}
+				l.Release()
+			}
+			s, err := store.Open(ctx, store.Options{DataDir: d.Data.Path, StateDir: d.State.Path, Command: "pond sync", Logger: logger()})
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			eng := &capture.Engine{Store: s, Env: env, Cursors: &capture.Cursors{Dir: d.State.Path},
+				Stamp: store.Stamp{PondVersion: version}, Log: logger()}
+			opts := capture.Options{DryRun: dryRun, Verify: verify}
+			if isTerminal(os.Stderr) && format != "json" {
+				last := time.Time{}
+				opts.Progress = func(p capture.Progress) {
+					if time.Since(last) > 100*time.Millisecond || p.Done == p.Total {
+						last = time.Now()
+						fmt.Fprintf(os.Stderr, "\r%-16s %d/%d sources", p.Adapter, p.Done, p.Total)
+						if p.Done == p.Total {
+							fmt.Fprintln(os.Stderr)
+						}
+					}
+				}
+			}
+			rep, runErr := eng.Sync(ctx, targets, opts)
+			if !dryRun {
+				if err := capture.SaveLastSync(d.State.Path, rep, runErr); err != nil {
+					return err
+				}
+			}
+			if runErr != nil {
+				return runErr
+			}
+			if err := render(cmd.OutOrStdout(), format, rep, func() string { return syncText(rep) }); err != nil {
+				return err
+			}
+			if rep.Outcome == "failed" {
+				return &exitError{code: 1}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&path, "path", "", "read ADAPTER's data from this folder, once")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "say what would be read; read and write nothing")
+	cmd.Flags().BoolVar(&verify, "verify", false, "ignore what earlier syncs read: re-read every source from the start")
+	cmd.Flags().BoolVar(&noWait, "no-wait", false, "exit 0 at once when another writer holds the store")
+	addFormatFlag(cmd, &format)
+	return cmd
+}
+
+func syncText(r *capture.Report) string {
+	var b strings.Builder
+	for _, a := range r.Adapters {
+		fmt.Fprintf(&b, "%s", a.Adapter)
+		if a.Reason != "" {
+			fmt.Fprintf(&b, ": %s (%s)\n", a.Error, a.Reason)
+			continue
+		}
+		if r.DryRun {
+			fmt.Fprintf(&b, ": %d sources; would read %d new and %d changed", a.Sources, a.New, a.Updated)
+		} else {
+			fmt.Fprintf(&b, ": %d sources: %d new, %d updated", a.Sources, a.New, a.Updated)
+		}
+		if s := a.SortedSkips(); s != "" {
+			fmt.Fprintf(&b, ", %s", s)
+		}
+		fmt.Fprintf(&b, "\n  stored %d sessions, %d messages, %d parts", a.Inserted.Sessions, a.Inserted.Messages, a.Inserted.Parts)
+		if a.Matched.Messages+a.Matched.Parts > 0 {
+			fmt.Fprintf(&b, " (%d messages, %d parts already stored)", a.Matched.Messages, a.Matched.Parts)
+		}
+		b.WriteString("\n")
+		if a.MalformedCount > 0 {
+			fmt.Fprintf(&b, "  %d malformed records kept out:\n", a.MalformedCount)
+			for i, p := range a.Malformed {
+				if i == 10 {
+					fmt.Fprintf(&b, "    … %d more (--format json lists up to 100)\n", a.MalformedCount-10)
+					break
+				}
+				fmt.Fprintf(&b, "    %s:%d: %s\n", p.Path, p.Line, p.Error)
+			}
+		}
+		for _, p := range a.Unreadable {
+			fmt.Fprintf(&b, "  unreadable: %s: %s\n", p.Path, p.Error)
+		}
+		if len(a.Unknown) > 0 {
+			var kinds []string
+			for k, n := range a.Unknown {
+				kinds = append(kinds, fmt.Sprintf("%s×%d", k, n))
+			}
+			sort.Strings(kinds)
+			fmt.Fprintf(&b, "  kept as raw records (format drift): %s\n", strings.Join(kinds, ", "))
+		}
+	}
+	fmt.Fprintf(&b, "outcome: %s in %.1fs\n", r.Outcome, r.FinishedAt.Sub(r.StartedAt).Seconds())
+	return b.String()
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

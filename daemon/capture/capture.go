@@ -1,0 +1,368 @@
+// Package capture is the sync engine: for each enabled adapter it lists the agent's sources,
+// skips those unchanged since the last read (their cursor's stamp), reads the rest from where
+// the last read stopped, and stores what they yield in batches, saving each source's cursor
+// only after its events are committed. The daemon runs it on a timer and on file changes; the
+// CLI's `pond sync` runs it once.
+package capture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"sort"
+	"time"
+
+	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/store"
+)
+
+// Target is one adapter to sync and the roots to read.
+type Target struct {
+	Adapter adapters.Adapter
+	Roots   []string
+	// Named marks an adapter the user asked for by name: its failure fails the run.
+	Named bool
+}
+
+// Options tune one sync.
+type Options struct {
+	DryRun bool // classify sources, read and write nothing
+	Verify bool // ignore cursors: read every source from the start
+	// FlushSessions and FlushBytes bound a write batch (defaults 100 sessions, 64 MiB).
+	FlushSessions int
+	FlushBytes    int64
+	// Progress, when set, is called after each source.
+	Progress func(Progress)
+}
+
+// Progress is where a sync is.
+type Progress struct {
+	Adapter     string
+	Done, Total int // sources
+}
+
+// Skip reasons, stable tokens for scripts.
+const (
+	SkipFresh        = "fresh"        // unchanged since the last read
+	SkipEmpty        = "empty"        // the source holds no session yet
+	SkipUnimportable = "unimportable" // the source could not be read
+)
+
+// Problem is a malformed record, with where it was.
+type Problem struct {
+	Path  string `json:"path"`
+	Line  int    `json:"line,omitempty"`
+	Error string `json:"error"`
+}
+
+// maxProblems bounds the problems a report lists (all are counted).
+const maxProblems = 100
+
+// AdapterReport is what a sync did for one adapter.
+type AdapterReport struct {
+	Adapter string   `json:"adapter"`
+	Roots   []string `json:"roots"`
+	Sources int      `json:"sources"`
+	// Sources by what happened to them.
+	New     int            `json:"new"`
+	Updated int            `json:"updated"`
+	Skipped map[string]int `json:"skipped,omitempty"`
+	// Rows written and rows already stored.
+	Inserted store.Tally `json:"inserted"`
+	Matched  store.Tally `json:"matched"`
+	Rejected store.Tally `json:"rejected"`
+	// Malformed records (counted; the first few listed) and record types the adapter keeps
+	// only as raw options.
+	MalformedCount int            `json:"malformed_count"`
+	Malformed      []Problem      `json:"malformed,omitempty"`
+	Unknown        map[string]int `json:"unknown,omitempty"`
+	Unreadable     []Problem      `json:"unreadable,omitempty"`
+	// Reason is a stable token when the whole adapter failed (not_found, unreadable), with Error
+	// saying what happened.
+	Reason string `json:"reason,omitempty"`
+	Error  string `json:"error,omitempty"`
+	Named  bool   `json:"-"`
+}
+
+// Report is what one sync did.
+type Report struct {
+	StartedAt  time.Time       `json:"started_at"`
+	FinishedAt time.Time       `json:"finished_at"`
+	DryRun     bool            `json:"dry_run,omitempty"`
+	Adapters   []AdapterReport `json:"adapters"`
+	Inserted   store.Tally     `json:"inserted"`
+	// Outcome is ok, partial (some adapter failed) or failed (a named adapter failed).
+	Outcome string `json:"outcome"`
+}
+
+// Engine runs syncs against one store.
+type Engine struct {
+	Store   *store.Store
+	Env     adapters.Env
+	Cursors *Cursors
+	Stamp   store.Stamp
+	Log     *slog.Logger
+}
+
+// Sync syncs every target once.
+func (e *Engine) Sync(ctx context.Context, targets []Target, opts Options) (*Report, error) {
+	if opts.FlushSessions <= 0 {
+		opts.FlushSessions = 100
+	}
+	if opts.FlushBytes <= 0 {
+		opts.FlushBytes = 64 << 20
+	}
+	if e.Log == nil {
+		e.Log = slog.New(slog.DiscardHandler)
+	}
+	rep := &Report{StartedAt: time.Now().UTC(), DryRun: opts.DryRun, Outcome: "ok"}
+	for _, t := range targets {
+		ar, err := e.syncAdapter(ctx, t, opts)
+		if err != nil {
+			return nil, err
+		}
+		rep.Adapters = append(rep.Adapters, *ar)
+		rep.Inserted.Sessions += ar.Inserted.Sessions
+		rep.Inserted.Messages += ar.Inserted.Messages
+		rep.Inserted.Parts += ar.Inserted.Parts
+		if ar.Reason != "" {
+			if t.Named {
+				rep.Outcome = "failed"
+			} else if rep.Outcome == "ok" {
+				rep.Outcome = "partial"
+			}
+		}
+	}
+	rep.FinishedAt = time.Now().UTC()
+	return rep, nil
+}
+
+// pending is a source read but not yet committed.
+type pending struct {
+	root string
+	src  adapters.Source
+	cur  adapters.Cursor
+}
+
+func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*AdapterReport, error) {
+	a := t.Adapter
+	ar := &AdapterReport{Adapter: a.Name(), Roots: t.Roots, Skipped: map[string]int{}, Unknown: map[string]int{}, Named: t.Named}
+	type scanned struct {
+		root string
+		srcs []adapters.Source
+	}
+	var all []scanned
+	total := 0
+	for _, root := range t.Roots {
+		srcs, err := a.Scan(ctx, e.Env, root)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			ar.Reason, ar.Error = "unreadable", err.Error()
+			if errors.Is(err, fs.ErrNotExist) {
+				ar.Reason = "not_found"
+			}
+			continue
+		}
+		all = append(all, scanned{root, srcs})
+		total += len(srcs)
+	}
+	if len(t.Roots) == 0 {
+		ar.Reason, ar.Error = "not_found", "no "+a.Name()+" data found on this machine"
+	}
+	ar.Sources = total
+	cursors, err := e.Cursors.Load(a.Name())
+	if err != nil {
+		return nil, err
+	}
+
+	var batch []session.Event
+	var batchBytes int64
+	var batchSessions int
+	var inBatch []pending
+	flush := func() error {
+		if len(batch) == 0 {
+			for _, p := range inBatch {
+				cursors.Set(p.root, p.src.Key, p.cur)
+			}
+			inBatch = inBatch[:0]
+			return e.Cursors.Save(a.Name(), cursors)
+		}
+		out, err := e.Store.Upsert(ctx, batch, store.Stamp{Adapter: a.Name(), PondVersion: e.Stamp.PondVersion})
+		if err != nil {
+			return err
+		}
+		addTally(&ar.Inserted, out.Inserted)
+		addTally(&ar.Matched, out.Matched)
+		addTally(&ar.Rejected, out.Rejected)
+		for _, r := range out.Rows {
+			if r.Error != "" {
+				e.Log.Warn("capture: row rejected", "adapter", a.Name(), "key", r.Key.String(), "error", r.Error)
+			}
+		}
+		for _, p := range inBatch {
+			cursors.Set(p.root, p.src.Key, p.cur)
+		}
+		batch, batchBytes, batchSessions, inBatch = batch[:0], 0, 0, inBatch[:0]
+		return e.Cursors.Save(a.Name(), cursors)
+	}
+
+	done := 0
+	for _, sc := range all {
+		for _, src := range sc.srcs {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			done++
+			cur, known := cursors.Get(sc.root, src.Key)
+			if opts.Verify {
+				cur, known = adapters.Cursor{}, false
+			}
+			switch {
+			case known && cur.Stamp == src.Stamp:
+				ar.Skipped[SkipFresh]++
+				e.progress(opts, a.Name(), done, total)
+				continue
+			case opts.DryRun && known:
+				ar.Updated++
+				continue
+			case opts.DryRun:
+				ar.New++
+				continue
+			}
+			em := &emitter{}
+			next, err := a.Read(ctx, e.Env, src, cur, em)
+			ar.MalformedCount += len(em.malformed)
+			for _, p := range em.malformed {
+				if len(ar.Malformed) < maxProblems {
+					ar.Malformed = append(ar.Malformed, p)
+				}
+			}
+			for k, n := range em.unknown {
+				ar.Unknown[k] += n
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				ar.Skipped[SkipUnimportable]++
+				if len(ar.Unreadable) < maxProblems {
+					ar.Unreadable = append(ar.Unreadable, Problem{Path: src.Path, Error: err.Error()})
+				}
+				e.Log.Warn("capture: source unreadable", "adapter", a.Name(), "source", src.Key, "error", err)
+				continue
+			}
+			if next.Stamp == "" {
+				next.Stamp = src.Stamp
+			}
+			switch {
+			case len(em.events) == 0 && !known:
+				ar.Skipped[SkipEmpty]++
+			case known:
+				ar.Updated++
+			default:
+				ar.New++
+			}
+			batch = append(batch, em.events...)
+			batchBytes += em.bytes
+			batchSessions++
+			inBatch = append(inBatch, pending{sc.root, src, next})
+			if batchSessions >= opts.FlushSessions || batchBytes >= opts.FlushBytes {
+				if err := flush(); err != nil {
+					return nil, err
+				}
+			}
+			e.progress(opts, a.Name(), done, total)
+		}
+	}
+	if !opts.DryRun {
+		if err := flush(); err != nil {
+			return nil, err
+		}
+	}
+	if len(ar.Skipped) == 0 {
+		ar.Skipped = nil
+	}
+	if len(ar.Unknown) == 0 {
+		ar.Unknown = nil
+	}
+	return ar, nil
+}
+
+func (e *Engine) progress(opts Options, adapter string, done, total int) {
+	if opts.Progress != nil {
+		opts.Progress(Progress{Adapter: adapter, Done: done, Total: total})
+	}
+}
+
+func addTally(dst *store.Tally, src store.Tally) {
+	dst.Sessions += src.Sessions
+	dst.Messages += src.Messages
+	dst.Parts += src.Parts
+}
+
+// emitter buffers one source's events.
+type emitter struct {
+	events    []session.Event
+	bytes     int64
+	malformed []Problem
+	unknown   map[string]int
+}
+
+func (m *emitter) Event(ev session.Event) error {
+	m.events = append(m.events, ev)
+	m.bytes += eventSize(ev)
+	return nil
+}
+
+func (m *emitter) Malformed(at adapters.Location, err error) {
+	m.malformed = append(m.malformed, Problem{Path: at.Path, Line: at.Line, Error: err.Error()})
+}
+
+func (m *emitter) Unknown(at adapters.Location, what string) {
+	if m.unknown == nil {
+		m.unknown = map[string]int{}
+	}
+	m.unknown[what]++
+}
+
+// eventSize estimates what an event weighs in a batch.
+func eventSize(ev session.Event) int64 {
+	n := 256
+	var o session.Options
+	switch {
+	case ev.Session != nil:
+		o = ev.Session.Options
+	case ev.Message != nil:
+		o, n = ev.Message.Options, n+len(ev.Message.Content)
+	case ev.Part != nil:
+		p := ev.Part
+		o = p.Options
+		n += len(p.Text) + len(p.Params) + len(p.Result) + p.Data.Size()
+	}
+	for _, v := range o {
+		n += len(v)
+	}
+	return int64(n)
+}
+
+// SortedSkips renders skip counts in a stable order, for text output.
+func (ar *AdapterReport) SortedSkips() string {
+	var keys []string
+	for k := range ar.Skipped {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	s := ""
+	for _, k := range keys {
+		if s != "" {
+			s += ", "
+		}
+		s += fmt.Sprintf("%d %s", ar.Skipped[k], k)
+	}
+	return s
+}

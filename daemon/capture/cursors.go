@@ -1,0 +1,127 @@
+package capture
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/pondhq/pond/adapters"
+)
+
+// Cursors keeps each adapter's source cursors in the state directory, one JSON file per
+// adapter, rewritten atomically after every committed batch.
+type Cursors struct {
+	Dir string
+}
+
+// CursorSet is one adapter's cursors by root, then by source key.
+type CursorSet map[string]map[string]adapters.Cursor
+
+// Get returns the cursor of a source and whether there is one.
+func (c CursorSet) Get(root, key string) (adapters.Cursor, bool) {
+	cur, ok := c[root][key]
+	return cur, ok
+}
+
+// Set records a source's cursor.
+func (c CursorSet) Set(root, key string, cur adapters.Cursor) {
+	if c[root] == nil {
+		c[root] = map[string]adapters.Cursor{}
+	}
+	c[root][key] = cur
+}
+
+func (c *Cursors) path(adapter string) string {
+	return filepath.Join(c.Dir, "cursors", adapter+".json")
+}
+
+// Load reads an adapter's cursors; none yet is an empty set.
+func (c *Cursors) Load(adapter string) (CursorSet, error) {
+	set := CursorSet{}
+	b, err := os.ReadFile(c.path(adapter))
+	if errors.Is(err, fs.ErrNotExist) {
+		return set, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("capture: cursors: %w", err)
+	}
+	if err := json.Unmarshal(b, &set); err != nil {
+		// A damaged cursor file costs a full re-read, which converges; it never blocks capture.
+		return CursorSet{}, nil
+	}
+	return set, nil
+}
+
+// Save writes an adapter's cursors.
+func (c *Cursors) Save(adapter string, set CursorSet) error {
+	b, err := json.Marshal(set)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(c.path(adapter), b)
+}
+
+// writeAtomic writes data through a synced temporary file and a rename.
+func writeAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// LastSync is the record of the last finished sync.
+type LastSync struct {
+	FinishedAt       string  `json:"finished_at"`
+	DurationSecs     float64 `json:"duration_secs"`
+	SessionsInserted int     `json:"sessions_inserted"`
+	MessagesInserted int     `json:"messages_inserted"`
+	Outcome          string  `json:"outcome"`
+	Error            string  `json:"error,omitempty"`
+}
+
+// SaveLastSync records a finished sync in the state directory.
+func SaveLastSync(stateDir string, r *Report, runErr error) error {
+	ls := LastSync{Outcome: "failed"}
+	if r != nil {
+		ls = LastSync{
+			FinishedAt:       r.FinishedAt.Format("2006-01-02T15:04:05Z07:00"),
+			DurationSecs:     r.FinishedAt.Sub(r.StartedAt).Seconds(),
+			SessionsInserted: r.Inserted.Sessions,
+			MessagesInserted: r.Inserted.Messages,
+			Outcome:          r.Outcome,
+		}
+	}
+	if runErr != nil {
+		ls.Outcome, ls.Error = "failed", runErr.Error()
+	}
+	b, _ := json.MarshalIndent(ls, "", "  ")
+	return writeAtomic(filepath.Join(stateDir, "last-sync.json"), b)
+}
+
+// ReadLastSync reads the last-sync record; ok is false when there is none.
+func ReadLastSync(stateDir string) (ls LastSync, ok bool) {
+	b, err := os.ReadFile(filepath.Join(stateDir, "last-sync.json"))
+	if err != nil {
+		return ls, false
+	}
+	return ls, json.Unmarshal(b, &ls) == nil
+}

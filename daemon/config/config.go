@@ -1,0 +1,147 @@
+// Package config is Pond's one TOML configuration file: capture consent, which adapters are
+// enabled and where their agents keep sessions, and the embedding settings. The daemon owns it
+// while it runs; without a daemon the CLI edits it under the store lock.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Consent is the user's answer about automatic capture.
+type Consent string
+
+// Consent states. With NotAsked an explicit `pond sync` still captures; automatic capture (the
+// daemon's watcher and periodic sync) needs Granted; Declined stops all capture.
+const (
+	NotAsked Consent = "not_asked"
+	Granted  Consent = "granted"
+	Declined Consent = "declined"
+)
+
+// ParseConsent accepts the CLI's words for a consent state.
+func ParseConsent(s string) (Consent, error) {
+	switch Consent(s) {
+	case NotAsked, Granted, Declined:
+		return Consent(s), nil
+	case "":
+		return NotAsked, nil
+	}
+	return "", fmt.Errorf("unknown consent %q (want granted, declined or not_asked)", s)
+}
+
+// Adapter is one adapter's entry.
+type Adapter struct {
+	Enabled bool `toml:"enabled"`
+	// Path is the agent's own root (the folder discovery would find); empty means discover.
+	Path string `toml:"path,omitempty"`
+}
+
+// Embeddings configures semantic search.
+type Embeddings struct {
+	Enabled bool   `toml:"enabled"`
+	Model   string `toml:"model,omitempty"`
+}
+
+// Config is the whole file.
+type Config struct {
+	Consent struct {
+		Capture Consent `toml:"capture"`
+	} `toml:"consent"`
+	Adapters    map[string]Adapter `toml:"adapters"`
+	Embeddings  Embeddings         `toml:"embeddings"`
+	ONNXRuntime struct {
+		Library string `toml:"library,omitempty"`
+	} `toml:"onnxruntime"`
+	Sync struct {
+		// IntervalMinutes is the daemon's periodic full sync (default 5).
+		IntervalMinutes int `toml:"interval_minutes,omitempty"`
+	} `toml:"sync"`
+}
+
+// Default is the configuration before the user says anything.
+func Default() *Config {
+	c := &Config{Adapters: map[string]Adapter{}}
+	c.Consent.Capture = NotAsked
+	c.Sync.IntervalMinutes = 5
+	return c
+}
+
+// Load reads path; a missing file is the default configuration (exists false).
+func Load(path string) (c *Config, exists bool, err error) {
+	c = Default()
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("config: %w", err)
+	}
+	md, err := toml.Decode(string(b), c)
+	if err != nil {
+		return nil, true, fmt.Errorf("config: %s: %w", path, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return nil, true, fmt.Errorf("config: %s: unknown key %s", path, und[0])
+	}
+	if c.Adapters == nil {
+		c.Adapters = map[string]Adapter{}
+	}
+	if _, err := ParseConsent(string(c.Consent.Capture)); err != nil {
+		return nil, true, fmt.Errorf("config: %s: %w", path, err)
+	}
+	if c.Consent.Capture == "" {
+		c.Consent.Capture = NotAsked
+	}
+	return c, true, nil
+}
+
+// Save writes c to path atomically with mode 0600.
+func (c *Config) Save(path string) error {
+	var buf bytes.Buffer
+	buf.WriteString("# Pond configuration. Edit with `pond adapters`, `pond consent` and `pond config`,\n# or by hand while no Pond daemon runs.\n\n")
+	if err := toml.NewEncoder(&buf).Encode(c); err != nil {
+		return fmt.Errorf("config: encode: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*.toml")
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// AdapterNames lists the configured adapters, sorted.
+func (c *Config) AdapterNames() []string {
+	var names []string
+	for n := range c.Adapters {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
