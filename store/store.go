@@ -2,9 +2,11 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -62,6 +64,9 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("store: data dir: %w", err)
 	}
 	s := &Store{opts: opts, log: opts.Logger, tables: map[string]*lance.Table{}, versions: map[string]uint64{}}
+	if err := checkLayout(opts.DataDir); err != nil {
+		return nil, err
+	}
 	var err error
 	if s.db, err = lance.Open(ctx, filepath.Join(opts.DataDir, "lance"), opts.Lance); err != nil {
 		return nil, err
@@ -75,6 +80,31 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// layoutFile records the Lance layout's version, so an older Pond refuses a newer archive instead
+// of misreading it.
+const layoutFile = "store.json"
+
+func checkLayout(dataDir string) error {
+	path := filepath.Join(dataDir, layoutFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return writeFileAtomic(path, []byte(fmt.Sprintf("{\"schema_version\": %d}\n", SchemaVersion)))
+	}
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	var l struct {
+		SchemaVersion int `json:"schema_version"`
+	}
+	if err := json.Unmarshal(b, &l); err != nil {
+		return fmt.Errorf("store: %s: %w", path, err)
+	}
+	if l.SchemaVersion > SchemaVersion {
+		return fmt.Errorf("store: the archive in %s has layout %d, newer than this Pond understands (%d): upgrade Pond", dataDir, l.SchemaVersion, SchemaVersion)
+	}
+	return nil
 }
 
 // MirrorPath is the SQLite mirror's file.

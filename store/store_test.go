@@ -391,3 +391,13 @@ func TestMirrorRebuildAndVerify(t *testing.T) {
 		t.Fatalf("re-ingest after rebuild inserted %+v", out.Inserted)
 	}
 }
+
+func TestNewerLayoutIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	openTestStore(t, dir).Close()
+	os.WriteFile(filepath.Join(dir, "data", layoutFile), []byte(`{"schema_version": 99}`), 0o600)
+	_, err := Open(context.Background(), Options{DataDir: filepath.Join(dir, "data"), StateDir: filepath.Join(dir, "state")})
+	if err == nil || !strings.Contains(err.Error(), "upgrade Pond") {
+		t.Fatalf("opening a newer layout: %v", err)
+	}
+}

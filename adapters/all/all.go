@@ -6,6 +6,7 @@ import (
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/claudecode"
 	"github.com/pondhq/pond/adapters/codex"
+	"github.com/pondhq/pond/adapters/gemini"
 	"github.com/pondhq/pond/adapters/pi"
 )
 
@@ -14,6 +15,7 @@ func Adapters() []adapters.Adapter {
 	return []adapters.Adapter{
 		claudecode.Adapter{},
 		codex.New(),
+		gemini.New(),
 		pi.New(),
 	}
 }

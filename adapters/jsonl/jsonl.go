@@ -30,6 +30,9 @@ type File struct {
 	offset  int64
 	line    int
 	resumed bool
+	// openLine: the last line consumed had no line break yet (it was complete JSON); its break,
+	// when it arrives, ends that line rather than starting a new one.
+	openLine bool
 }
 
 // Open opens path and positions it after cur's last whole line when the file still holds the
@@ -44,6 +47,10 @@ func Open(path string, cur adapters.Cursor) (*File, error) {
 		if st, err := f.Stat(); err == nil && st.Size() >= cur.Offset {
 			if a, err := anchorAt(f, cur.Offset); err == nil && a == cur.Anchor {
 				jf.offset, jf.line, jf.resumed = cur.Offset, cur.Line, true
+				var last [1]byte
+				if _, err := f.ReadAt(last[:], cur.Offset-1); err == nil {
+					jf.openLine = last[0] != '\n'
+				}
 			}
 		}
 	}
@@ -69,6 +76,7 @@ func (jf *File) Close() error { return jf.f.Close() }
 func (jf *File) Lines(ctx context.Context, fn func(line []byte, no int) error) (adapters.Cursor, error) {
 	r := bufio.NewReaderSize(jf.f, 256<<10)
 	offset, line := jf.offset, jf.line
+	first := true
 	for {
 		if err := ctx.Err(); err != nil {
 			return adapters.Cursor{}, err
@@ -80,8 +88,16 @@ func (jf *File) Lines(ctx context.Context, fn func(line []byte, no int) error) (
 			if !complete && !json.Valid(body) {
 				break // half-written: pick it up next time
 			}
-			line++
 			offset += int64(len(raw))
+			if first && jf.openLine && len(body) == 0 {
+				first = false
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				continue // the break of the line consumed last time
+			}
+			first = false
+			line++
 			if len(bytes.TrimSpace(body)) > 0 {
 				if ferr := fn(body, line); ferr != nil {
 					return adapters.Cursor{}, ferr

@@ -101,3 +101,23 @@ func FuzzLines(f *testing.F) {
 		}
 	})
 }
+
+// A complete last line consumed without its break keeps its number when the break arrives.
+func TestLineNumbersAcrossUnterminatedLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(path, []byte("{\"a\":1}\n{\"a\":2}"), 0o600)
+	_, _, cur := readAll(t, path, adapters.Cursor{})
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("\n{\"a\":3}\n")
+	f.Close()
+	jf, err := Open(path, cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer jf.Close()
+	var nos []int
+	next, err := jf.Lines(context.Background(), func(line []byte, no int) error { nos = append(nos, no); return nil })
+	if err != nil || len(nos) != 1 || nos[0] != 3 || next.Line != 3 {
+		t.Fatalf("line numbers %v (cursor line %d), %v; want [3]", nos, next.Line, err)
+	}
+}

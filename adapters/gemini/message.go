@@ -1,0 +1,405 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pondhq/pond/session"
+)
+
+// Keys the adapter knows. Anything else is reported through Emitter.Unknown (and kept raw).
+var (
+	metaKeys = keySet("sessionId", "projectHash", "startTime", "lastUpdated", "messages", "summary",
+		"directories", "kind", "activeExtensionName", "memoryScratchpad")
+	messageKeys = keySet("id", "timestamp", "type", "content", "displayContent", "toolCalls",
+		"thoughts", "tokens", "model")
+	toolCallKeys = keySet("id", "name", "args", "result", "status", "timestamp", "agentId",
+		"displayName", "description", "resultDisplay", "renderOutputAsMarkdown")
+	partKeys = keySet("text", "thought", "thoughtSignature", "inlineData", "fileData", "functionCall",
+		"functionResponse")
+)
+
+func keySet(keys ...string) map[string]bool {
+	m := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		m[k] = true
+	}
+	return m
+}
+
+// record is a JSON object with its values left raw.
+type record map[string]json.RawMessage
+
+// str is the string value of key, "" when absent or not a string.
+func (r record) str(key string) string {
+	var s string
+	if v, ok := r[key]; ok && json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	return ""
+}
+
+func (r record) isString(key string) bool { return kindOf(r[key]) == '"' }
+
+func (r record) has(key string) bool {
+	v, ok := r[key]
+	return ok && !bytes.Equal(v, []byte("null"))
+}
+
+// strs is the string list value of key; non-strings are skipped.
+func (r record) strs(key string) []string {
+	var raw []json.RawMessage
+	if json.Unmarshal(r[key], &raw) != nil {
+		return nil
+	}
+	var out []string
+	for _, v := range raw {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// time is key's value as a time; zero when absent or unparseable.
+func (r record) time(key string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, r.str(key))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// kindOf is the first byte of a JSON value: '{', '[', '"', 'n', 't', 'f' or a digit; 0 if empty.
+func kindOf(v json.RawMessage) byte {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return 0
+	}
+	return v[0]
+}
+
+// parseRecord decodes a JSON object; nil when raw is not one.
+func parseRecord(raw []byte) record {
+	var r record
+	if json.Unmarshal(raw, &r) != nil || r == nil {
+		return nil
+	}
+	return r
+}
+
+// message is a MessageRecord read leniently: drifted spellings seen in the wild are accepted
+// (`role` for `type`, `parts` for `content`) and reported.
+type message struct {
+	id        string
+	typ       string
+	timestamp time.Time
+	content   json.RawMessage
+	thoughts  json.RawMessage
+	toolCalls json.RawMessage
+}
+
+func (rd *reader) readMessage(r record, line int) message {
+	m := message{id: r.str("id"), typ: r.str("type"), timestamp: r.time("timestamp"),
+		content: r["content"], thoughts: r["thoughts"], toolCalls: r["toolCalls"]}
+	if _, ok := r["type"]; !ok && r.isString("role") {
+		m.typ = r.str("role")
+		rd.unknown(line, `message key "role" (read as type)`)
+	}
+	if _, ok := r["content"]; !ok && r.has("parts") {
+		m.content = r["parts"]
+		rd.unknown(line, `message key "parts" (read as content)`)
+	}
+	for _, k := range sortedKeys(r) {
+		if !messageKeys[k] && k != "role" && k != "parts" {
+			rd.unknown(line, fmt.Sprintf("message key %q", k))
+		}
+	}
+	return m
+}
+
+// role maps a message type to a role; ok is false for a type the adapter does not know.
+func role(typ string) (session.Role, bool) {
+	switch typ {
+	case "user":
+		return session.RoleUser, true
+	case "gemini", "model":
+		return session.RoleAssistant, true
+	case "info", "error", "warning":
+		return session.RoleSystem, true
+	}
+	return session.RoleSystem, false
+}
+
+// slotPart is a part, its slot in the record's layout and, for a tool result, the call's status.
+type slotPart struct {
+	slot   int
+	part   session.Part
+	status string
+}
+
+// parts lays out a user or assistant record: thoughts, content parts, then a call and a result
+// slot per tool call. Slots that produce nothing are left empty.
+func (rd *reader) parts(sid string, m message, prov session.Provenance, line int) []slotPart {
+	var out []slotPart
+	add := func(slot int, p session.Part, status string) {
+		p.SessionID, p.MessageID, p.ID, p.Ordinal = sid, m.id, fmt.Sprintf("%s:%d", m.id, slot), slot
+		p.Provenance = prov
+		out = append(out, slotPart{slot, p, status})
+	}
+	slot := 0
+
+	thoughts := list(m.thoughts)
+	if thoughts == nil && kindOf(m.thoughts) != 0 && kindOf(m.thoughts) != 'n' {
+		rd.unknown(line, "thoughts that are not a list")
+	}
+	for _, raw := range thoughts {
+		t := parseRecord(raw)
+		text := joinNonEmpty("\n", t.str("subject"), t.str("description"))
+		if text != "" {
+			add(slot, session.Part{Type: session.PartReasoning, Text: text}, "")
+		}
+		slot++
+	}
+
+	calls := map[string]bool{} // tool calls already stated in content
+	for _, raw := range contentList(m.content) {
+		if p, ok := rd.contentPart(raw, line); ok {
+			if p.Type == session.PartToolCall && p.CallID != "" {
+				calls[p.CallID] = true
+			}
+			add(slot, p, "")
+		}
+		slot++
+	}
+
+	toolCalls := list(m.toolCalls)
+	if toolCalls == nil && kindOf(m.toolCalls) != 0 && kindOf(m.toolCalls) != 'n' {
+		rd.unknown(line, "toolCalls that are not a list")
+	}
+	for _, raw := range toolCalls {
+		tc := parseRecord(raw)
+		if tc == nil {
+			rd.unknown(line, "tool call that is not an object")
+		}
+		for _, k := range sortedKeys(tc) {
+			if !toolCallKeys[k] {
+				rd.unknown(line, fmt.Sprintf("tool call key %q", k))
+			}
+		}
+		id, name, status := tc.str("id"), tc.str("name"), tc.str("status")
+		if tc != nil && (id == "" || !calls[id]) {
+			add(slot, session.Part{Type: session.PartToolCall, CallID: id, Name: name, Params: value(tc["args"])}, "")
+		}
+		result := value(tc["result"])
+		finished := status == "success" || status == "error" || status == "cancelled"
+		if finished || (status == "" && result != nil) {
+			add(slot+1, session.Part{Type: session.PartToolResult, CallID: id, Name: name,
+				IsFailure: status == "error" || status == "cancelled", Result: functionResponse(result)}, status)
+		}
+		slot += 2
+	}
+	return out
+}
+
+// contentPart maps one element of a PartListUnion.
+func (rd *reader) contentPart(raw json.RawMessage, line int) (session.Part, bool) {
+	if kindOf(raw) == '"' {
+		var s string
+		_ = json.Unmarshal(raw, &s)
+		return session.Part{Type: session.PartText, Text: s}, s != ""
+	}
+	p := parseRecord(raw)
+	if p == nil {
+		rd.unknown(line, "content part that is not an object or a string")
+		return session.Part{}, false
+	}
+	for _, k := range sortedKeys(p) {
+		if !partKeys[k] {
+			rd.unknown(line, fmt.Sprintf("content part key %q", k))
+		}
+	}
+	switch {
+	case p.isString("text"):
+		text := p.str("text")
+		if text == "" {
+			return session.Part{}, false
+		}
+		if string(p["thought"]) == "true" {
+			return session.Part{Type: session.PartReasoning, Text: text}, true
+		}
+		return session.Part{Type: session.PartText, Text: text}, true
+	case p.has("inlineData"):
+		d := parseRecord(p["inlineData"])
+		data := d.str("data")
+		fd := &session.FileData{Kind: session.FileBytes}
+		if b, err := decodeBase64(data); err == nil {
+			fd.Bytes = b
+		} else {
+			fd.Kind, fd.Value = session.FileString, data
+		}
+		return session.Part{Type: session.PartFile, MediaType: d.str("mimeType"), FileName: d.str("displayName"), Data: fd}, true
+	case p.has("fileData"):
+		d := parseRecord(p["fileData"])
+		return session.Part{Type: session.PartFile, MediaType: d.str("mimeType"), FileName: d.str("displayName"),
+			Data: &session.FileData{Kind: session.FileURL, Value: d.str("fileUri")}}, true
+	case p.has("functionCall"):
+		c := parseRecord(p["functionCall"])
+		return session.Part{Type: session.PartToolCall, CallID: c.str("id"), Name: c.str("name"), Params: value(c["args"])}, true
+	case p.has("functionResponse"):
+		fr := p["functionResponse"]
+		r := parseRecord(fr)
+		resp := parseRecord(r["response"])
+		return session.Part{Type: session.PartToolResult, CallID: r.str("id"), Name: r.str("name"),
+			IsFailure: resp.has("error"), Result: value(fr)}, true
+	}
+	return session.Part{}, false
+}
+
+// functionResponse is a tool call's stored result as the tool_result keeps it: the
+// functionResponse object when the result is just that one part, else the result as stored.
+func functionResponse(result json.RawMessage) json.RawMessage {
+	if result == nil {
+		return nil
+	}
+	if l := list(result); len(l) == 1 {
+		if p := parseRecord(l[0]); len(p) == 1 && p.has("functionResponse") {
+			return p["functionResponse"]
+		}
+	}
+	return result
+}
+
+// text is a PartListUnion's plain text, the way the CLI renders it.
+func text(content json.RawMessage) string {
+	var b strings.Builder
+	for _, raw := range contentList(content) {
+		if kindOf(raw) == '"' {
+			var s string
+			_ = json.Unmarshal(raw, &s)
+			b.WriteString(s)
+			continue
+		}
+		if p := parseRecord(raw); p != nil && string(p["thought"]) != "true" {
+			b.WriteString(p.str("text"))
+		}
+	}
+	return b.String()
+}
+
+// contentList flattens a PartListUnion (a string, a part, or a list of either) into elements.
+// An empty string (what the CLI writes for a turn of tool calls alone) has none.
+func contentList(v json.RawMessage) []json.RawMessage {
+	switch kindOf(v) {
+	case '"':
+		if string(bytes.TrimSpace(v)) == `""` {
+			return nil
+		}
+		return []json.RawMessage{v}
+	case '{':
+		return []json.RawMessage{v}
+	case '[':
+		return list(v)
+	}
+	return nil
+}
+
+// list is a JSON array's elements; nil when v is not an array.
+func list(v json.RawMessage) []json.RawMessage {
+	if kindOf(v) != '[' {
+		return nil
+	}
+	var l []json.RawMessage
+	if json.Unmarshal(v, &l) != nil {
+		return nil
+	}
+	return l
+}
+
+// value is v unless it is absent or null.
+func value(v json.RawMessage) json.RawMessage {
+	if k := kindOf(v); k == 0 || k == 'n' {
+		return nil
+	}
+	return v
+}
+
+func decodeBase64(s string) ([]byte, error) {
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(s); err == nil {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("not base64")
+}
+
+func joinNonEmpty(sep string, parts ...string) string {
+	var keep []string
+	for _, p := range parts {
+		if strings.TrimSpace(p) != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, sep)
+}
+
+func sortedKeys(r record) []string {
+	keys := make([]string, 0, len(r))
+	for k := range r {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// kv is one field of an options object built by hand, so that raw records stay byte for byte
+// (json.Marshal would compact and re-escape them).
+type kv struct {
+	key string
+	val json.RawMessage
+}
+
+// object writes the fields whose value is set as a JSON object, in order.
+func object(fields ...kv) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	n := 0
+	for _, f := range fields {
+		if f.val == nil {
+			continue
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		key, _ := json.Marshal(f.key)
+		b.Write(key)
+		b.WriteByte(':')
+		b.Write(f.val)
+		n++
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+func jsonString(s string) json.RawMessage {
+	if s == "" {
+		return nil
+	}
+	b, _ := json.Marshal(s)
+	return b
+}
+
+func jsonInt(n int) json.RawMessage {
+	if n == 0 {
+		return nil
+	}
+	return json.RawMessage(fmt.Sprint(n))
+}
+
+var jsonTrue = json.RawMessage("true")

@@ -1,0 +1,72 @@
+package store
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/session/sessiongen"
+)
+
+// peakRSS is the process's peak resident set size in MiB (Linux), or 0.
+func peakRSS() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			kb, _ := strconv.ParseFloat(strings.Fields(line)[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// BenchmarkIngest stores sessiongen's default corpus (2,000 sessions, ~100k messages, ~300k
+// parts; see its package doc for the size distribution) in batches of 100 sessions, as sync
+// flushes, then ingests it again (everything matched). The corpus is generated batch by batch
+// so the process's memory is the store's, not the corpus's. Run with -benchtime=1x.
+func BenchmarkIngest(b *testing.B) {
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		s := openTestStore(b, b.TempDir())
+		pass := func() (msgs int, d time.Duration) {
+			g := sessiongen.New(sessiongen.Default())
+			for {
+				var batch []session.Event
+				for n := 0; n < 100; n++ {
+					ev := g.Next()
+					if ev == nil {
+						break
+					}
+					batch = append(batch, ev...)
+				}
+				if len(batch) == 0 {
+					return msgs, d
+				}
+				for _, e := range batch {
+					if e.Message != nil {
+						msgs++
+					}
+				}
+				t0 := time.Now()
+				if _, err := s.Upsert(ctx, batch, Stamp{Adapter: "bench"}); err != nil {
+					b.Fatal(err)
+				}
+				d += time.Since(t0)
+			}
+		}
+		msgs, first := pass()
+		_, again := pass()
+		b.ReportMetric(float64(msgs)/first.Seconds(), "msgs/s-first")
+		b.ReportMetric(float64(msgs)/again.Seconds(), "msgs/s-reingest")
+		b.ReportMetric(float64(msgs), "messages")
+		b.ReportMetric(peakRSS(), "peak-RSS-MiB")
+		s.Close()
+	}
+}
