@@ -7,6 +7,7 @@ import (
 	"github.com/pondhq/pond/adapters/claudecode"
 	"github.com/pondhq/pond/adapters/codex"
 	"github.com/pondhq/pond/adapters/gemini"
+	"github.com/pondhq/pond/adapters/opencode"
 	"github.com/pondhq/pond/adapters/pi"
 )
 
@@ -16,6 +17,7 @@ func Adapters() []adapters.Adapter {
 		claudecode.Adapter{},
 		codex.New(),
 		gemini.New(),
+		opencode.New(),
 		pi.New(),
 	}
 }

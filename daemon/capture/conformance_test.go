@@ -23,7 +23,21 @@ var fixtureRoots = map[string]string{
 	"codex-cli":       "../../adapters/codex/testdata/codex",
 	"pi-coding-agent": "../../adapters/pi/testdata/agent",
 	"gemini-cli":      "../../adapters/gemini/testdata/home/.gemini",
-	"opencode":        "../../adapters/opencode/testdata/opencode",
+	"opencode":        "../../adapters/opencode/testdata",
+}
+
+// prepare turns a copied fixture tree into what the agent would have on disk.
+var prepare = map[string]func(t *testing.T, root string){
+	// OpenCode's database is kept as an SQL script; load it as OpenCode's opencode.db.
+	"opencode": func(t *testing.T, root string) {
+		script, err := os.ReadFile(filepath.Join(root, "opencode.sql"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sqlite.CreateFromScript(filepath.Join(root, "opencode.db"), string(script)); err != nil {
+			t.Fatal(err)
+		}
+	},
 }
 
 func copyTree(t *testing.T, src, dst string) {
@@ -130,10 +144,15 @@ func TestConformance(t *testing.T) {
 		t.Run(a.Name(), func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "root")
 			copyTree(t, src, root)
+			if p := prepare[a.Name()]; p != nil {
+				p(t, root)
+			}
 
 			// What the adapter yields, read directly: the counts the store must end up with.
 			var col adaptertest.Collector
-			adaptertest.ReadRoot(t, a, adaptertest.FakeEnv("linux", t.TempDir(), nil), root, nil, &col)
+			env := adaptertest.FakeEnv("linux", t.TempDir(), nil)
+			env.OpenSQLite = sqlite.OpenAgentDB
+			adaptertest.ReadRoot(t, a, env, root, nil, &col)
 			want := col.Counts()
 
 			r := newRig(t, a, root)

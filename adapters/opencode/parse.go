@@ -1,0 +1,523 @@
+package opencode
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/session"
+)
+
+// sessionRecord is a session as either store holds it.
+type sessionRecord struct {
+	id, parentID        string
+	directory, worktree string
+	projectID           string
+	created, updated    int64           // ms since the epoch; 0 when absent
+	source              json.RawMessage // options.source
+	loc                 adapters.Location
+}
+
+// record is one message or part: a database row or a legacy JSON file.
+type record struct {
+	id      string
+	created int64           // ms since the epoch; 0 when the record has none
+	data    fields          // OpenCode's message info or part, nil when err is set
+	err     error           // why the record could not be parsed
+	source  json.RawMessage // options.source
+	loc     adapters.Location
+}
+
+// messageRecord is a message with its parts in OpenCode's order (by part id).
+type messageRecord struct {
+	record
+	parts []record
+}
+
+// extraRecord is a row kept raw as a system message of its own (session_message rows).
+type extraRecord struct {
+	record
+	what string // the Unknown report naming it
+}
+
+// emitter maps one session's records to canonical events.
+type emitter struct {
+	out      adapters.Emitter
+	sid      string
+	last     time.Time // the previous record's time, for records without one
+	reported map[string]bool
+}
+
+// emitSession emits a session, its messages in the order given (OpenCode's) and their parts.
+func emitSession(ctx context.Context, s sessionRecord, msgs []messageRecord, extra []extraRecord, out adapters.Emitter) error {
+	created := s.created
+	if created == 0 {
+		for _, m := range msgs {
+			if m.err == nil && m.created != 0 {
+				created = m.created
+				break
+			}
+		}
+	}
+	if created == 0 {
+		created = s.updated
+	}
+	project := firstNonEmpty(s.directory, s.worktree, s.projectID)
+	switch {
+	case s.id == "":
+		out.Malformed(s.loc, errors.New("session without an id"))
+		return nil
+	case created == 0:
+		out.Malformed(s.loc, errors.New("session without a creation time"))
+		return nil
+	case project == "":
+		out.Malformed(s.loc, errors.New("session without a directory or project"))
+		return nil
+	}
+	sess := &session.Session{
+		ID:          s.id,
+		SourceAgent: Name,
+		Project:     project,
+		CreatedAt:   time.UnixMilli(created),
+		Options:     session.Options{"source": s.source},
+	}
+	if s.parentID != "" && s.parentID != s.id {
+		sess.ParentSessionID = s.parentID
+		sess.SourceAgent = SubagentKind
+	}
+	e := &emitter{out: out, sid: s.id, last: sess.CreatedAt, reported: map[string]bool{}}
+	if err := e.event(session.Event{Session: sess}); err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := e.message(m); err != nil {
+			return err
+		}
+	}
+	for _, x := range extra {
+		if err := x.problem(); err != nil {
+			out.Malformed(x.loc, err)
+			continue
+		}
+		e.unknown(x.loc, x.what)
+		if err := e.system(x.record); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *emitter) event(ev session.Event) error {
+	if err := e.out.Event(ev); err != nil {
+		return fmt.Errorf("opencode: emit %s: %w", ev.Key(), err)
+	}
+	return nil
+}
+
+// unknown reports format drift once per read.
+func (e *emitter) unknown(at adapters.Location, what string) {
+	if !e.reported[what] {
+		e.reported[what] = true
+		e.out.Unknown(at, what)
+	}
+}
+
+// stamp is the record's time, else the previous record's.
+func (e *emitter) stamp(ms int64) time.Time {
+	if ms != 0 {
+		e.last = time.UnixMilli(ms)
+	}
+	return e.last
+}
+
+// recID is the id of a record that has none: from a digest of the raw record.
+func recID(raw []byte) string {
+	sum := sha256.Sum256(raw)
+	return "rec-" + hex.EncodeToString(sum[:8])
+}
+
+// problem is why a record cannot be mapped, nil when it can.
+func (r record) problem() error {
+	switch {
+	case r.err != nil:
+		return r.err
+	case r.id == "":
+		return errors.New("record without an id")
+	}
+	return nil
+}
+
+func (e *emitter) message(m messageRecord) error {
+	if err := m.problem(); err != nil {
+		if n := len(m.parts); n > 0 {
+			err = fmt.Errorf("%w (its %d parts skipped)", err, n)
+		}
+		e.out.Malformed(m.loc, err)
+		return nil
+	}
+	for _, k := range slices.Sorted(maps.Keys(m.data)) {
+		if !slices.Contains(messageKeys, k) {
+			e.unknown(m.loc, fmt.Sprintf("message key %q", k))
+		}
+	}
+	msg := &session.Message{
+		SessionID: e.sid,
+		ID:        m.id,
+		Timestamp: e.stamp(firstNonZero(m.created, m.data.obj("time").num("created"))),
+		Options:   session.Options{"source": m.source},
+	}
+	switch role := m.data.str("role"); role {
+	case "user":
+		msg.Role = session.RoleUser
+	case "assistant":
+		msg.Role = session.RoleAssistant
+	default:
+		msg.Role = session.RoleSystem
+		e.unknown(m.loc, fmt.Sprintf("message role %q", role))
+	}
+	if err := e.event(session.Event{Message: msg}); err != nil {
+		return err
+	}
+	// A compaction summary is what the harness asked the model for, not the conversation.
+	summary := msg.Role == session.RoleAssistant && m.data.bool("summary")
+	ordinal := 0
+	for _, p := range m.parts {
+		if err := p.problem(); err != nil {
+			e.out.Malformed(p.loc, err)
+			continue
+		}
+		typ := p.data.str("type")
+		if msg.Role == session.RoleSystem {
+			typ = "" // parts of a message that is not conversation are kept raw too
+		} else {
+			e.checkKeys(p, typ)
+		}
+		var parts []session.Part
+		switch typ {
+		case "text":
+			prov := session.Conversational
+			if p.data.bool("synthetic") || summary {
+				prov = session.Injected
+			}
+			parts = []session.Part{{ID: p.id, Type: session.PartText, Provenance: prov, Text: p.data.str("text")}}
+		case "reasoning":
+			parts = []session.Part{{ID: p.id, Type: session.PartReasoning, Provenance: session.Conversational, Text: p.data.str("text")}}
+		case "file":
+			f, err := filePart(p)
+			if err != nil {
+				e.out.Malformed(p.loc, err)
+				continue
+			}
+			parts = []session.Part{f}
+		case "tool":
+			parts = e.toolParts(p)
+		default:
+			if !slices.Contains(rawPartTypes, typ) && msg.Role != session.RoleSystem {
+				e.unknown(p.loc, fmt.Sprintf("part type %q", typ))
+			}
+			if err := e.system(p); err != nil {
+				return err
+			}
+			continue
+		}
+		for i := range parts {
+			pt := &parts[i]
+			pt.SessionID, pt.MessageID = e.sid, m.id
+			pt.Ordinal = ordinal + i
+			if i == 0 {
+				pt.Options = partOptions(p)
+			}
+			if err := e.event(session.Event{Part: pt}); err != nil {
+				return err
+			}
+		}
+		ordinal += len(parts)
+		if typ == "tool" && len(parts) == 1 {
+			ordinal++ // the result's place, so that later parts keep their ordinals once it comes
+		}
+	}
+	return nil
+}
+
+// system emits a record that carries no conversation as a system message holding it raw.
+func (e *emitter) system(r record) error {
+	ms := r.created
+	if ms == 0 && r.data != nil {
+		t := r.data.obj("time")
+		ms = firstNonZero(t.num("start"), t.num("created"), r.data.obj("state").obj("time").num("start"))
+	}
+	return e.event(session.Event{Message: &session.Message{
+		SessionID: e.sid,
+		ID:        r.id,
+		Role:      session.RoleSystem,
+		Timestamp: e.stamp(ms),
+		Options:   session.Options{"source": r.source},
+	}})
+}
+
+// checkKeys reports keys a part of this type is not known to have.
+func (e *emitter) checkKeys(p record, typ string) {
+	known, ok := partKeys[typ]
+	if !ok {
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(p.data)) {
+		if !slices.Contains(commonPartKeys, k) && !slices.Contains(known, k) {
+			e.unknown(p.loc, fmt.Sprintf("%s part key %q", typ, k))
+		}
+	}
+}
+
+// toolParts are a tool part's call and, once it finished, its result.
+func (e *emitter) toolParts(p record) []session.Part {
+	state := p.data.obj("state")
+	name := p.data.str("tool")
+	call := session.Part{
+		ID:         p.id + ":0",
+		Type:       session.PartToolCall,
+		Provenance: session.Conversational,
+		CallID:     p.data.str("callID"),
+		Name:       name,
+		Params:     jsonValue(state["input"]),
+		// AI SDK providers that run a tool themselves mark the call.
+		ProviderExecuted: p.data.obj("metadata").bool("providerExecuted"),
+	}
+	result := session.Part{
+		ID:         p.id + ":1",
+		Type:       session.PartToolResult,
+		Provenance: session.Conversational,
+		CallID:     call.CallID,
+		Name:       name,
+	}
+	switch status := state.str("status"); status {
+	case "pending", "running":
+		return []session.Part{call}
+	case "completed":
+		result.Result = jsonValue(state["output"])
+	case "error":
+		result.Result, result.IsFailure = jsonValue(state["error"]), true
+	default:
+		e.unknown(p.loc, fmt.Sprintf("tool status %q", status))
+		switch {
+		case state["error"] != nil:
+			result.Result, result.IsFailure = jsonValue(state["error"]), true
+		case state["output"] != nil:
+			result.Result = jsonValue(state["output"])
+		default:
+			return []session.Part{call}
+		}
+	}
+	return []session.Part{call, result}
+}
+
+// filePart maps a file part; its url is a data: URL (inline content) or a link.
+func filePart(p record) (session.Part, error) {
+	u := p.data.str("url")
+	if u == "" {
+		return session.Part{}, errors.New("file part without a url")
+	}
+	part := session.Part{
+		ID:         p.id,
+		Type:       session.PartFile,
+		Provenance: session.Conversational,
+		MediaType:  p.data.str("mime"),
+		FileName:   p.data.str("filename"),
+		Data:       &session.FileData{Kind: session.FileURL, Value: u},
+	}
+	rest, ok := strings.CutPrefix(u, "data:")
+	if !ok {
+		return part, nil
+	}
+	meta, payload, ok := strings.Cut(rest, ",")
+	if !ok {
+		return part, nil
+	}
+	if part.MediaType == "" {
+		part.MediaType, _, _ = strings.Cut(meta, ";")
+	}
+	if strings.HasSuffix(meta, ";base64") {
+		b, err := base64.StdEncoding.DecodeString(payload)
+		if err != nil {
+			if b, err = base64.RawStdEncoding.DecodeString(payload); err != nil {
+				return part, nil // kept as the URL it is
+			}
+		}
+		part.Data = &session.FileData{Kind: session.FileBytes, Bytes: b}
+		return part, nil
+	}
+	if s, err := url.PathUnescape(payload); err == nil {
+		part.Data = &session.FileData{Kind: session.FileString, Value: s}
+	}
+	return part, nil
+}
+
+// partOptions are the raw record and the provider metadata (OpenCode's `metadata`, keyed by
+// provider like the AI SDK's providerMetadata) of a part.
+func partOptions(p record) session.Options {
+	o := session.Options{"source": p.source}
+	for k, v := range p.data.obj("metadata") {
+		if k == "source" || k == "pond" || len(v) == 0 || v[0] != '{' {
+			continue
+		}
+		o[k] = v
+	}
+	return o
+}
+
+// Keys OpenCode's message and part schemas define (message-v2.ts); others are reported.
+var (
+	messageKeys = []string{"id", "sessionID", "role", "time", "format", "summary", "agent", "model",
+		"fallbackModels", "system", "tools", "parentID", "modelID", "providerID", "mode", "path",
+		"cost", "tokens", "structured", "variant", "finish", "error"}
+	commonPartKeys = []string{"id", "sessionID", "messageID", "type", "time", "metadata"}
+	partKeys       = map[string][]string{
+		"text":        {"text", "synthetic", "ignored"},
+		"reasoning":   {"text"},
+		"file":        {"mime", "filename", "url", "source"},
+		"tool":        {"callID", "tool", "state"},
+		"step-start":  {"snapshot"},
+		"step-finish": {"reason", "snapshot", "cost", "tokens"},
+		"snapshot":    {"snapshot"},
+		"patch":       {"hash", "files"},
+		"agent":       {"name", "source"},
+		"subtask":     {"prompt", "description", "agent", "model", "command"},
+		"retry":       {"attempt", "error"},
+		"compaction":  {"auto", "overflow", "tail_start_id"},
+	}
+	// rawPartTypes carry no conversation; each becomes a system message holding the raw record.
+	rawPartTypes = []string{"step-start", "step-finish", "snapshot", "patch", "agent", "subtask", "retry", "compaction"}
+)
+
+// fields is a JSON object read leniently: a value of an unexpected type reads as absent.
+type fields map[string]json.RawMessage
+
+func parseFields(b []byte) (fields, error) {
+	var f fields
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, err
+	}
+	if f == nil {
+		return nil, errors.New("not a JSON object")
+	}
+	return f, nil
+}
+
+func (f fields) str(k string) string {
+	var s string
+	if json.Unmarshal(f[k], &s) != nil {
+		return ""
+	}
+	return s
+}
+
+func (f fields) bool(k string) bool {
+	var b bool
+	return json.Unmarshal(f[k], &b) == nil && b
+}
+
+func (f fields) num(k string) int64 {
+	var n json.Number
+	if json.Unmarshal(f[k], &n) != nil {
+		return 0
+	}
+	if i, err := n.Int64(); err == nil {
+		return i
+	}
+	if x, err := n.Float64(); err == nil && x >= -1<<62 && x <= 1<<62 {
+		return int64(x)
+	}
+	return 0
+}
+
+func (f fields) obj(k string) fields {
+	var o fields
+	if json.Unmarshal(f[k], &o) != nil {
+		return nil
+	}
+	return o
+}
+
+// jsonValue is v compacted (legacy files are indented), nil when absent or null.
+func jsonValue(v json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil || b.Len() == 0 || b.String() == "null" {
+		return nil
+	}
+	return b.Bytes()
+}
+
+// sourceJSON is an options.source value: where the record came from and the record itself.
+func sourceJSON(where, name string, rec json.RawMessage, extra ...any) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	writeMember(&b, where, name)
+	for i := 0; i+1 < len(extra); i += 2 {
+		b.WriteByte(',')
+		writeMember(&b, extra[i].(string), extra[i+1])
+	}
+	b.WriteByte(',')
+	writeMember(&b, "record", rec)
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// writeMember writes "key":value, keeping <, > and & as they are.
+func writeMember(b *bytes.Buffer, key string, v any) {
+	writeJSON(b, key)
+	b.WriteByte(':')
+	writeJSON(b, v)
+}
+
+func writeJSON(b *bytes.Buffer, v any) {
+	if raw, ok := v.(json.RawMessage); ok {
+		if len(raw) == 0 {
+			b.WriteString("null")
+			return
+		}
+		if !json.Valid(raw) {
+			writeJSON(b, string(raw))
+			return
+		}
+		_ = json.Compact(b, raw) // valid, so it cannot fail
+		return
+	}
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		b.WriteString("null")
+		return
+	}
+	b.Truncate(b.Len() - 1) // Encode's newline
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if strings.TrimSpace(x) != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func firstNonZero(n ...int64) int64 {
+	for _, x := range n {
+		if x != 0 {
+			return x
+		}
+	}
+	return 0
+}
