@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pondhq/pond/daemon/config"
 	"github.com/pondhq/pond/embed/onnx"
 	"github.com/pondhq/pond/embed/tokenizer"
 	"github.com/pondhq/pond/paths"
@@ -114,11 +115,15 @@ func collectReport(ctx context.Context, probe bool) Report {
 		add(c)
 	}
 
-	dirs, err := paths.Resolve(paths.Overrides{})
+	dirs, err := resolveDirs()
 	if err != nil {
 		add(Check{Name: "paths", Detail: err.Error(), Fix: "set HOME, or POND_DATA_DIR, POND_STATE_DIR, POND_CACHE_DIR and POND_RUNTIME_DIR"})
 	} else {
-		lib, found := paths.ONNXRuntimeLib("", dirs)
+		configured := ""
+		if cfg, _, err := config.Load(dirs.ConfigFile.Path); err == nil {
+			configured = cfg.ONNXRuntime.Library
+		}
+		lib, found := paths.ONNXRuntimeLib(configured, dirs)
 		switch {
 		case !found:
 			add(Check{Name: "onnxruntime", Detail: fmt.Sprintf("ONNX Runtime %s not found (looked for %s)", paths.ONNXRuntimeVersion, lib.Path),
