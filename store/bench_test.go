@@ -32,11 +32,22 @@ func peakRSS() float64 {
 // flushes, then ingests it again (everything matched). The corpus is generated batch by batch
 // so the process's memory is the store's, not the corpus's. Run with -benchtime=1x.
 func BenchmarkIngest(b *testing.B) {
+	benchIngest(b, sessiongen.Default())
+}
+
+// BenchmarkIngestSmall is a tenth of the corpus, for profiling.
+func BenchmarkIngestSmall(b *testing.B) {
+	cfg := sessiongen.Default()
+	cfg.Sessions = 200
+	benchIngest(b, cfg)
+}
+
+func benchIngest(b *testing.B, cfg sessiongen.Config) {
 	ctx := context.Background()
 	for i := 0; i < b.N; i++ {
 		s := openTestStore(b, b.TempDir())
 		pass := func() (msgs int, d time.Duration) {
-			g := sessiongen.New(sessiongen.Default())
+			g := sessiongen.New(cfg)
 			for {
 				var batch []session.Event
 				for n := 0; n < 100; n++ {
