@@ -774,3 +774,55 @@ func TestReadDeletedSession(t *testing.T) {
 		}
 	}
 }
+
+// A turn OpenCode is still writing is held back until it completes (or the session goes quiet),
+// because the archive keeps the first version of each row and OpenCode rewrites it in place.
+func TestInProgressTurnIsHeldBack(t *testing.T) {
+	root, env := newRoot(t, false)
+	w := openWriter(t, filepath.Join(root, "opencode.db"))
+	const t0 = int64(1790000060000)
+	exec(t, w,
+		`INSERT INTO message VALUES('msg_live','ses_parent',1790000060000,1790000060000,'{"role":"assistant","time":{"created":1790000060000},"parentID":"msg_p01"}')`,
+		`INSERT INTO part VALUES('prt_live','msg_live','ses_parent',1790000060001,1790000060001,'{"type":"text","text":"Half a sent"}')`,
+		`UPDATE session SET time_updated = 1790000060001 WHERE id = 'ses_parent'`)
+	defer func(f func() time.Time) { now = f }(now)
+	now = func() time.Time { return time.UnixMilli(t0).Add(time.Minute) }
+
+	has := func(c *adaptertest.Collector, id string) bool {
+		for _, m := range c.Messages() {
+			if m.ID == id {
+				return true
+			}
+		}
+		return false
+	}
+	var c adaptertest.Collector
+	cursors := adaptertest.ReadRoot(t, New(), env, root, nil, &c)
+	if has(&c, "msg_live") {
+		t.Fatal("a turn still being written was captured")
+	}
+	if !has(&c, "msg_p01") {
+		t.Fatal("the messages before the live turn were held back too")
+	}
+	// The turn completes: the next read captures it whole.
+	exec(t, w,
+		`UPDATE part SET data = '{"type":"text","text":"Half a sentence, now whole."}', time_updated = 1790000070000 WHERE id = 'prt_live'`,
+		`UPDATE message SET data = '{"role":"assistant","time":{"created":1790000060000,"completed":1790000070000},"parentID":"msg_p01"}', time_updated = 1790000070000 WHERE id = 'msg_live'`,
+		`UPDATE session SET time_updated = 1790000070000 WHERE id = 'ses_parent'`)
+	var c2 adaptertest.Collector
+	adaptertest.ReadRoot(t, New(), env, root, cursors, &c2)
+	parts := c2.PartsOf("ses_parent", "msg_live")
+	if len(parts) != 1 || parts[0].Text != "Half a sentence, now whole." {
+		t.Fatalf("completed turn: parts %+v", parts)
+	}
+	// A turn left unfinished by an agent that died is captured once the session is quiet.
+	exec(t, w,
+		`INSERT INTO message VALUES('msg_dead','ses_parent',1790000080000,1790000080000,'{"role":"assistant","time":{"created":1790000080000}}')`,
+		`UPDATE session SET time_updated = 1790000080000 WHERE id = 'ses_parent'`)
+	now = func() time.Time { return time.UnixMilli(t0).Add(time.Hour) }
+	var c3 adaptertest.Collector
+	adaptertest.ReadRoot(t, New(), env, root, nil, &c3)
+	if !has(&c3, "msg_dead") {
+		t.Fatal("an abandoned turn was never captured")
+	}
+}

@@ -45,7 +45,7 @@ func FuzzRead(f *testing.F) {
 		m := messageRecord{record: fileRecord(dir, dir+"/message/ses_f/msg_f.json", msg, nil)}
 		m.parts = []record{fileRecord(dir, dir+"/part/msg_f/prt_f.json", part, nil)}
 		var c adaptertest.Collector
-		if err := emitSession(context.Background(), ts.record(dir, nil), []messageRecord{m}, nil, &c); err != nil {
+		if _, err := emitSession(context.Background(), ts.record(dir, nil), []messageRecord{m}, nil, &c); err != nil {
 			t.Fatal(err)
 		}
 		if got := c.Counts(); got.Sessions > 1 || got.Messages > 2 || got.Parts > 2 {

@@ -59,8 +59,45 @@ type emitter struct {
 	reported map[string]bool
 }
 
+// inProgressGrace bounds how long an assistant message that is still being written (no
+// time.completed, no error) is held back. OpenCode rewrites such a message and its parts in place
+// until the turn ends, while the archive keeps the first version of every row it stores; so
+// the message and those after it wait for a later sync. A session untouched for longer (the
+// agent died mid-turn) is captured as it is.
+const inProgressGrace = 10 * time.Minute
+
+// now is the clock inProgressGrace is measured on.
+var now = time.Now
+
+// pendingStamp marks the cursor of a session read while a turn was in progress, so that the
+// next sync reads it again even if OpenCode has not touched it since.
+func pendingStamp(stamp string, held bool) string {
+	if held {
+		return "pending/" + stamp
+	}
+	return stamp
+}
+
+// inProgress reports an assistant message OpenCode is still writing.
+func inProgress(m messageRecord) bool {
+	if m.err != nil || m.data.str("role") != "assistant" {
+		return false
+	}
+	_, failed := m.data["error"]
+	return m.data.obj("time").num("completed") == 0 && !failed
+}
+
 // emitSession emits a session, its messages in the order given (OpenCode's) and their parts.
-func emitSession(ctx context.Context, s sessionRecord, msgs []messageRecord, extra []extraRecord, out adapters.Emitter) error {
+// held reports messages left for a later sync because the turn is still being written.
+func emitSession(ctx context.Context, s sessionRecord, msgs []messageRecord, extra []extraRecord, out adapters.Emitter) (held bool, err error) {
+	if now().Sub(time.UnixMilli(s.updated)) < inProgressGrace {
+		for i, m := range msgs {
+			if inProgress(m) {
+				msgs, held = msgs[:i], true
+				break
+			}
+		}
+	}
 	created := s.created
 	if created == 0 {
 		for _, m := range msgs {
@@ -77,13 +114,13 @@ func emitSession(ctx context.Context, s sessionRecord, msgs []messageRecord, ext
 	switch {
 	case s.id == "":
 		out.Malformed(s.loc, errors.New("session without an id"))
-		return nil
+		return held, nil
 	case created == 0:
 		out.Malformed(s.loc, errors.New("session without a creation time"))
-		return nil
+		return held, nil
 	case project == "":
 		out.Malformed(s.loc, errors.New("session without a directory or project"))
-		return nil
+		return held, nil
 	}
 	sess := &session.Session{
 		ID:          s.id,
@@ -98,14 +135,14 @@ func emitSession(ctx context.Context, s sessionRecord, msgs []messageRecord, ext
 	}
 	e := &emitter{out: out, sid: s.id, last: sess.CreatedAt, reported: map[string]bool{}}
 	if err := e.event(session.Event{Session: sess}); err != nil {
-		return err
+		return held, err
 	}
 	for _, m := range msgs {
 		if err := ctx.Err(); err != nil {
-			return err
+			return held, err
 		}
 		if err := e.message(m); err != nil {
-			return err
+			return held, err
 		}
 	}
 	for _, x := range extra {
@@ -115,10 +152,10 @@ func emitSession(ctx context.Context, s sessionRecord, msgs []messageRecord, ext
 		}
 		e.unknown(x.loc, x.what)
 		if err := e.system(x.record); err != nil {
-			return err
+			return held, err
 		}
 	}
-	return nil
+	return held, nil
 }
 
 func (e *emitter) event(ev session.Event) error {

@@ -256,10 +256,11 @@ func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adap
 	for _, p := range l.orphans {
 		out.Malformed(p.loc, fmt.Errorf("part of message %s, which the session does not hold", p.messageID))
 	}
-	if err := emitSession(ctx, l.session, l.messages, l.extra, out); err != nil {
+	held, err := emitSession(ctx, l.session, l.messages, l.extra, out)
+	if err != nil {
 		return adapters.Cursor{}, err
 	}
-	return adapters.Cursor{Stamp: l.stamp}, nil
+	return adapters.Cursor{Stamp: pendingStamp(l.stamp, held)}, nil
 }
 
 type dbSession struct {

@@ -123,9 +123,11 @@ func readStorage(ctx context.Context, src adapters.Source, out adapters.Emitter)
 		}
 		msgs = append(msgs, m)
 	}
-	if err := emitSession(ctx, s, msgs, nil, out); err != nil {
+	held, err := emitSession(ctx, s, msgs, nil, out)
+	if err != nil {
 		return adapters.Cursor{}, err
 	}
+	cur.Stamp = pendingStamp(cur.Stamp, held)
 	return cur, nil
 }
 
