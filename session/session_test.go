@@ -47,6 +47,7 @@ func TestValidatorRejects(t *testing.T) {
 			e[2].Part.Type, e[2].Part.Params = PartToolCall, json.RawMessage("{nope")
 			return e
 		}, "", "not valid JSON"},
+		{"options_not_json", func(e []Event) []Event { e[1].Message.Options = Options{"source": json.RawMessage("{oops")}; return e }, "options.source", "not valid JSON"},
 		{"approval_without_id", func(e []Event) []Event { e[2].Part.Type = PartToolApprovalResponse; return e }, "", "approval_id"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -70,6 +70,9 @@ func (v *Validator) Check(e *Event) error {
 		case s.ParentSessionID == s.ID:
 			return fail("parent_session_id", "names the session itself")
 		}
+		if k := badOption(s.Options); k != "" {
+			return fail("options."+k, "not valid JSON")
+		}
 		s.CreatedAt = normTime(s.CreatedAt)
 		capOptions(s.Options, max)
 		v.sessions[s.ID] = true
@@ -86,6 +89,9 @@ func (v *Validator) Check(e *Event) error {
 			return fail("role", "unknown role %q (want system, user, assistant or tool)", m.Role)
 		case m.Timestamp.IsZero():
 			return fail("timestamp", "missing")
+		}
+		if k := badOption(m.Options); k != "" {
+			return fail("options."+k, "not valid JSON")
 		}
 		m.Timestamp = normTime(m.Timestamp)
 		m.Content = capText(m.Content, max, ensure(&m.Options), "content")
@@ -113,6 +119,9 @@ func (v *Validator) Check(e *Event) error {
 		}
 		if err := checkVariant(p); err != "" {
 			return fail("", "%s", err)
+		}
+		if k := badOption(p.Options); k != "" {
+			return fail("options."+k, "not valid JSON")
 		}
 		p.Text = capText(p.Text, max, ensure(&p.Options), "text")
 		p.Params = capJSON(p.Params, max, p.Options, "params")
@@ -213,6 +222,16 @@ func capJSON(v json.RawMessage, max int, o Options, field string) json.RawMessag
 	markTruncated(o, field, len(v))
 	b, _ := json.Marshal(map[string]any{"pond_truncated_bytes": len(v)})
 	return b
+}
+
+// badOption names an options entry that is not valid JSON ("" when all are).
+func badOption(o Options) string {
+	for k, v := range o {
+		if !json.Valid(v) {
+			return k
+		}
+	}
+	return ""
 }
 
 // capOptions replaces oversized option values; the marker names the key it replaced.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -30,11 +32,44 @@ func encodeJSON(v any) string {
 	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }
 
+// optionsText renders options as one JSON object with sorted keys. Values are written as they
+// are: the validator has checked they are JSON, and re-compacting megabytes of raw records is
+// the ingest path's largest cost.
 func optionsText(o session.Options) string {
 	if len(o) == 0 {
 		return ""
 	}
-	return encodeJSON(o)
+	keys := make([]string, 0, len(o))
+	n := 2
+	for k, v := range o {
+		keys = append(keys, k)
+		n += len(k) + len(v) + 4
+	}
+	slices.Sort(keys)
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = append(b, o[k]...)
+	}
+	return string(append(b, '}'))
+}
+
+// appendJSONString appends s as a JSON string (no HTML escaping).
+func appendJSONString(b []byte, s string) []byte {
+	enc, _ := json.Marshal(s) // cannot fail for a string
+	if !bytes.Contains(enc, []byte(`\u00`)) {
+		return append(b, enc...)
+	}
+	// json.Marshal escapes <, > and &; undo that so text keeps its characters.
+	enc = bytes.ReplaceAll(enc, []byte(`\u003c`), []byte("<"))
+	enc = bytes.ReplaceAll(enc, []byte(`\u003e`), []byte(">"))
+	enc = bytes.ReplaceAll(enc, []byte(`\u0026`), []byte("&"))
+	return append(b, enc...)
 }
 
 // variant is a part's type-specific body: the verbatim content SQL sees as variant_data.
@@ -62,33 +97,72 @@ type variantData struct {
 	Bytes int                  `json:"bytes,omitempty"`
 }
 
-// partBody splits a part into its variant JSON and its binary payload.
+// partBody splits a part into its variant JSON and its binary payload. It is written by hand
+// so that parameters and results (validated JSON, often large) are copied, not re-encoded.
 func partBody(p *session.Part) (string, []byte) {
-	var v variant
+	b := make([]byte, 0, 64+len(p.Text)+len(p.Params)+len(p.Result))
+	b = append(b, '{')
+	field := func(k string) {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, k...)
+		b = append(b, '"', ':')
+	}
+	str := func(k, v string) {
+		if v != "" {
+			field(k)
+			b = appendJSONString(b, v)
+		}
+	}
+	raw := func(k string, v json.RawMessage) {
+		if len(v) > 0 {
+			field(k)
+			b = append(b, v...)
+		}
+	}
+	boolean := func(k string, v bool) {
+		field(k)
+		b = strconv.AppendBool(b, v)
+	}
 	switch p.Type {
 	case session.PartText, session.PartReasoning:
-		v.Text = &p.Text
+		field("text")
+		b = appendJSONString(b, p.Text)
 	case session.PartFile:
-		v.MediaType, v.FileName = p.MediaType, p.FileName
+		str("media_type", p.MediaType)
+		str("file_name", p.FileName)
 		if p.Data != nil {
-			v.Data = &variantData{Kind: p.Data.Kind, Value: p.Data.Value, Bytes: len(p.Data.Bytes)}
+			field("data")
+			b = append(b, []byte(encodeJSON(variantData{Kind: p.Data.Kind, Value: p.Data.Value, Bytes: len(p.Data.Bytes)}))...)
 		}
 	case session.PartToolCall:
-		v.CallID, v.Name, v.Params, v.ProviderExecuted = p.CallID, p.Name, p.Params, p.ProviderExecuted
+		str("call_id", p.CallID)
+		str("name", p.Name)
+		raw("params", p.Params)
+		if p.ProviderExecuted {
+			boolean("provider_executed", true)
+		}
 	case session.PartToolResult:
-		f := p.IsFailure
-		v.CallID, v.Name, v.IsFailure, v.Result = p.CallID, p.Name, &f, p.Result
+		str("call_id", p.CallID)
+		str("name", p.Name)
+		boolean("is_failure", p.IsFailure)
+		raw("result", p.Result)
 	case session.PartToolApprovalRequest:
-		v.ApprovalID, v.ToolCallID = p.ApprovalID, p.ToolCallID
+		str("approval_id", p.ApprovalID)
+		str("tool_call_id", p.ToolCallID)
 	case session.PartToolApprovalResponse:
-		a := p.Approved
-		v.ApprovalID, v.Approved, v.Reason = p.ApprovalID, &a, p.Reason
+		str("approval_id", p.ApprovalID)
+		boolean("approved", p.Approved)
+		str("reason", p.Reason)
 	}
+	b = append(b, '}')
 	var data []byte
 	if p.Data != nil && p.Data.Kind == session.FileBytes {
 		data = p.Data.Bytes
 	}
-	return encodeJSON(v), data
+	return string(b), data
 }
 
 // partFromBody rebuilds a part's type-specific fields from its stored body.
