@@ -46,6 +46,7 @@ func benchIngest(b *testing.B, cfg sessiongen.Config) {
 	ctx := context.Background()
 	for i := 0; i < b.N; i++ {
 		s := openTestStore(b, b.TempDir())
+		phases := map[string]time.Duration{}
 		pass := func() (msgs int, d time.Duration) {
 			g := sessiongen.New(cfg)
 			for {
@@ -66,13 +67,20 @@ func benchIngest(b *testing.B, cfg sessiongen.Config) {
 					}
 				}
 				t0 := time.Now()
-				if _, err := s.Upsert(ctx, batch, Stamp{Adapter: "bench"}); err != nil {
+				out, err := s.Upsert(ctx, batch, Stamp{Adapter: "bench"})
+				if err != nil {
 					b.Fatal(err)
+				}
+				for k, v := range out.Phases {
+					phases[k] += v
 				}
 				d += time.Since(t0)
 			}
 		}
 		msgs, first := pass()
+		for _, k := range []string{"lookup", "encode", "lance", "mirror"} {
+			b.ReportMetric(phases[k].Seconds(), k+"-s")
+		}
 		_, again := pass()
 		b.ReportMetric(float64(msgs)/first.Seconds(), "msgs/s-first")
 		b.ReportMetric(float64(msgs)/again.Seconds(), "msgs/s-reingest")

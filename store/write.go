@@ -64,6 +64,9 @@ type Outcome struct {
 	// StaleSearchText counts stored messages that gained searchable text parts in this write;
 	// their search_text is not recomputed.
 	StaleSearchText int `json:"stale_search_text"`
+	// Phases is where the write's time went: lookup (validation and key lookups), encode,
+	// lance (the three commits), mirror.
+	Phases map[string]time.Duration `json:"-"`
 }
 
 // Stamp is the ingest provenance the store records on every message it inserts, under
@@ -108,7 +111,12 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	if err := s.catchUp(ctx); err != nil {
 		return nil, fmt.Errorf("store: catch up the mirror: %w", err)
 	}
-	out := &Outcome{Rows: make([]RowOutcome, len(events))}
+	out := &Outcome{Rows: make([]RowOutcome, len(events)), Phases: map[string]time.Duration{}}
+	phase := time.Now()
+	mark := func(name string) {
+		out.Phases[name] += time.Since(phase)
+		phase = time.Now()
+	}
 	v := session.Validator{MaxValueBytes: s.opts.MaxValueBytes}
 	var sessionIDs []string
 	seenSession := map[string]bool{}
@@ -223,6 +231,7 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 		return out, nil
 	}
 
+	mark("lookup")
 	// Search text of each new message from its parts in this batch.
 	partsOf := map[session.Key][]session.Part{}
 	for _, p := range b.parts {
@@ -261,6 +270,7 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 		b.seq[session.Key{SessionID: ss.ID}] = seq
 	}
 
+	mark("encode")
 	mem := memory.DefaultAllocator
 	for _, w := range []struct {
 		table string
@@ -281,9 +291,11 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 			return nil, fmt.Errorf("store: append %d rows to %s: %w", w.n, w.table, err)
 		}
 	}
+	mark("lance")
 	if err := s.mirror.Apply(ctx, b.mirrorRows()); err != nil {
 		return nil, fmt.Errorf("store: mirror: %w", err)
 	}
+	mark("mirror")
 	// The mirror now reflects exactly these Lance versions.
 	for _, name := range tableNames {
 		v, err := s.tables[name].Version(ctx)
