@@ -120,49 +120,40 @@ func newAdaptersCmd() *cobra.Command {
 		},
 	}
 	var path string
-	enable := &cobra.Command{
-		Use:   "enable ADAPTER",
-		Short: "Capture this agent's sessions (optionally from --path)",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+	// setAdapter switches one adapter on or off (and, when given, sets its path).
+	setAdapter := func(enabled bool) func(*cobra.Command, []string) error {
+		return func(cmd *cobra.Command, args []string) error {
 			if _, ok := all.ByName(args[0]); !ok {
 				return &exitError{code: 2, err: fmt.Errorf("unknown adapter %q (known: %s)", args[0], strings.Join(all.Names(), ", "))}
 			}
 			_, cfgPath, err := editConfig(func(cfg *config.Config) error {
 				e := cfg.Adapters[args[0]]
-				e.Enabled = true
-				if path != "" {
+				e.Enabled = enabled
+				if enabled && path != "" {
 					e.Path = path
 				}
 				cfg.Adapters[args[0]] = e
 				return nil
 			})
 			if err == nil {
-				fmt.Fprintf(cmd.OutOrStdout(), "enabled %s in %s\n", args[0], cfgPath)
+				verb := map[bool]string{true: "enabled", false: "disabled"}[enabled]
+				fmt.Fprintf(cmd.OutOrStdout(), "%s %s in %s\n", verb, args[0], cfgPath)
 			}
 			return err
-		},
+		}
+	}
+	enable := &cobra.Command{
+		Use:   "enable ADAPTER",
+		Short: "Capture this agent's sessions (optionally from --path)",
+		Args:  cobra.ExactArgs(1),
+		RunE:  setAdapter(true),
 	}
 	enable.Flags().StringVar(&path, "path", "", "the agent's own root to read (default: discover)")
 	disable := &cobra.Command{
 		Use:   "disable ADAPTER",
 		Short: "Stop capturing this agent (its stored sessions stay)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, ok := all.ByName(args[0]); !ok {
-				return &exitError{code: 2, err: fmt.Errorf("unknown adapter %q (known: %s)", args[0], strings.Join(all.Names(), ", "))}
-			}
-			_, cfgPath, err := editConfig(func(cfg *config.Config) error {
-				e := cfg.Adapters[args[0]]
-				e.Enabled = false
-				cfg.Adapters[args[0]] = e
-				return nil
-			})
-			if err == nil {
-				fmt.Fprintf(cmd.OutOrStdout(), "disabled %s in %s\n", args[0], cfgPath)
-			}
-			return err
-		},
+		RunE:  setAdapter(false),
 	}
 	addFormatFlag(list, &format)
 	cmd.AddCommand(list, discover, enable, disable)
