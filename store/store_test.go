@@ -15,7 +15,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/store/lance"
 )
+
+var lanceQuote = lance.Quote
 
 func openTestStore(t testing.TB, dir string) *Store {
 	t.Helper()
@@ -399,5 +402,37 @@ func TestNewerLayoutIsRefused(t *testing.T) {
 	_, err := Open(context.Background(), Options{DataDir: filepath.Join(dir, "data"), StateDir: filepath.Join(dir, "state")})
 	if err == nil || !strings.Contains(err.Error(), "upgrade Pond") {
 		t.Fatalf("opening a newer layout: %v", err)
+	}
+}
+
+// A message captured while the agent was still writing it gains its text later; its search
+// text follows, in Lance and in the mirror.
+func TestLateTextPartsReindexTheMessage(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, t.TempDir())
+	sess := &session.Session{ID: "s", SourceAgent: "claude-code", Project: "/p", CreatedAt: base}
+	msg := &session.Message{SessionID: "s", ID: "m", Role: session.RoleAssistant, Timestamp: base}
+	think := &session.Part{SessionID: "s", MessageID: "m", ID: "a", Type: session.PartReasoning, Provenance: session.Conversational, Text: "hmm"}
+	upsert(t, s, []session.Event{{Session: sess}, {Message: msg}, {Part: think}})
+	text := &session.Part{SessionID: "s", MessageID: "m", ID: "b", Ordinal: 1, Type: session.PartText, Provenance: session.Conversational, Text: "the fix is in main.go, it's done"}
+	out := upsert(t, s, []session.Event{{Session: sess}, {Message: msg}, {Part: text}})
+	if out.Reindexed != 1 || out.Inserted.Parts != 1 {
+		t.Fatalf("outcome %+v", out)
+	}
+	var st string
+	s.Mirror().DB().QueryRow(`SELECT search_text FROM messages WHERE message_id = 'm'`).Scan(&st)
+	if st != text.Text {
+		t.Fatalf("mirror search_text %q", st)
+	}
+	if n, err := s.Table(TableMessages).Count(ctx, "search_text = "+lanceQuote(text.Text)); err != nil || n != 1 {
+		t.Fatalf("Lance search_text not updated: %d, %v", n, err)
+	}
+	// A rebuilt mirror replays the updated row from Lance.
+	if _, err := s.RebuildMirror(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.Mirror().DB().QueryRow(`SELECT search_text FROM messages WHERE message_id = 'm'`).Scan(&st)
+	if st != text.Text {
+		t.Fatalf("rebuilt mirror search_text %q", st)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/user"
+	"sort"
 	"sync"
 	"time"
 
@@ -13,6 +14,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/store/lance"
+	"github.com/pondhq/pond/store/sqlite"
 )
 
 // Status is what a write did with one row.
@@ -61,9 +64,9 @@ type Outcome struct {
 	// Relabeled counts stored sessions a re-ingest gave another source_agent or project: the
 	// stored labels are kept (they are immutable) and the new rows are written under them.
 	Relabeled int `json:"relabeled_sessions"`
-	// StaleSearchText counts stored messages that gained searchable text parts in this write;
-	// their search_text is not recomputed.
-	StaleSearchText int `json:"stale_search_text"`
+	// Reindexed counts stored messages that gained searchable parts in this write (an agent
+	// still writing a message when it was first captured); their search text is recomputed.
+	Reindexed int `json:"reindexed_messages"`
 	// Phases is where the write's time went: lookup (validation and key lookups), encode,
 	// lance (the three commits), mirror.
 	Phases map[string]time.Duration `json:"-"`
@@ -216,7 +219,7 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	for id := range relabeled {
 		s.log.Warn("store: re-ingest disagrees with stored labels; keeping the stored ones", "session", id)
 	}
-	out.StaleSearchText = len(staleMsgs)
+	out.Reindexed = len(staleMsgs)
 	for _, r := range out.Rows {
 		switch r.Status {
 		case Inserted:
@@ -229,6 +232,10 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	}
 	if len(b.sessions)+len(b.messages)+len(b.parts) == 0 {
 		return out, nil
+	}
+	updates, err := s.recomputeSearchText(ctx, staleMsgs, b.parts)
+	if err != nil {
+		return nil, err
 	}
 
 	mark("lookup")
@@ -269,6 +276,10 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 		seq++
 		b.seq[session.Key{SessionID: ss.ID}] = seq
 	}
+	for i := range updates {
+		seq++
+		updates[i].IngestSeq = seq
+	}
 
 	mark("encode")
 	mem := memory.DefaultAllocator
@@ -291,8 +302,20 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 			return nil, fmt.Errorf("store: append %d rows to %s: %w", w.n, w.table, err)
 		}
 	}
+	for _, u := range updates {
+		text := "NULL"
+		if u.SearchText != "" {
+			text = lance.Quote(u.SearchText)
+		}
+		filter := "session_id = " + lance.Quote(u.SessionID) + " AND id = " + lance.Quote(u.MessageID)
+		if _, err := s.tables[TableMessages].Update(ctx, filter, map[string]string{"search_text": text, "ingest_seq": fmt.Sprint(u.IngestSeq)}); err != nil {
+			return nil, fmt.Errorf("store: reindex message %s/%s: %w", u.SessionID, u.MessageID, err)
+		}
+	}
 	mark("lance")
-	if err := s.mirror.Apply(ctx, b.mirrorRows()); err != nil {
+	rows := b.mirrorRows()
+	rows.Updates = updates
+	if err := s.mirror.Apply(ctx, rows); err != nil {
 		return nil, fmt.Errorf("store: mirror: %w", err)
 	}
 	mark("mirror")
@@ -308,6 +331,43 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 }
 
 type sqliteLabels struct{ agent, project string }
+
+// recomputeSearchText works out the search text of stored messages that gained searchable
+// parts in this batch, from their stored parts plus the new ones.
+func (s *Store) recomputeSearchText(ctx context.Context, stale map[session.Key]bool, newParts []*session.Part) ([]sqlite.SearchTextUpdate, error) {
+	if len(stale) == 0 {
+		return nil, nil
+	}
+	added := map[session.Key][]session.Part{}
+	for _, p := range newParts {
+		mk := session.Key{SessionID: p.SessionID, MessageID: p.MessageID}
+		if stale[mk] {
+			added[mk] = append(added[mk], *p)
+		}
+	}
+	var out []sqlite.SearchTextUpdate
+	for mk := range stale {
+		role, stored, err := s.mirror.MessageParts(ctx, mk.SessionID, mk.MessageID)
+		if err != nil {
+			return nil, err
+		}
+		parts := make([]session.Part, 0, len(stored)+len(added[mk]))
+		for _, sp := range stored {
+			p := session.Part{SessionID: mk.SessionID, MessageID: mk.MessageID, ID: sp.ID, Type: session.PartType(sp.Type), Provenance: session.Provenance(sp.Provenance)}
+			if err := partFromBody(&p, sp.VariantData, nil); err != nil {
+				return nil, err
+			}
+			parts = append(parts, p)
+		}
+		parts = append(parts, added[mk]...)
+		text := session.SearchText(&session.Message{ID: mk.MessageID, Role: session.Role(role)}, parts)
+		out = append(out, sqlite.SearchTextUpdate{SessionID: mk.SessionID, MessageID: mk.MessageID, SearchText: text})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].SessionID+"\x00"+out[i].MessageID < out[j].SessionID+"\x00"+out[j].MessageID
+	})
+	return out, nil
+}
 
 // affectsSearch reports whether a part contributes to its message's search text.
 func affectsSearch(p *session.Part) bool {

@@ -330,3 +330,28 @@ func TestQuote(t *testing.T) {
 		t.Fatalf("table holds %d rows, want %d", len(all), len(values))
 	}
 }
+
+func TestUpdateWithQuotedValues(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tbl, err := db.CreateTable(ctx, "u", smokeSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Close()
+	rec := smokeRecord(t, 0, 10, rand.New(rand.NewPCG(3, 4)))
+	defer rec.Release()
+	tbl.Append(ctx, rec)
+	text := `it's "quoted" \ 100% 日本`
+	n, err := tbl.Update(ctx, "id = "+Quote("m000003"), map[string]string{"body": Quote(text), "ts_us": "42"})
+	if err != nil || n != 1 {
+		t.Fatalf("Update = %d, %v", n, err)
+	}
+	if c, _ := tbl.Count(ctx, "body = "+Quote(text)+" AND ts_us = 42"); c != 1 {
+		t.Fatalf("updated row not found (count %d)", c)
+	}
+}

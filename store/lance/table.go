@@ -167,6 +167,22 @@ func (t *Table) MergeInsert(ctx context.Context, spec MergeSpec, recs ...arrow.R
 	return res, nil
 }
 
+// Update sets columns of the rows matching filter, in one commit: updates maps each column to
+// an SQL expression (build literals with Quote). It returns the rows updated. Unlike lancedb-go's
+// Update, values are never interpolated unescaped.
+func (t *Table) Update(ctx context.Context, filter string, updates map[string]string) (int64, error) {
+	var n C.uint64_t
+	err := t.use(func(nt *C.PondTable) error {
+		cf := cString(filter)
+		defer freeCString(cf)
+		return callJSON(updates, func(cs *C.char) *C.char { return C.pond_table_update(nt, cf, cs, &n) })
+	})
+	if err != nil {
+		return 0, fmt.Errorf("lance: update %s: %w", t.name, err)
+	}
+	return int64(n), nil
+}
+
 // AddNullColumns adds fields as new columns holding nulls: the additive schema migration.
 func (t *Table) AddNullColumns(ctx context.Context, fields ...arrow.Field) error {
 	if len(fields) == 0 {

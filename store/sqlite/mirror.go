@@ -161,15 +161,23 @@ type PartRow struct {
 	IngestSeq                int64
 }
 
+// SearchTextUpdate is a stored message whose search text was recomputed (it gained text parts
+// after it was stored), with the sequence number of that change.
+type SearchTextUpdate struct {
+	SessionID, MessageID, SearchText string
+	IngestSeq                        int64
+}
+
 // Rows are rows of the three tables to apply together.
 type Rows struct {
 	Sessions []SessionRow
 	Messages []MessageRow
 	Parts    []PartRow
+	Updates  []SearchTextUpdate
 }
 
 // Len is the number of rows.
-func (r *Rows) Len() int { return len(r.Sessions) + len(r.Messages) + len(r.Parts) }
+func (r *Rows) Len() int { return len(r.Sessions) + len(r.Messages) + len(r.Parts) + len(r.Updates) }
 
 func nullable(s string) any {
 	if s == "" {
@@ -210,7 +218,12 @@ func (m *Mirror) Apply(ctx context.Context, r *Rows) error {
 		st.Close()
 	}
 	if len(r.Messages) > 0 {
-		st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO messages VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
+		// A replayed message may carry a newer search text or embedding model than the copy
+		// here; those are the only columns that ever change.
+		st, err := tx.PrepareContext(ctx, `INSERT INTO messages VALUES (?,?,?,?,?,?,?,?,?,?,?)
+			ON CONFLICT(session_id, message_id) DO UPDATE SET search_text = excluded.search_text,
+				embedding_model = excluded.embedding_model, ingest_seq = excluded.ingest_seq
+			WHERE excluded.ingest_seq > messages.ingest_seq`)
 		if err != nil {
 			return fmt.Errorf("mirror: %w", err)
 		}
@@ -240,6 +253,13 @@ func (m *Mirror) Apply(ctx context.Context, r *Rows) error {
 			raise("parts", p.IngestSeq)
 		}
 		st.Close()
+	}
+	for _, u := range r.Updates {
+		if _, err := tx.ExecContext(ctx, `UPDATE messages SET search_text = ?, ingest_seq = ? WHERE session_id = ? AND message_id = ?`,
+			nullable(u.SearchText), u.IngestSeq, u.SessionID, u.MessageID); err != nil {
+			return fmt.Errorf("mirror: update message %s/%s: %w", u.SessionID, u.MessageID, err)
+		}
+		raise("messages", u.IngestSeq)
 	}
 	for table, seq := range marks {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO _pond_watermarks(table_name, seq) VALUES (?, ?)
@@ -335,6 +355,33 @@ func (m *Mirror) PartKeys(ctx context.Context, sessionIDs []string) (map[string]
 		return nil, fmt.Errorf("mirror: look up parts: %w", err)
 	}
 	return out, nil
+}
+
+// StoredPart is what search text needs of a stored part.
+type StoredPart struct {
+	ID, Type, Provenance, VariantData string
+}
+
+// MessageParts returns a stored message's role and its parts.
+func (m *Mirror) MessageParts(ctx context.Context, sessionID, messageID string) (role string, parts []StoredPart, err error) {
+	err = m.db.QueryRowContext(ctx, `SELECT role FROM messages WHERE session_id = ? AND message_id = ?`, sessionID, messageID).Scan(&role)
+	if err != nil {
+		return "", nil, fmt.Errorf("mirror: message %s/%s: %w", sessionID, messageID, err)
+	}
+	rows, err := m.db.QueryContext(ctx, `SELECT id, type, provenance, coalesce(variant_data, '') FROM parts
+		WHERE session_id = ? AND message_id = ? ORDER BY ordinal, id`, sessionID, messageID)
+	if err != nil {
+		return "", nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p StoredPart
+		if err := rows.Scan(&p.ID, &p.Type, &p.Provenance, &p.VariantData); err != nil {
+			return "", nil, err
+		}
+		parts = append(parts, p)
+	}
+	return role, parts, rows.Err()
 }
 
 // Counts are row counts per table.

@@ -40,6 +40,8 @@ char *pond_table_count(PondTable *t, const char *filter, uint64_t *out);
  * result: {"version", "inserted", "updated", "deleted"} */
 char *pond_table_merge_insert(PondTable *t, const char *spec_json, const uint8_t *ipc, size_t ipc_len,
                               char **out_json);
+/* updates_json: {"column": "SQL expression"}; literals are the caller's to quote. */
+char *pond_table_update(PondTable *t, const char *filter, const char *updates_json, uint64_t *out_rows);
 char *pond_table_add_null_columns(PondTable *t, const uint8_t *schema_ipc, size_t len);
 /* spec_json: {"column", "kind": fts|btree|bitmap|ivf_pq|ivf_flat|ivf_hnsw_sq, "name", "replace",
  *             "fts": {Lance InvertedIndexParams}, "distance", "num_partitions", "num_sub_vectors",

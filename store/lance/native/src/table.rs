@@ -217,6 +217,36 @@ pub extern "C" fn pond_table_merge_insert(
     })
 }
 
+/// Updates the rows matching `filter`, setting each column of `updates_json` ({"column": "SQL
+/// expression"}) in one commit. Callers build literals with their own escaping helper.
+#[no_mangle]
+pub extern "C" fn pond_table_update(
+    t: *mut PondTable,
+    filter: *const c_char,
+    updates_json: *const c_char,
+    out_rows: *mut u64,
+) -> *mut c_char {
+    guard(|| {
+        let t = table_ref(t)?;
+        let filter = arg_str(filter, "filter")?;
+        let updates: std::collections::BTreeMap<String, String> =
+            serde_json::from_str(arg_str(updates_json, "updates")?)
+                .map_err(|e| format!("invalid updates: {e}"))?;
+        if updates.is_empty() {
+            return Err("no columns to update".into());
+        }
+        let mut builder = t.table.update().only_if(filter);
+        for (col, expr) in &updates {
+            builder = builder.column(col.as_str(), expr.as_str());
+        }
+        let res = block_on(builder.execute()).map_err(|e| format!("update where {filter}: {e}"))?;
+        if !out_rows.is_null() {
+            unsafe { *out_rows = res.rows_updated };
+        }
+        Ok(())
+    })
+}
+
 /// Adds the columns of an Arrow IPC schema (a stream with no batches) as all-null columns: the
 /// additive schema migration.
 #[no_mangle]
