@@ -147,7 +147,7 @@ build() {
   cp -r "$crate/Cargo.toml" "$crate/Cargo.lock" "$crate/src" "$work/pond-native/"
   check_pins "$work/pond-native/Cargo.lock" "$work/lancedb-go/Cargo.lock"
 
-  say "building the native library (Lance + pond-native); about 40 minutes on 2 cores the first time"
+  say "building the native library (Lance + pond-native); about 25 minutes on 2 idle cores the first time"
   local t0=$SECONDS log=$POND_CACHE/native/build.log
   mkdir -p "$(dirname "$log")"
   # cargo's own progress bar goes to the terminal; the full log and GNU time's report to a file.
