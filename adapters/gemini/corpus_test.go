@@ -14,7 +14,7 @@ import (
 
 // corpusDir holds real Gemini CLI files gathered from public repositories
 // (see shared/fixtures/SOURCES.md); they are read in place, never copied here.
-const corpusDir = "/work/shared/fixtures/gemini"
+var corpusDir = filepath.Join("..", "..", "..", "shared", "fixtures", "gemini")
 
 // TestCorpus reads every Gemini file of the shared corpus: none may fail, and what each gives is
 // logged.

@@ -12,7 +12,7 @@ import (
 )
 
 // fixtures is the shared folder of real agent files (never copied into the repository).
-const fixtures = "/work/shared/fixtures/opencode"
+var fixtures = filepath.Join("..", "..", "..", "shared", "fixtures", "opencode")
 
 // TestCorpus reads the genuine OpenCode 1.18.33 database dump and the two hand-made legacy
 // trees, logging the outcome per session.
