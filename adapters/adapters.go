@@ -77,7 +77,17 @@ type Source struct {
 	ModTime time.Time `json:"mod_time"`
 	// Hint is adapter-private detail found while scanning (e.g. the session id in a database).
 	Hint string `json:"hint,omitempty"`
+	// Skip, when set, is why the source is listed but not read: SkipSuperseded (another
+	// source holds the same session, e.g. OpenCode's database over its legacy files) or
+	// SkipUnsupported (a format version the adapter cannot read).
+	Skip string `json:"skip,omitempty"`
 }
+
+// Reasons a scanned source is not read.
+const (
+	SkipSuperseded  = "superseded"
+	SkipUnsupported = "unsupported"
+)
 
 // FileStamp is the stamp of a file: its size and modification time.
 func FileStamp(info os.FileInfo) string {

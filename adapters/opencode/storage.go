@@ -87,6 +87,7 @@ func scanStorage(ctx context.Context, dir string, inDB map[string]string) ([]ada
 		}
 		if ok {
 			src.Hint = supersededHint + db + "#" + id
+			src.Skip = adapters.SkipSuperseded
 			src.Stamp = supersededHint + src.Stamp // a session leaving the database is read again
 		}
 		srcs = append(srcs, src)

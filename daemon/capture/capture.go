@@ -44,7 +44,7 @@ type Progress struct {
 	Done, Total int // sources
 }
 
-// Skip reasons, stable tokens for scripts.
+// Skip reasons, stable tokens for scripts (adapters add superseded and unsupported).
 const (
 	SkipFresh        = "fresh"        // unchanged since the last read
 	SkipEmpty        = "empty"        // the source holds no session yet
@@ -223,6 +223,10 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*Adap
 				cur, known = adapters.Cursor{}, false
 			}
 			switch {
+			case src.Skip != "":
+				ar.Skipped[src.Skip]++
+				e.progress(opts, a.Name(), done, total)
+				continue
 			case known && cur.Stamp == src.Stamp:
 				ar.Skipped[SkipFresh]++
 				e.progress(opts, a.Name(), done, total)
