@@ -150,7 +150,7 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	}
 
 	b := &batch{seq: map[session.Key]int64{}}
-	labels := map[string]sqliteLabels{} // session id -> labels its messages carry
+	labels := map[string]storedLabels{} // session id -> labels its messages carry
 	relabeled := map[string]bool{}
 	newMsgIndex := map[session.Key]int{} // new messages -> index into b.messages
 	staleMsgs := map[session.Key]bool{}
@@ -167,7 +167,7 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 				if st.SourceAgent != sess.SourceAgent || st.Project != sess.Project {
 					relabeled[sess.ID] = true
 				}
-				labels[sess.ID] = sqliteLabels{st.SourceAgent, st.Project}
+				labels[sess.ID] = storedLabels{st.SourceAgent, st.Project}
 				r.Status = Matched
 				continue
 			}
@@ -175,7 +175,7 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 				r.Status = Matched // repeated in this batch
 				continue
 			}
-			labels[sess.ID] = sqliteLabels{sess.SourceAgent, sess.Project}
+			labels[sess.ID] = storedLabels{sess.SourceAgent, sess.Project}
 			b.sessions = append(b.sessions, sess)
 			r.Status = Inserted
 		case session.KindMessage:
@@ -330,7 +330,7 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	return out, nil
 }
 
-type sqliteLabels struct{ agent, project string }
+type storedLabels struct{ agent, project string }
 
 // recomputeSearchText works out the search text of stored messages that gained searchable
 // parts in this batch, from their stored parts plus the new ones.
