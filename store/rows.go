@@ -227,10 +227,29 @@ type batch struct {
 	seq  map[session.Key]int64
 }
 
-func (b *batch) sessionRecord(mem memory.Allocator) arrow.Record {
+// chunks splits n rows into consecutive ranges of at most limit bytes each (by size), so that
+// no single Arrow record (and its IPC copy) holds a whole large batch.
+func chunks(n int, size func(i int) int, limit int) [][2]int {
+	var out [][2]int
+	lo, acc := 0, 0
+	for i := 0; i < n; i++ {
+		s := size(i)
+		if i > lo && acc+s > limit {
+			out = append(out, [2]int{lo, i})
+			lo, acc = i, 0
+		}
+		acc += s
+	}
+	if lo < n {
+		out = append(out, [2]int{lo, n})
+	}
+	return out
+}
+
+func (b *batch) sessionRecord(mem memory.Allocator, lo, hi int) arrow.Record {
 	rb := array.NewRecordBuilder(mem, sessionsSchema)
 	defer rb.Release()
-	for _, s := range b.sessions {
+	for _, s := range b.sessions[lo:hi] {
 		appendStr(rb.Field(0), s.ID)
 		appendOpt(rb.Field(1), s.ParentSessionID)
 		appendOpt(rb.Field(2), s.ParentMessageID)
@@ -243,10 +262,11 @@ func (b *batch) sessionRecord(mem memory.Allocator) arrow.Record {
 	return rb.NewRecord()
 }
 
-func (b *batch) messageRecord(mem memory.Allocator) arrow.Record {
+func (b *batch) messageRecord(mem memory.Allocator, lo, hi int) arrow.Record {
 	rb := array.NewRecordBuilder(mem, messagesSchema)
 	defer rb.Release()
-	for i, m := range b.messages {
+	for i := lo; i < hi; i++ {
+		m := b.messages[i]
 		appendStr(rb.Field(0), m.SessionID)
 		appendStr(rb.Field(1), m.ID)
 		rb.Field(2).(*array.Int64Builder).Append(m.Timestamp.UnixMicro())
@@ -263,10 +283,11 @@ func (b *batch) messageRecord(mem memory.Allocator) arrow.Record {
 	return rb.NewRecord()
 }
 
-func (b *batch) partRecord(mem memory.Allocator) arrow.Record {
+func (b *batch) partRecord(mem memory.Allocator, lo, hi int) arrow.Record {
 	rb := array.NewRecordBuilder(mem, partsSchema)
 	defer rb.Release()
-	for i, p := range b.parts {
+	for i := lo; i < hi; i++ {
+		p := b.parts[i]
 		body, data := b.body[i], b.data[i]
 		tool, call, fail := derived(p)
 		appendStr(rb.Field(0), p.SessionID)

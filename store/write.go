@@ -283,23 +283,30 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 
 	mark("encode")
 	mem := memory.DefaultAllocator
+	optSize := func(o session.Options) int {
+		n := 0
+		for _, v := range o {
+			n += len(v)
+		}
+		return n
+	}
 	for _, w := range []struct {
 		table string
 		n     int
-		build func(memory.Allocator) arrow.Record
+		size  func(i int) int
+		build func(mem memory.Allocator, lo, hi int) arrow.Record
 	}{
-		{TableMessages, len(b.messages), b.messageRecord},
-		{TableParts, len(b.parts), b.partRecord},
-		{TableSessions, len(b.sessions), b.sessionRecord},
+		{TableMessages, len(b.messages), func(i int) int { return 256 + optSize(b.messages[i].Options) + len(b.searchText[i]) }, b.messageRecord},
+		{TableParts, len(b.parts), func(i int) int { return 256 + len(b.body[i]) + len(b.data[i]) + optSize(b.parts[i].Options) }, b.partRecord},
+		{TableSessions, len(b.sessions), func(i int) int { return 256 + optSize(b.sessions[i].Options) }, b.sessionRecord},
 	} {
-		if w.n == 0 {
-			continue
-		}
-		rec := w.build(mem)
-		err := s.tables[w.table].Append(ctx, rec)
-		rec.Release()
-		if err != nil {
-			return nil, fmt.Errorf("store: append %d rows to %s: %w", w.n, w.table, err)
+		for _, c := range chunks(w.n, w.size, appendChunkBytes) {
+			rec := w.build(mem, c[0], c[1])
+			err := s.tables[w.table].Append(ctx, rec)
+			rec.Release()
+			if err != nil {
+				return nil, fmt.Errorf("store: append %d rows to %s: %w", c[1]-c[0], w.table, err)
+			}
 		}
 	}
 	for _, u := range updates {
@@ -331,6 +338,11 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 }
 
 type storedLabels struct{ agent, project string }
+
+// appendChunkBytes bounds one Lance append: larger batches are committed in several appends, so
+// that the Arrow record and lancedb-go's IPC copy of it stay small. A crash between two appends
+// is converged like any other by the next write.
+const appendChunkBytes = 32 << 20
 
 // recomputeSearchText works out the search text of stored messages that gained searchable
 // parts in this batch, from their stored parts plus the new ones.
