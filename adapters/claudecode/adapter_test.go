@@ -58,11 +58,11 @@ func TestScan(t *testing.T) {
 	// Sidecars (meta.json) and the workflow journal are not sources.
 	want := []string{
 		"projects/-legacy-nocwd/3b2a1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d.jsonl",
-		"projects/-work-demo/7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b.jsonl",
-		"projects/-work-demo/7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b/subagents/agent-a1b2c3d4e5f6a7b8c.jsonl",
-		"projects/-work-demo/7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b/subagents/workflows/wf_0001/agent-w0c1d2e3f4a5b6c7d.jsonl",
-		"projects/-work-demo/9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.jsonl",
-		"projects/-work-demo/agent-5e6f7a8b.jsonl",
+		"projects/-srv-demo/7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b.jsonl",
+		"projects/-srv-demo/7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b/subagents/agent-a1b2c3d4e5f6a7b8c.jsonl",
+		"projects/-srv-demo/7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b/subagents/workflows/wf_0001/agent-w0c1d2e3f4a5b6c7d.jsonl",
+		"projects/-srv-demo/9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d.jsonl",
+		"projects/-srv-demo/agent-5e6f7a8b.jsonl",
 	}
 	if diff := cmp.Diff(want, keys); diff != "" {
 		t.Errorf("keys (-want +got):\n%s", diff)

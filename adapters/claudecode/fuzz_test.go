@@ -18,7 +18,7 @@ import (
 func FuzzRead(f *testing.F) {
 	for _, key := range []string{
 		mainKey,
-		"projects/-work-demo/agent-5e6f7a8b.jsonl",
+		"projects/-srv-demo/agent-5e6f7a8b.jsonl",
 		"projects/-legacy-nocwd/3b2a1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d.jsonl",
 	} {
 		b, err := os.ReadFile(filepath.Join("testdata", key))

@@ -16,7 +16,7 @@ import (
 
 const (
 	mainID  = "7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b"
-	mainKey = "projects/-work-demo/" + mainID + ".jsonl"
+	mainKey = "projects/-srv-demo/" + mainID + ".jsonl"
 )
 
 var testEnv = adaptertest.FakeEnv("linux", "/home/nobody", nil)

@@ -43,8 +43,8 @@ func TestReadIncremental(t *testing.T) {
 	}
 
 	// The API response of a-0007 goes on, a prompt follows, and the next line is half written.
-	appendFile(t, path, `{"parentUuid":"a-0007","isSidechain":false,"cwd":"/work/demo","sessionId":"`+mainID+`","type":"assistant","message":{"id":"msg_01D","role":"assistant","content":[{"type":"text","text":"Anything else?"}]},"uuid":"a-0008","timestamp":"2026-03-02T09:34:00.000Z"}`+"\n"+
-		`{"parentUuid":"a-0008","isSidechain":false,"cwd":"/work/demo","sessionId":"`+mainID+`","type":"user","message":{"role":"user","content":"Thanks!"},"uuid":"u-0007","timestamp":"2026-03-02T09:34:30.000Z"}`+"\n"+
+	appendFile(t, path, `{"parentUuid":"a-0007","isSidechain":false,"cwd":"/srv/demo","sessionId":"`+mainID+`","type":"assistant","message":{"id":"msg_01D","role":"assistant","content":[{"type":"text","text":"Anything else?"}]},"uuid":"a-0008","timestamp":"2026-03-02T09:34:00.000Z"}`+"\n"+
+		`{"parentUuid":"a-0008","isSidechain":false,"cwd":"/srv/demo","sessionId":"`+mainID+`","type":"user","message":{"role":"user","content":"Thanks!"},"uuid":"u-0007","timestamp":"2026-03-02T09:34:30.000Z"}`+"\n"+
 		`{"parentUuid":"u-0007","isSidechain":false,"type":"assistant","message":{"role":`)
 	second, cur := read(cur)
 	want := []string{
@@ -144,7 +144,7 @@ func TestReadResumedIDs(t *testing.T) {
 func TestReadWaitsForCwd(t *testing.T) {
 	const id = "61d0a2b4-77c1-4e0f-9a53-2b8e4c6d1f00"
 	path := filepath.Join(t.TempDir(), id+".jsonl")
-	key := "projects/-work-demo/" + id + ".jsonl"
+	key := "projects/-srv-demo/" + id + ".jsonl"
 	if err := os.WriteFile(path, []byte(`{"type":"queue-operation","operation":"dequeue","timestamp":"2026-04-01T10:00:00.000Z","sessionId":"`+id+`"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -153,11 +153,11 @@ func TestReadWaitsForCwd(t *testing.T) {
 	if len(c.Events) != 0 || cur.Offset != 0 || cur.Stamp == "" {
 		t.Fatalf("metadata only: %d events, cursor %+v; want none, offset 0 and the stamp", len(c.Events), cur)
 	}
-	appendFile(t, path, `{"parentUuid":null,"cwd":"/work/demo","sessionId":"`+id+`","type":"user","message":{"role":"user","content":"go"},"uuid":"u1","timestamp":"2026-04-01T10:00:00.200Z"}`+"\n")
+	appendFile(t, path, `{"parentUuid":null,"cwd":"/srv/demo","sessionId":"`+id+`","type":"user","message":{"role":"user","content":"go"},"uuid":"u1","timestamp":"2026-04-01T10:00:00.200Z"}`+"\n")
 	readFile(t, key, path, cur, &c)
 	s := c.Sessions()[id]
-	if s.Project != "/work/demo" || !s.CreatedAt.Equal(time.Date(2026, 4, 1, 10, 0, 0, 0, time.UTC)) || len(c.Messages()) != 2 {
-		t.Errorf("after the prompt: project %q created %v, %d messages; want /work/demo, the queue line's time, 2", s.Project, s.CreatedAt, len(c.Messages()))
+	if s.Project != "/srv/demo" || !s.CreatedAt.Equal(time.Date(2026, 4, 1, 10, 0, 0, 0, time.UTC)) || len(c.Messages()) != 2 {
+		t.Errorf("after the prompt: project %q created %v, %d messages; want /srv/demo, the queue line's time, 2", s.Project, s.CreatedAt, len(c.Messages()))
 	}
 }
 

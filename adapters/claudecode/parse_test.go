@@ -26,13 +26,13 @@ func TestReadSessions(t *testing.T) {
 	}
 	at := func(s string) time.Time { tm, _ := time.Parse(time.RFC3339, s); return tm }
 	want := map[string]view{
-		mainID:                              {"", "claude-code", "/work/demo", at("2026-03-02T09:00:00Z"), 24, 19},
-		mainID + "/agent-a1b2c3d4e5f6a7b8c": {mainID, "claude-code/subagent", "/work/demo", at("2026-03-02T09:31:03Z"), 4, 4},
-		mainID + "/agent-w0c1d2e3f4a5b6c7d": {mainID, "claude-code/subagent", "/work/demo", at("2026-03-02T09:40:00Z"), 2, 2},
+		mainID:                              {"", "claude-code", "/srv/demo", at("2026-03-02T09:00:00Z"), 24, 19},
+		mainID + "/agent-a1b2c3d4e5f6a7b8c": {mainID, "claude-code/subagent", "/srv/demo", at("2026-03-02T09:31:03Z"), 4, 4},
+		mainID + "/agent-w0c1d2e3f4a5b6c7d": {mainID, "claude-code/subagent", "/srv/demo", at("2026-03-02T09:40:00Z"), 2, 2},
 		// Legacy flat sidechain file: the parent comes from its lines.
-		"0d9e8f7a-1b2c-4d3e-8f4a-5b6c7d8e9f00/agent-5e6f7a8b": {"0d9e8f7a-1b2c-4d3e-8f4a-5b6c7d8e9f00", "claude-code/subagent", "/work/demo", at("2025-11-20T08:00:00Z"), 2, 2},
+		"0d9e8f7a-1b2c-4d3e-8f4a-5b6c7d8e9f00/agent-5e6f7a8b": {"0d9e8f7a-1b2c-4d3e-8f4a-5b6c7d8e9f00", "claude-code/subagent", "/srv/demo", at("2025-11-20T08:00:00Z"), 2, 2},
 		// A continuation whose copied history keeps the session id it was written under.
-		"9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d": {mainID, "claude-code", "/work/demo", at("2026-03-02T09:31:00Z"), 5, 4},
+		"9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d": {mainID, "claude-code", "/srv/demo", at("2026-03-02T09:31:00Z"), 5, 4},
 		// No line records a cwd: the encoded folder name is the project key.
 		"3b2a1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d": {"", "claude-code", "-legacy-nocwd", at("2025-03-01T12:00:00Z"), 2, 2},
 	}

@@ -18,7 +18,7 @@ import (
 func claudeCorpus(tb testing.TB, root string, n int) {
 	tb.Helper()
 	const id = "7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b"
-	tmpl, err := os.ReadFile("../../adapters/claudecode/testdata/projects/-work-demo/" + id + ".jsonl")
+	tmpl, err := os.ReadFile("../../adapters/claudecode/testdata/projects/-srv-demo/" + id + ".jsonl")
 	if err != nil {
 		tb.Fatal(err)
 	}
