@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// pondBinary builds the real pond binary once per test run.
+func pondBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "pond")
+	cmd := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// isolatedHome is a home directory holding one agent's fixture tree, and an environment that
+// points every Pond location inside it.
+func isolatedHome(t *testing.T) (home string, env []string) {
+	t.Helper()
+	home = t.TempDir()
+	src := "adapters/claudecode/testdata/projects"
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		dst := filepath.Join(home, ".claude", "projects", rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"),
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_DATA_HOME=" + filepath.Join(home, ".local/share"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".local/state"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+		"XDG_RUNTIME_DIR=" + filepath.Join(home, "run"),
+		"POND_ONNXRUNTIME_LIB=" + os.Getenv("POND_ONNXRUNTIME_LIB")}
+	return home, env
+}
+
+func run(t *testing.T, bin string, env []string, args ...string) (stdout string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("pond %v: %v", args, err)
+	}
+	if testing.Verbose() {
+		t.Logf("pond %s -> %d\n%s%s", strings.Join(args, " "), code, out.String(), errb.String())
+	}
+	return out.String(), code
+}
+
+// withoutIngest drops options.pond.ingest (each archive stamps its own) from an export.
+func withoutIngest(t *testing.T, export string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(export), "\n") {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(line), &obj); err != nil {
+			t.Fatalf("export line %q: %v", line, err)
+		}
+		if o, ok := obj["options"].(map[string]any); ok {
+			if p, ok := o["pond"].(map[string]any); ok {
+				delete(p, "ingest")
+				if len(p) == 0 {
+					delete(o, "pond")
+				}
+			}
+		}
+		out, _ := json.Marshal(obj)
+		b.Write(out)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// TestEndToEnd drives the real binary in an isolated home: first sync discovers Claude Code,
+// a second sync finds everything fresh, status and export see the sessions, an export imports
+// into a fresh archive unchanged, and doctor --verify finds no drift.
+func TestEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the pond binary")
+	}
+	bin := pondBinary(t)
+	home, env := isolatedHome(t)
+
+	out, code := run(t, bin, env, "sync", "--format", "json")
+	if code != 0 {
+		t.Fatalf("first sync exited %d: %s", code, out)
+	}
+	var rep struct {
+		Adapters []struct {
+			Adapter  string
+			Inserted struct{ Sessions, Messages, Parts int }
+			Skipped  map[string]int
+		}
+		Outcome string
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("sync --format json: %v\n%s", err, out)
+	}
+	if len(rep.Adapters) != 1 || rep.Adapters[0].Adapter != "claude-code" || rep.Adapters[0].Inserted.Sessions == 0 {
+		t.Fatalf("first sync: %+v; want claude-code discovered and captured", rep)
+	}
+	firstSessions := rep.Adapters[0].Inserted.Sessions
+	cfg, err := os.ReadFile(filepath.Join(home, ".config", "pond", "config.toml"))
+	if err != nil || !strings.Contains(string(cfg), "[adapters.claude-code]") {
+		t.Fatalf("config after bootstrap: %s, %v", cfg, err)
+	}
+
+	out, _ = run(t, bin, env, "sync", "--format", "json")
+	json.Unmarshal([]byte(out), &rep)
+	if rep.Adapters[0].Inserted.Sessions != 0 || rep.Adapters[0].Skipped["fresh"] == 0 {
+		t.Fatalf("second sync: %+v; want everything fresh", rep)
+	}
+
+	out, _ = run(t, bin, env, "status", "--format", "json", "--include-subagents")
+	var st struct{ Sessions, Messages int64 }
+	if json.Unmarshal([]byte(out), &st); st.Sessions != int64(firstSessions) {
+		t.Fatalf("status: %s; want %d sessions", out, firstSessions)
+	}
+
+	export, code := run(t, bin, env, "export")
+	if n := strings.Count("\n"+export, "\n{\"kind\":\"session\""); code != 0 || n != firstSessions {
+		t.Fatalf("export: %d sessions (exit %d), want %d", n, code, firstSessions)
+	}
+	exportFile := filepath.Join(t.TempDir(), "archive.jsonl")
+	os.WriteFile(exportFile, []byte(export), 0o600)
+	other := append(append([]string{}, env...), "POND_DATA_DIR="+filepath.Join(t.TempDir(), "data"), "POND_STATE_DIR="+filepath.Join(t.TempDir(), "state"))
+	if _, code := run(t, bin, other, "import", exportFile); code != 0 {
+		t.Fatalf("import exited %d", code)
+	}
+	again, _ := run(t, bin, other, "export")
+	if a, b := withoutIngest(t, export), withoutIngest(t, again); a != b {
+		t.Fatal("export of the re-imported archive differs from the original export (ingest stamps aside)")
+	}
+
+	if out, code := run(t, bin, env, "doctor", "--verify"); code != 0 {
+		t.Fatalf("doctor --verify exited %d:\n%s", code, out)
+	}
+	if _, code := run(t, bin, env, "sync", "no-such-agent"); code != 2 {
+		t.Fatalf("sync of an unknown adapter exited %d, want 2", code)
+	}
+}
