@@ -33,23 +33,6 @@ func adapterInfos(cfg *config.Config) []AdapterInfo {
 	return out
 }
 
-// editConfig loads the config, applies f and saves it. Without a daemon this process is the
-// config's only writer; the daemon route replaces this in one place.
-func editConfig(f func(*config.Config) error) (*config.Config, string, error) {
-	d, err := resolveDirs()
-	if err != nil {
-		return nil, "", err
-	}
-	cfg, _, err := config.Load(d.ConfigFile.Path)
-	if err != nil {
-		return nil, "", err
-	}
-	if err := f(cfg); err != nil {
-		return nil, "", err
-	}
-	return cfg, d.ConfigFile.Path, cfg.Save(d.ConfigFile.Path)
-}
-
 func newAdaptersCmd() *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
@@ -99,7 +82,7 @@ func newAdaptersCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var enabled []string
-			_, path, err := editConfig(func(cfg *config.Config) error {
+			path, err := writerFor().EditConfig(cmd.Context(), func(cfg *config.Config) error {
 				for _, a := range adapterInfos(cfg) {
 					if len(a.Found) > 0 && !a.Configured {
 						cfg.Adapters[a.Name] = config.Adapter{Enabled: true}
@@ -126,7 +109,7 @@ func newAdaptersCmd() *cobra.Command {
 			if _, ok := all.ByName(args[0]); !ok {
 				return &exitError{code: 2, err: fmt.Errorf("unknown adapter %q (known: %s)", args[0], strings.Join(all.Names(), ", "))}
 			}
-			_, cfgPath, err := editConfig(func(cfg *config.Config) error {
+			cfgPath, err := writerFor().EditConfig(cmd.Context(), func(cfg *config.Config) error {
 				e := cfg.Adapters[args[0]]
 				e.Enabled = enabled
 				if enabled && path != "" {
@@ -170,7 +153,7 @@ an explicit pond sync captures.`,
 	}
 	set := func(c config.Consent) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, _ []string) error {
-			_, path, err := editConfig(func(cfg *config.Config) error { cfg.Consent.Capture = c; return nil })
+			path, err := writerFor().EditConfig(cmd.Context(), func(cfg *config.Config) error { cfg.Consent.Capture = c; return nil })
 			if err == nil {
 				fmt.Fprintf(cmd.OutOrStdout(), "capture consent: %s (%s)\n", c, path)
 			}
@@ -339,7 +322,7 @@ func newConfigCmd() *cobra.Command {
 			return render(cmd.OutOrStdout(), format, set, func() string {
 				var b strings.Builder
 				for _, s := range set {
-					fmt.Fprintf(&b, "%-28s %-50s (%s)\n", s.Key, s.Value, s.Source)
+					fmt.Fprintf(&b, "%-36s %-50s (%s)\n", s.Key, s.Value, s.Source)
 				}
 				return b.String()
 			})

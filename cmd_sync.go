@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +15,6 @@ import (
 	"github.com/pondhq/pond/adapters/all"
 	"github.com/pondhq/pond/daemon/capture"
 	"github.com/pondhq/pond/daemon/config"
-	"github.com/pondhq/pond/store"
 	"github.com/pondhq/pond/store/sqlite"
 )
 
@@ -119,58 +119,13 @@ Examples:
   pond sync --dry-run --format json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			d, err := resolveDirs()
-			if err != nil {
-				return err
-			}
-			cfg, _, err := config.Load(d.ConfigFile.Path)
-			if err != nil {
-				return err
-			}
-			if cfg.Consent.Capture == config.Declined {
-				return &exitError{code: 1, err: fmt.Errorf("capture is declined in %s; run `pond consent grant` to capture sessions", d.ConfigFile.Path)}
-			}
-			env := captureEnv()
-			if bootstrapAdapters(cfg, env) {
-				if err := cfg.Save(d.ConfigFile.Path); err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "enabled the adapters whose data was found: %s\n", strings.Join(cfg.AdapterNames(), ", "))
-			}
-			name := ""
+			req := SyncRequest{Path: path, DryRun: dryRun, Verify: verify, NoWait: noWait}
 			if len(args) == 1 {
-				name = args[0]
+				req.Adapter = args[0]
 			}
-			targets, err := targetsFor(cfg, env, name, path)
-			if err != nil {
-				return err
-			}
-			if len(targets) == 0 {
-				fmt.Fprintln(cmd.ErrOrStderr(), "no adapter is enabled and no agent data was found; see `pond adapters list`")
-			}
-			if noWait {
-				l, err := store.TryLock(d.State.Path, "pond sync")
-				if err != nil {
-					if le, ok := err.(*store.LockedError); ok {
-						fmt.Fprintf(cmd.ErrOrStderr(), "another writer holds the store: %s; not waiting\n", le.Holder)
-						return nil
-					}
-					return err
-				}
-				l.Release()
-			}
-			s, err := store.Open(ctx, store.Options{DataDir: d.Data.Path, StateDir: d.State.Path, Command: "pond sync", Logger: logger()})
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			eng := &capture.Engine{Store: s, Env: env, Cursors: &capture.Cursors{Dir: d.State.Path},
-				Stamp: store.Stamp{PondVersion: version}, Log: logger()}
-			opts := capture.Options{DryRun: dryRun, Verify: verify}
 			if isTerminal(os.Stderr) && format != "json" {
 				last := time.Time{}
-				opts.Progress = func(p capture.Progress) {
+				req.Progress = func(p capture.Progress) {
 					if time.Since(last) > 100*time.Millisecond || p.Done == p.Total {
 						last = time.Now()
 						fmt.Fprintf(os.Stderr, "\r%-16s %d/%d sources", p.Adapter, p.Done, p.Total)
@@ -180,14 +135,12 @@ Examples:
 					}
 				}
 			}
-			rep, runErr := eng.Sync(ctx, targets, opts)
-			if !dryRun {
-				if err := capture.SaveLastSync(d.State.Path, rep, runErr); err != nil {
-					return err
-				}
+			rep, err := writerFor().Sync(cmd.Context(), req, func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) })
+			if errors.Is(err, errBusy) {
+				return nil
 			}
-			if runErr != nil {
-				return runErr
+			if err != nil {
+				return err
 			}
 			if err := render(cmd.OutOrStdout(), format, rep, func() string { return syncText(rep) }); err != nil {
 				return err
