@@ -44,11 +44,7 @@ func newAdaptersCmd() *cobra.Command {
 		Short: "Show every adapter: configured, enabled, and where its data was found",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			d, err := resolveDirs()
-			if err != nil {
-				return err
-			}
-			cfg, _, err := config.Load(d.ConfigFile.Path)
+			_, cfg, _, err := loadConfig()
 			if err != nil {
 				return err
 			}
@@ -164,11 +160,7 @@ an explicit pond sync captures.`,
 	status := &cobra.Command{
 		Use: "status", Short: "Show the current answer", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			d, err := resolveDirs()
-			if err != nil {
-				return err
-			}
-			cfg, _, err := config.Load(d.ConfigFile.Path)
+			_, cfg, _, err := loadConfig()
 			if err != nil {
 				return err
 			}
@@ -211,11 +203,7 @@ func newStatusCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			d, err := resolveDirs()
-			if err != nil {
-				return err
-			}
-			cfg, _, err := config.Load(d.ConfigFile.Path)
+			d, cfg, _, err := loadConfig()
 			if err != nil {
 				return err
 			}
@@ -287,11 +275,7 @@ func newConfigCmd() *cobra.Command {
 	show := &cobra.Command{
 		Use: "show", Short: "Every setting with its source (flag, env, file, default)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			d, err := resolveDirs()
-			if err != nil {
-				return err
-			}
-			cfg, exists, err := config.Load(d.ConfigFile.Path)
+			d, cfg, exists, err := loadConfig()
 			if err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pondhq/pond/daemon/config"
 	"github.com/pondhq/pond/paths"
 	"github.com/pondhq/pond/store"
 )
@@ -24,6 +25,16 @@ func addGlobalFlags(root *cobra.Command) {
 }
 
 func resolveDirs() (paths.Dirs, error) { return paths.Resolve(globalFlags) }
+
+// loadConfig resolves the locations and reads the config file (exists is false when there is
+// none yet and the defaults apply).
+func loadConfig() (d paths.Dirs, cfg *config.Config, exists bool, err error) {
+	if d, err = resolveDirs(); err != nil {
+		return d, nil, false, err
+	}
+	cfg, exists, err = config.Load(d.ConfigFile.Path)
+	return d, cfg, exists, err
+}
 
 // logger is where commands log: stderr, warnings and up unless POND_LOG=debug|info.
 func logger() *slog.Logger {

@@ -38,11 +38,7 @@ func writerFor() writer { return localWriter{} }
 type localWriter struct{}
 
 func (localWriter) EditConfig(_ context.Context, f func(*config.Config) error) (string, error) {
-	d, err := resolveDirs()
-	if err != nil {
-		return "", err
-	}
-	cfg, _, err := config.Load(d.ConfigFile.Path)
+	d, cfg, _, err := loadConfig()
 	if err != nil {
 		return "", err
 	}
@@ -53,11 +49,7 @@ func (localWriter) EditConfig(_ context.Context, f func(*config.Config) error) (
 }
 
 func (localWriter) Sync(ctx context.Context, req SyncRequest, notify func(string)) (*capture.Report, error) {
-	d, err := resolveDirs()
-	if err != nil {
-		return nil, err
-	}
-	cfg, _, err := config.Load(d.ConfigFile.Path)
+	d, cfg, _, err := loadConfig()
 	if err != nil {
 		return nil, err
 	}
