@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/pondhq/pond/internal/atomicfile"
 )
 
 // ErrLocked is returned by TryLock when another writer holds the store.
@@ -118,26 +120,5 @@ func (l *Lock) Release() error {
 	return errors.Join(err, cerr)
 }
 
-// writeFileAtomic writes data to path through a synced temporary file and a rename.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(path))
-}
+// writeFileAtomic writes data to path atomically (mode 0600).
+func writeFileAtomic(path string, data []byte) error { return atomicfile.Write(path, data, 0o600) }

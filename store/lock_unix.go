@@ -18,16 +18,6 @@ func tryFlock(f *os.File) (bool, error) {
 
 func unflock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
 
-// syncDir makes a rename or a new file in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
-
 // raiseOpenFileLimit lifts the soft limit on open files to the hard limit: Lance keeps many
 // fragment files open.
 func raiseOpenFileLimit() {

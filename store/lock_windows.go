@@ -22,7 +22,4 @@ func unflock(f *os.File) error {
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
 }
 
-// syncDir is a no-op: Windows has no directory fsync; renames are journaled by NTFS.
-func syncDir(string) error { return nil }
-
 func raiseOpenFileLimit() {}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/internal/atomicfile"
 )
 
 // Cursors keeps each adapter's source cursors in the state directory, one JSON file per
@@ -64,29 +65,8 @@ func (c *Cursors) Save(adapter string, set CursorSet) error {
 	return writeAtomic(c.path(adapter), b)
 }
 
-// writeAtomic writes data through a synced temporary file and a rename.
-func writeAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
+// writeAtomic writes a state file atomically (mode 0600).
+func writeAtomic(path string, data []byte) error { return atomicfile.Write(path, data, 0o600) }
 
 // LastSync is the record of the last finished sync.
 type LastSync struct {

@@ -9,10 +9,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/pondhq/pond/internal/atomicfile"
 )
 
 // Consent is the user's answer about automatic capture.
@@ -110,30 +111,10 @@ func (c *Config) Save(path string) error {
 	if err := toml.NewEncoder(&buf).Encode(c); err != nil {
 		return fmt.Errorf("config: encode: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := atomicfile.Write(path, buf.Bytes(), 0o600); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*.toml")
-	if err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return nil
 }
 
 // AdapterNames lists the configured adapters, sorted.
