@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -53,7 +54,7 @@ func optionsFrom(s sql.NullString) session.Options {
 		return nil
 	}
 	var o session.Options
-	if err := jsonUnmarshal(s.String, &o); err != nil {
+	if err := json.Unmarshal([]byte(s.String), &o); err != nil {
 		return session.Options{"pond_unreadable_options": []byte(fmt.Sprintf("%q", s.String))}
 	}
 	return o

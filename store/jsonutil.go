@@ -1,5 +1,0 @@
-package store
-
-import "encoding/json"
-
-func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
