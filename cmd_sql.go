@@ -1,0 +1,113 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pondhq/pond/store/sqlite"
+)
+
+func newSQLCmd() *cobra.Command {
+	var format string
+	var limit, timeout int
+	cmd := &cobra.Command{
+		Use:   "sql QUERY",
+		Short: "Run one read-only SQL query over the archive's SQLite mirror",
+		Long: `sql runs exactly one SELECT, WITH or EXPLAIN statement against the SQLite mirror of the
+archive: tables sessions, messages and parts, with the original system's column names. It is
+read-only by construction (a read-only connection and an authorizer that refuses every write,
+ATTACH, PRAGMA and extension); a refused statement exits 2 with the reason.
+
+Examples:
+  pond sql "SELECT source_agent, count(*) FROM sessions GROUP BY 1"
+  pond sql "SELECT tool_name, avg(is_failure) FROM parts WHERE type = 'tool_result' GROUP BY 1"
+  pond sql --format json "SELECT * FROM messages WHERE search_text LIKE '%migration%' LIMIT 5"`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := resolveDirs()
+			if err != nil {
+				return err
+			}
+			r, err := sqlite.OpenReader(filepath.Join(d.Data.Path, "mirror.db"))
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			res, err := r.Query(cmd.Context(), args[0], sqlite.Options{Limit: limit, Timeout: time.Duration(timeout) * time.Second})
+			if errors.Is(err, sqlite.ErrRefused) {
+				return &exitError{code: 2, err: err}
+			}
+			if err != nil {
+				return err
+			}
+			return render(cmd.OutOrStdout(), format, res, func() string { return sqlText(res) })
+		},
+	}
+	cmd.Flags().IntVar(&limit, "limit", sqlite.DefaultRows, fmt.Sprintf("rows to show (at most %d)", sqlite.MaxRows))
+	cmd.Flags().IntVar(&timeout, "timeout", int(sqlite.DefaultTimeout.Seconds()), fmt.Sprintf("seconds before the query is stopped (at most %d)", int(sqlite.MaxTimeout.Seconds())))
+	addFormatFlag(cmd, &format)
+	return cmd
+}
+
+// sqlText renders a result as an aligned table within the text budget.
+func sqlText(res *sqlite.Result) string {
+	cols := res.Columns
+	cells := make([][]string, len(res.Rows))
+	width := make([]int, len(cols))
+	for i, c := range cols {
+		width[i] = len(c)
+	}
+	for r, row := range res.Rows {
+		cells[r] = make([]string, len(cols))
+		for i, c := range cols {
+			v, ok := row[c]
+			s := "NULL"
+			if ok {
+				s = strings.ReplaceAll(fmt.Sprint(v), "\n", `\n`)
+			}
+			cells[r][i] = s
+			width[i] = max(width[i], min(len(s), 80))
+		}
+	}
+	var b strings.Builder
+	line := func(vals []string) {
+		for i, v := range vals {
+			if i > 0 {
+				b.WriteString(" | ")
+			}
+			fmt.Fprintf(&b, "%-*s", width[i], v)
+		}
+		b.WriteString("\n")
+	}
+	line(cols)
+	sep := make([]string, len(cols))
+	for i := range sep {
+		sep[i] = strings.Repeat("-", width[i])
+	}
+	line(sep)
+	shown := 0
+	for _, row := range cells {
+		if b.Len() > sqlite.TextBudget {
+			break
+		}
+		line(row)
+		shown++
+	}
+	fmt.Fprintf(&b, "%d rows in %d ms", res.RowCount, res.ElapsedMs)
+	if shown < res.RowCount {
+		fmt.Fprintf(&b, "; showing %d (text budget)", shown)
+	}
+	if res.Truncated {
+		b.WriteString("; more rows exist: raise --limit or page with WHERE key > last")
+	}
+	if res.Clipped > 0 {
+		fmt.Fprintf(&b, "; %d cells clipped at %d characters", res.Clipped, sqlite.CellChars)
+	}
+	b.WriteString("\n")
+	return b.String()
+}

@@ -1,0 +1,327 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+)
+
+// ErrRefused marks a statement the read-only gate refuses (exit code 2 on the CLI, a tool error
+// on MCP).
+var ErrRefused = errors.New("refused")
+
+// Limits of one query.
+const (
+	DefaultTimeout = 30 * time.Second
+	MaxTimeout     = 600 * time.Second
+	DefaultRows    = 100
+	MaxRows        = 1000
+	TextBudget     = 80_000  // bytes of rendered text
+	JSONBudget     = 2 << 20 // bytes of JSON rows
+	CellChars      = 1000    // a longer cell is clipped
+)
+
+// sqliteRecursive is SQLITE_RECURSIVE, which go-sqlite3 does not export: a recursive CTE.
+const sqliteRecursive = 33
+
+// deniedFunctions could reach outside the database or change SQLite's own state.
+var deniedFunctions = map[string]bool{"load_extension": true, "readfile": true, "writefile": true, "edit": true, "fts3_tokenizer": true}
+
+var registerReadOnly sync.Once
+
+// readOnlyDriver is go-sqlite3 with an authorizer that allows reading and nothing else, and
+// Pond's helper functions. The authorizer is the real enforcement: mode=ro and query_only alone
+// leave ATTACH, temporary objects, VACUUM INTO and writable_schema open.
+const readOnlyDriver = "sqlite3_pond_readonly"
+
+func registerDriver() {
+	registerReadOnly.Do(func() {
+		sql.Register(readOnlyDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			if err := registerFunctions(c); err != nil {
+				return err
+			}
+			c.RegisterAuthorizer(authorize)
+			return nil
+		}})
+	})
+}
+
+func authorize(op int, a1, a2, a3 string) int {
+	switch op {
+	case sqlite3.SQLITE_SELECT, sqliteRecursive:
+		return sqlite3.SQLITE_OK
+	case sqlite3.SQLITE_READ:
+		if strings.HasPrefix(a1, "_pond") {
+			return sqlite3.SQLITE_DENY // internal bookkeeping is not part of the schema
+		}
+		return sqlite3.SQLITE_OK
+	case sqlite3.SQLITE_FUNCTION:
+		if deniedFunctions[strings.ToLower(a2)] {
+			return sqlite3.SQLITE_DENY
+		}
+		return sqlite3.SQLITE_OK
+	case sqlite3.SQLITE_PRAGMA:
+		// FTS5 runs this one internally; every other PRAGMA is refused.
+		if strings.EqualFold(a1, "data_version") && a2 == "" {
+			return sqlite3.SQLITE_OK
+		}
+	}
+	return sqlite3.SQLITE_DENY
+}
+
+func registerFunctions(c *sqlite3.SQLiteConn) error {
+	cache := map[string]*regexp.Regexp{}
+	fns := map[string]any{
+		// regexp(pattern, text): what `text REGEXP pattern` calls.
+		"regexp": func(pattern, text string) (bool, error) {
+			re, ok := cache[pattern]
+			if !ok {
+				var err error
+				if re, err = regexp.Compile(pattern); err != nil {
+					return false, err
+				}
+				cache[pattern] = re
+			}
+			return re.MatchString(text), nil
+		},
+	}
+	for name, impl := range fns {
+		if err := c.RegisterFunc(name, impl, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Reader runs read-only SQL against the mirror.
+type Reader struct {
+	db   *sql.DB
+	path string
+}
+
+// OpenReader opens the mirror at path for read-only queries.
+func OpenReader(path string) (*Reader, error) {
+	registerDriver()
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Set("_query_only", "1")
+	q.Set("_busy_timeout", "5000")
+	db, err := sql.Open(readOnlyDriver, "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(4)
+	return &Reader{db: db, path: path}, nil
+}
+
+// Close closes the reader.
+func (r *Reader) Close() error { return r.db.Close() }
+
+// Options bound one query.
+type Options struct {
+	Limit   int           // rows returned (default 100, at most 1000)
+	Timeout time.Duration // default 30 s, at most 600 s
+}
+
+// Result is a query's answer, bounded by Options.
+type Result struct {
+	Columns   []string         `json:"columns"`
+	Rows      []map[string]any `json:"rows"`
+	RowCount  int              `json:"row_count"`
+	Truncated bool             `json:"truncated"`
+	ElapsedMs int64            `json:"elapsed_ms"`
+	// Clipped counts cells cut at CellChars characters.
+	Clipped int `json:"clipped_cells,omitempty"`
+}
+
+// CheckStatement refuses anything but exactly one SELECT, WITH, VALUES or EXPLAIN statement.
+// go-sqlite3 runs every statement of a multi-statement string, so a second statement must be
+// caught here; whether the statement only reads is the authorizer's to enforce.
+func CheckStatement(q string) error {
+	first, rest := splitFirst(q)
+	if strings.TrimSpace(first) == "" {
+		return fmt.Errorf("%w: empty statement", ErrRefused)
+	}
+	if strings.TrimSpace(stripComments(rest)) != "" {
+		return fmt.Errorf("%w: only one statement is allowed", ErrRefused)
+	}
+	kw := strings.ToUpper(firstWord(stripComments(first)))
+	switch kw {
+	case "SELECT", "WITH", "VALUES", "EXPLAIN":
+		return nil
+	}
+	return fmt.Errorf("%w: only SELECT, WITH or EXPLAIN statements run here (got %s)", ErrRefused, kw)
+}
+
+// splitFirst cuts q after its first top-level ';', honouring quotes and comments.
+func splitFirst(q string) (first, rest string) {
+	for i := 0; i < len(q); i++ {
+		switch c := q[i]; {
+		case c == '\'' || c == '"' || c == '`' || c == '[':
+			end := map[byte]byte{'\'': '\'', '"': '"', '`': '`', '[': ']'}[c]
+			j := i + 1
+			for j < len(q) {
+				if q[j] == end {
+					if end != ']' && j+1 < len(q) && q[j+1] == end { // doubled quote
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			i = j
+		case c == '-' && i+1 < len(q) && q[i+1] == '-':
+			for i < len(q) && q[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(q) && q[i+1] == '*':
+			if j := strings.Index(q[i+2:], "*/"); j >= 0 {
+				i += j + 3
+			} else {
+				i = len(q)
+			}
+		case c == ';':
+			return q[:i], q[i+1:]
+		}
+	}
+	return q, ""
+}
+
+// stripComments removes SQL comments outside quotes (enough to find the first keyword and to
+// see whether anything but comments follows a ';').
+func stripComments(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '-' && i+1 < len(s) && s[i+1] == '-':
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		case s[i] == '/' && i+1 < len(s) && s[i+1] == '*':
+			if j := strings.Index(s[i+2:], "*/"); j >= 0 {
+				i += j + 3
+			} else {
+				i = len(s)
+			}
+		case s[i] == '\'':
+			j := i + 1
+			for j < len(s) && !(s[j] == '\'' && (j+1 >= len(s) || s[j+1] != '\'')) {
+				if s[j] == '\'' {
+					j++
+				}
+				j++
+			}
+			b.WriteString(s[i:min(j+1, len(s))])
+			i = j
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+func firstWord(s string) string {
+	s = strings.TrimLeft(s, " \t\r\n(")
+	for i, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// Query runs one read-only statement within opts' limits.
+func (r *Reader) Query(ctx context.Context, q string, opts Options) (*Result, error) {
+	if err := CheckStatement(q); err != nil {
+		return nil, err
+	}
+	// Only the one statement runs (a trailing ';' and comments are dropped): go-sqlite3 would
+	// run every statement in the string and answer with the last one's rows.
+	q, _ = splitFirst(q)
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = DefaultRows
+	}
+	limit = min(limit, MaxRows)
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	timeout = min(timeout, MaxTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	start := time.Now()
+	rows, err := r.db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, classify(ctx, err, timeout)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Columns: cols, Rows: []map[string]any{}}
+	budget := JSONBudget
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if len(res.Rows) >= limit || budget <= 0 {
+			res.Truncated = true
+			break
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		row := make(map[string]any, len(cols))
+		for i, c := range cols {
+			v := vals[i]
+			if b, ok := v.([]byte); ok {
+				v = string(b)
+			}
+			if s, ok := v.(string); ok {
+				if n := len([]rune(s)); n > CellChars {
+					s = string([]rune(s)[:CellChars]) + fmt.Sprintf(" [+%d chars]", n-CellChars)
+					res.Clipped++
+				}
+				budget -= len(s)
+				v = s
+			}
+			if v != nil {
+				row[c] = v
+			}
+		}
+		res.Rows = append(res.Rows, row)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, classify(ctx, err, timeout)
+	}
+	res.RowCount = len(res.Rows)
+	res.ElapsedMs = time.Since(start).Milliseconds()
+	return res, nil
+}
+
+// classify turns SQLite's answers into the gate's: an authorizer denial is a refusal, a timeout
+// says so.
+func classify(ctx context.Context, err error, timeout time.Duration) error {
+	if ctx.Err() == context.DeadlineExceeded || strings.Contains(err.Error(), "interrupted") {
+		return fmt.Errorf("query stopped after the %s timeout (raise it with --timeout, at most %s)", timeout, MaxTimeout)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "not authorized") || strings.Contains(msg, "readonly") || strings.Contains(msg, "read-only") ||
+		strings.Contains(msg, "prohibited") || strings.Contains(msg, "query_only") {
+		return fmt.Errorf("%w: the SQL surface is read-only (%s)", ErrRefused, msg)
+	}
+	return err
+}

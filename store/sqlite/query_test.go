@@ -1,0 +1,177 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testMirror is a mirror with a few rows, and a read-only reader on it.
+func testMirror(t *testing.T) (dir, path string, r *Reader) {
+	t.Helper()
+	dir = t.TempDir()
+	path = filepath.Join(dir, "mirror.db")
+	m, err := OpenMirror(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fail := true
+	err = m.Apply(context.Background(), &Rows{
+		Sessions: []SessionRow{{SessionID: "s1", SourceAgent: "codex-cli", CreatedAt: "2026-01-01T00:00:00.000000Z", Project: "/p", IngestSeq: 3}},
+		Messages: []MessageRow{{SessionID: "s1", MessageID: "m1", Timestamp: "2026-01-01T00:00:01.000000Z", Role: "user", SourceAgent: "codex-cli", Project: "/p", SearchText: "hello 'world'", IngestSeq: 1}},
+		Parts:    []PartRow{{SessionID: "s1", MessageID: "m1", ID: "p1", Type: "tool_result", Provenance: "conversational", ToolName: "bash", IsFailure: &fail, VariantData: `{"result":"` + strings.Repeat("x", 1500) + `"}`, IngestSeq: 2}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Checkpoint the WAL so the database file alone holds everything and byte comparisons mean
+	// something.
+	if _, err := m.DB().Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+	r, err = OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return dir, path, r
+}
+
+func TestReadOnlyGateRefusesEverythingElse(t *testing.T) {
+	dir, path, r := testMirror(t)
+	before, _ := os.ReadFile(path)
+	evil := filepath.Join(dir, "evil.db")
+	hostile := []string{
+		// writes
+		"INSERT INTO sessions(session_id) VALUES ('x')",
+		"insert into messages select * from messages",
+		"REPLACE INTO sessions VALUES ('x','','','a','t','p','',1)",
+		"UPDATE messages SET role = 'x'",
+		"DELETE FROM parts",
+		"DELETE FROM parts WHERE 1",
+		"UPSERT INTO sessions VALUES (1)",
+		// schema
+		"CREATE TABLE t(x)",
+		"CREATE TEMP TABLE t(x)",
+		"CREATE TEMPORARY VIEW v AS SELECT 1",
+		"CREATE VIEW v AS SELECT 1",
+		"CREATE INDEX i ON messages(role)",
+		"CREATE TRIGGER tr AFTER INSERT ON sessions BEGIN DELETE FROM parts; END",
+		"CREATE VIRTUAL TABLE f USING fts5(x)",
+		"DROP TABLE messages",
+		"DROP VIEW IF EXISTS v",
+		"DROP INDEX messages_session_time",
+		"ALTER TABLE messages ADD COLUMN x",
+		"ALTER TABLE messages RENAME TO m2",
+		// files and the engine
+		"ATTACH DATABASE '" + evil + "' AS evil",
+		"ATTACH '" + evil + "' AS e",
+		"DETACH DATABASE main",
+		"VACUUM",
+		"VACUUM INTO '" + evil + "'",
+		"REINDEX",
+		"ANALYZE",
+		"SELECT load_extension('/tmp/x.so')",
+		"SELECT writefile('" + evil + "', 'x')",
+		"SELECT readfile('/etc/passwd')",
+		"SELECT fts3_tokenizer('simple')",
+		// pragmas
+		"PRAGMA query_only=0",
+		"PRAGMA query_only = OFF",
+		"PRAGMA writable_schema=1",
+		"PRAGMA journal_mode=DELETE",
+		"PRAGMA user_version=5",
+		"PRAGMA table_info(messages)",
+		"PRAGMA data_version",
+		"SELECT * FROM pragma_table_info('messages')",
+		// transactions
+		"BEGIN",
+		"BEGIN IMMEDIATE",
+		"COMMIT",
+		"ROLLBACK",
+		"SAVEPOINT s",
+		"RELEASE s",
+		"END TRANSACTION",
+		// several statements, hidden or not
+		"SELECT 1; DELETE FROM parts",
+		"SELECT 1;DROP TABLE messages;",
+		"SELECT 1; SELECT 2",
+		"SELECT ';' ; DELETE FROM parts",
+		"SELECT 1 -- comment\n; DELETE FROM parts",
+		"SELECT 1 /* ; */ ; DELETE FROM parts",
+		"/* SELECT */ DELETE FROM parts",
+		"-- SELECT\nDELETE FROM parts",
+		"WITH x AS (SELECT 1) DELETE FROM parts",
+		"WITH x AS (SELECT 1) INSERT INTO sessions(session_id) SELECT 1 FROM x",
+		"WITH x AS (SELECT 1) UPDATE messages SET role = 'y'",
+		"EXPLAIN DELETE FROM parts",
+		"EXPLAIN QUERY PLAN INSERT INTO sessions(session_id) VALUES ('x')",
+		// internal tables
+		"SELECT * FROM _pond_watermarks",
+		"SELECT * FROM _pond_meta",
+		// garbage
+		"",
+		"   ",
+		";",
+		"-- only a comment",
+		"SELEC 1",
+	}
+	for _, q := range hostile {
+		if _, err := r.Query(context.Background(), q, Options{}); err == nil {
+			t.Errorf("%q: ran, want refused", q)
+		}
+	}
+	if _, err := os.Stat(evil); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a hostile statement created %s", evil)
+	}
+	after, _ := os.ReadFile(path)
+	if !bytes.Equal(before, after) {
+		t.Error("the database file changed")
+	}
+	if len(hostile) < 60 {
+		t.Fatalf("only %d hostile statements; keep at least 60", len(hostile))
+	}
+}
+
+func TestReadOnlyGateAnswersQueries(t *testing.T) {
+	_, _, r := testMirror(t)
+	for _, tc := range []struct {
+		q    string
+		rows int
+	}{
+		{"SELECT session_id, source_agent FROM sessions", 1},
+		{"select count(*) AS n from messages where search_text like '%''world''%'", 1},
+		{"WITH t AS (SELECT tool_name, is_failure FROM parts) SELECT tool_name, sum(is_failure) FROM t GROUP BY 1", 1},
+		{"EXPLAIN QUERY PLAN SELECT * FROM messages WHERE session_id = 's1'", 1},
+		{"SELECT 1; -- a trailing comment is fine", 1},
+		{"SELECT message_id FROM messages WHERE search_text REGEXP '^hel+o'", 1},
+		{"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 500) SELECT i FROM n", 100},
+	} {
+		res, err := r.Query(context.Background(), tc.q, Options{})
+		if err != nil {
+			t.Errorf("%q: %v", tc.q, err)
+			continue
+		}
+		if res.RowCount < tc.rows || (tc.rows == 100 && (!res.Truncated || res.RowCount != 100)) {
+			t.Errorf("%q: %d rows (truncated %v), want %d", tc.q, res.RowCount, res.Truncated, tc.rows)
+		}
+	}
+	res, err := r.Query(context.Background(), "SELECT variant_data FROM parts", Options{})
+	if err != nil || res.Clipped != 1 || !strings.Contains(res.Rows[0]["variant_data"].(string), "[+") {
+		t.Fatalf("long cell: %+v, %v; want it clipped with a marker", res, err)
+	}
+}
+
+func TestRunawayQueryStopsAtTimeout(t *testing.T) {
+	_, _, r := testMirror(t)
+	_, err := r.Query(context.Background(), "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n) SELECT count(*) FROM n", Options{Timeout: 300 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "timeout") {
+		t.Fatalf("runaway CTE: %v, want a timeout error", err)
+	}
+}
