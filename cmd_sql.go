@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -15,8 +17,9 @@ import (
 func newSQLCmd() *cobra.Command {
 	var format string
 	var limit, timeout int
+	var schema bool
 	cmd := &cobra.Command{
-		Use:   "sql QUERY",
+		Use:   "sql QUERY | sql --schema",
 		Short: "Run one read-only SQL query over the archive's SQLite mirror",
 		Long: `sql runs exactly one SELECT, WITH or EXPLAIN statement against the SQLite mirror of the
 archive: tables sessions, messages and parts, with the original system's column names. It is
@@ -27,13 +30,33 @@ Examples:
   pond sql "SELECT source_agent, count(*) FROM sessions GROUP BY 1"
   pond sql "SELECT tool_name, avg(is_failure) FROM parts WHERE type = 'tool_result' GROUP BY 1"
   pond sql --format json "SELECT * FROM messages WHERE search_text LIKE '%migration%' LIMIT 5"`,
-		Args: cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if schema {
+				return cobra.NoArgs(cmd, args)
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if schema {
+				_, err := io.WriteString(cmd.OutOrStdout(), sqlite.SchemaDoc)
+				return err
+			}
 			d, err := resolveDirs()
 			if err != nil {
 				return err
 			}
-			r, err := sqlite.OpenReader(filepath.Join(d.Data.Path, "mirror.db"))
+			// Opening the mirror for writing first brings its layout (views, helpers) up to date,
+			// and gives a new archive empty tables to query.
+			path := filepath.Join(d.Data.Path, "mirror.db")
+			if err := os.MkdirAll(d.Data.Path, 0o700); err != nil {
+				return err
+			}
+			m, err := sqlite.OpenMirror(cmd.Context(), path)
+			if err != nil {
+				return err
+			}
+			m.Close()
+			r, err := sqlite.OpenReader(path)
 			if err != nil {
 				return err
 			}
@@ -50,6 +73,7 @@ Examples:
 	}
 	cmd.Flags().IntVar(&limit, "limit", sqlite.DefaultRows, fmt.Sprintf("rows to show (at most %d)", sqlite.MaxRows))
 	cmd.Flags().IntVar(&timeout, "timeout", int(sqlite.DefaultTimeout.Seconds()), fmt.Sprintf("seconds before the query is stopped (at most %d)", int(sqlite.MaxTimeout.Seconds())))
+	cmd.Flags().BoolVar(&schema, "schema", false, "print the tables, views, functions and worked examples")
 	addFormatFlag(cmd, &format)
 	return cmd
 }

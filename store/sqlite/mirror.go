@@ -72,6 +72,25 @@ var mirrorDDL = []string{
 	`CREATE INDEX IF NOT EXISTS parts_call_id ON parts(session_id, call_id) WHERE call_id IS NOT NULL`,
 	`CREATE INDEX IF NOT EXISTS sessions_agent ON sessions(source_agent, created_at)`,
 	`CREATE INDEX IF NOT EXISTS sessions_parent ON sessions(parent_session_id) WHERE parent_session_id IS NOT NULL`,
+	// Views for the common questions: every tool call with its result, and one row per session.
+	`CREATE VIEW IF NOT EXISTS tool_calls AS
+		SELECT c.session_id, c.message_id, c.id AS part_id, c.call_id, c.tool_name,
+			json_extract(c.variant_data, '$.params') AS params,
+			r.message_id AS result_message_id, json_extract(r.variant_data, '$.result') AS result,
+			r.is_failure, m.timestamp, m.source_agent, m.project
+		FROM parts c
+		JOIN messages m ON m.session_id = c.session_id AND m.message_id = c.message_id
+		LEFT JOIN parts r ON r.session_id = c.session_id AND r.call_id = c.call_id AND r.type = 'tool_result'
+		WHERE c.type = 'tool_call'`,
+	`CREATE VIEW IF NOT EXISTS session_summary AS
+		SELECT s.session_id, s.parent_session_id, s.source_agent, s.project, s.created_at,
+			count(m.message_id) AS messages,
+			sum(m.role = 'user') AS user_messages,
+			min(m.timestamp) AS first_message_at, max(m.timestamp) AS last_message_at,
+			(SELECT count(*) FROM parts p WHERE p.session_id = s.session_id AND p.type = 'tool_call') AS tool_calls,
+			(SELECT count(*) FROM parts p WHERE p.session_id = s.session_id AND p.type = 'tool_result' AND p.is_failure = 1) AS tool_failures
+		FROM sessions s LEFT JOIN messages m ON m.session_id = s.session_id
+		GROUP BY s.session_id`,
 	`CREATE TABLE IF NOT EXISTS _pond_watermarks (table_name TEXT PRIMARY KEY, seq INTEGER NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS _pond_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
 }

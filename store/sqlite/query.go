@@ -3,10 +3,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -93,9 +95,82 @@ func registerFunctions(c *sqlite3.SQLiteConn) error {
 			return re.MatchString(text), nil
 		},
 	}
+	// Lenient JSON getters like the original system's: NULL rather than an error when the text is
+	// not JSON, the path is absent or the value has another type.
+	fns["json_get"] = func(doc, path string) any { return jsonGet(doc, path, "") }
+	fns["json_get_string"] = func(doc, path string) any { return jsonGet(doc, path, "string") }
+	fns["json_get_int"] = func(doc, path string) any { return jsonGet(doc, path, "int") }
+	fns["json_get_float"] = func(doc, path string) any { return jsonGet(doc, path, "float") }
+	fns["json_get_bool"] = func(doc, path string) any { return jsonGet(doc, path, "bool") }
 	for name, impl := range fns {
 		if err := c.RegisterFunc(name, impl, true); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// jsonGet follows a path ($.a.b[2], or a.b) into a JSON document and returns the value as the
+// asked kind ("" keeps JSON text for objects and arrays), or nil.
+func jsonGet(doc, path, kind string) any {
+	var v any
+	if json.Unmarshal([]byte(doc), &v) != nil {
+		return nil
+	}
+	path = strings.TrimPrefix(strings.TrimPrefix(path, "$"), ".")
+	for path != "" {
+		var key string
+		if strings.HasPrefix(path, "[") {
+			end := strings.IndexByte(path, ']')
+			if end < 0 {
+				return nil
+			}
+			i, err := strconv.Atoi(path[1:end])
+			arr, ok := v.([]any)
+			if err != nil || !ok || i < 0 || i >= len(arr) {
+				return nil
+			}
+			v, path = arr[i], strings.TrimPrefix(path[end+1:], ".")
+			continue
+		}
+		end := strings.IndexAny(path, ".[")
+		if end < 0 {
+			key, path = path, ""
+		} else {
+			key, path = path[:end], strings.TrimPrefix(path[end:], ".")
+		}
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		if v, ok = obj[key]; !ok {
+			return nil
+		}
+	}
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case string:
+		if kind == "" || kind == "string" {
+			return x
+		}
+	case float64:
+		switch kind {
+		case "int":
+			if x == float64(int64(x)) {
+				return int64(x)
+			}
+		case "float", "":
+			return x
+		}
+	case bool:
+		if kind == "bool" || kind == "" {
+			return x
+		}
+	default:
+		if kind == "" {
+			b, _ := json.Marshal(x)
+			return string(b)
 		}
 	}
 	return nil

@@ -175,3 +175,33 @@ func TestRunawayQueryStopsAtTimeout(t *testing.T) {
 		t.Fatalf("runaway CTE: %v, want a timeout error", err)
 	}
 }
+
+func TestViewsAndHelpers(t *testing.T) {
+	_, _, r := testMirror(t)
+	for _, tc := range []struct {
+		q    string
+		want any
+	}{
+		{"SELECT messages FROM session_summary WHERE session_id = 's1'", int64(1)},
+		{"SELECT tool_failures FROM session_summary", int64(1)},
+		{`SELECT json_get_string('{"a":{"b":["x","y"]}}', '$.a.b[1]')`, "y"},
+		{`SELECT json_get_int('{"n":3}', 'n')`, int64(3)},
+		{`SELECT json_get_int('{"n":"3"}', '$.n')`, nil},
+		{`SELECT json_get_bool('{"ok":true}', '$.ok')`, int64(1)},
+		{`SELECT json_get('{"o":{"k":1}}', '$.o')`, `{"k":1}`},
+		{`SELECT json_get_string('not json', '$.a')`, nil},
+	} {
+		res, err := r.Query(context.Background(), tc.q, Options{})
+		if err != nil {
+			t.Errorf("%q: %v", tc.q, err)
+			continue
+		}
+		var got any
+		for _, v := range res.Rows[0] {
+			got = v
+		}
+		if got != tc.want {
+			t.Errorf("%q = %#v, want %#v", tc.q, got, tc.want)
+		}
+	}
+}
