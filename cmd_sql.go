@@ -18,6 +18,7 @@ func newSQLCmd() *cobra.Command {
 	var format string
 	var limit, timeout int
 	var schema bool
+	var output string
 	cmd := &cobra.Command{
 		Use:   "sql QUERY | sql --schema",
 		Short: "Run one read-only SQL query over the archive's SQLite mirror",
@@ -41,6 +42,11 @@ Examples:
 				_, err := io.WriteString(cmd.OutOrStdout(), sqlite.SchemaDoc)
 				return err
 			}
+			switch format {
+			case "text", "json", "ndjson", "csv":
+			default:
+				return &exitError{code: 2, err: fmt.Errorf("unknown --format %q (want text, json, ndjson or csv)", format)}
+			}
 			d, err := resolveDirs()
 			if err != nil {
 				return err
@@ -61,6 +67,9 @@ Examples:
 				return err
 			}
 			defer r.Close()
+			if format == "ndjson" || format == "csv" {
+				return exportSQL(cmd, r, args[0], format, output, filepath.Join(d.Data.Path, "exports"), time.Duration(timeout)*time.Second)
+			}
 			res, err := r.Query(cmd.Context(), args[0], sqlite.Options{Limit: limit, Timeout: time.Duration(timeout) * time.Second})
 			if errors.Is(err, sqlite.ErrRefused) {
 				return &exitError{code: 2, err: err}
@@ -74,8 +83,54 @@ Examples:
 	cmd.Flags().IntVar(&limit, "limit", sqlite.DefaultRows, fmt.Sprintf("rows to show (at most %d)", sqlite.MaxRows))
 	cmd.Flags().IntVar(&timeout, "timeout", int(sqlite.DefaultTimeout.Seconds()), fmt.Sprintf("seconds before the query is stopped (at most %d)", int(sqlite.MaxTimeout.Seconds())))
 	cmd.Flags().BoolVar(&schema, "schema", false, "print the tables, views, functions and worked examples")
-	addFormatFlag(cmd, &format)
+	cmd.Flags().StringVarP(&output, "output", "o", "", "with --format ndjson|csv: the file to write (- for standard output; default: a new file in the data directory's exports/)")
+	cmd.Flags().StringVar(&format, "format", "text", "text or json (inline, row-capped), ndjson or csv (every row, to a file, at most 100 MiB)")
 	return cmd
+}
+
+// exportSQL writes a query's whole result to a file (or standard output).
+func exportSQL(cmd *cobra.Command, r *sqlite.Reader, q, format, output, exportsDir string, timeout time.Duration) error {
+	var w io.Writer = cmd.OutOrStdout()
+	path := output
+	var f *os.File
+	if output != "-" {
+		if path == "" {
+			if err := os.MkdirAll(exportsDir, 0o700); err != nil {
+				return err
+			}
+			path = filepath.Join(exportsDir, time.Now().UTC().Format("20060102T150405.000000Z")+"."+format)
+		}
+		var err error
+		if f, err = os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	sum, err := r.Export(cmd.Context(), q, format, timeout, w)
+	if errors.Is(err, sqlite.ErrRefused) {
+		if f != nil {
+			os.Remove(path)
+		}
+		return &exitError{code: 2, err: err}
+	}
+	if err != nil {
+		if f != nil {
+			os.Remove(path)
+		}
+		return err
+	}
+	if f != nil {
+		if err := f.Close(); err != nil {
+			return err
+		}
+		note := ""
+		if sum.Truncated {
+			note = " (stopped at the 100 MiB cap)"
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d rows, %d bytes to %s%s\n", sum.Rows, sum.Bytes, path, note)
+	}
+	return nil
 }
 
 // sqlText renders a result as an aligned table within the text budget.

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"errors"
 	"os"
 	"path/filepath"
@@ -205,3 +206,30 @@ func TestViewsAndHelpers(t *testing.T) {
 		}
 	}
 }
+
+func TestExportsReadBack(t *testing.T) {
+	_, _, r := testMirror(t)
+	q := "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 2500) SELECT i, 'row ' || i AS label, NULL AS empty FROM n"
+	var nd bytes.Buffer
+	sum, err := r.Export(context.Background(), q, "ndjson", 0, &nd)
+	if err != nil || sum.Rows != 2500 {
+		t.Fatalf("ndjson export: %+v, %v", sum, err)
+	}
+	lines := strings.Split(strings.TrimSpace(nd.String()), "\n")
+	if len(lines) != 2500 || lines[1] != `{"i":2,"label":"row 2"}` {
+		t.Fatalf("ndjson: %d lines, second %q", len(lines), lines[1])
+	}
+	var cs bytes.Buffer
+	if _, err := r.Export(context.Background(), q, "csv", 0, &cs); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csvReadAll(&cs)
+	if err != nil || len(recs) != 2501 || strings.Join(recs[0], ",") != "i,label,empty" || strings.Join(recs[2500], ",") != "2500,row 2500," {
+		t.Fatalf("csv read back: %d records, %v", len(recs), err)
+	}
+	if _, err := r.Export(context.Background(), "DELETE FROM parts", "ndjson", 0, &nd); !errors.Is(err, ErrRefused) {
+		t.Fatalf("export of a write: %v, want refused", err)
+	}
+}
+
+func csvReadAll(r *bytes.Buffer) ([][]string, error) { return csv.NewReader(r).ReadAll() }
