@@ -43,9 +43,9 @@ Examples:
 				return err
 			}
 			switch format {
-			case "text", "json", "ndjson", "csv":
+			case "text", "json", "ndjson", "csv", "parquet":
 			default:
-				return &exitError{code: 2, err: fmt.Errorf("unknown --format %q (want text, json, ndjson or csv)", format)}
+				return &exitError{code: 2, err: fmt.Errorf("unknown --format %q (want text, json, ndjson, csv or parquet)", format)}
 			}
 			d, err := resolveDirs()
 			if err != nil {
@@ -67,7 +67,7 @@ Examples:
 				return err
 			}
 			defer r.Close()
-			if format == "ndjson" || format == "csv" {
+			if format == "ndjson" || format == "csv" || format == "parquet" {
 				return exportSQL(cmd, r, args[0], format, output, filepath.Join(d.Data.Path, "exports"), time.Duration(timeout)*time.Second)
 			}
 			res, err := r.Query(cmd.Context(), args[0], sqlite.Options{Limit: limit, Timeout: time.Duration(timeout) * time.Second})
@@ -83,8 +83,8 @@ Examples:
 	cmd.Flags().IntVar(&limit, "limit", sqlite.DefaultRows, fmt.Sprintf("rows to show (at most %d)", sqlite.MaxRows))
 	cmd.Flags().IntVar(&timeout, "timeout", int(sqlite.DefaultTimeout.Seconds()), fmt.Sprintf("seconds before the query is stopped (at most %d)", int(sqlite.MaxTimeout.Seconds())))
 	cmd.Flags().BoolVar(&schema, "schema", false, "print the tables, views, functions and worked examples")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "with --format ndjson|csv: the file to write (- for standard output; default: a new file in the data directory's exports/)")
-	cmd.Flags().StringVar(&format, "format", "text", "text or json (inline, row-capped), ndjson or csv (every row, to a file, at most 100 MiB)")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "with --format ndjson|csv|parquet: the file to write (- for standard output; default: a new file in the data directory's exports/)")
+	cmd.Flags().StringVar(&format, "format", "text", "text or json (inline, row-capped); ndjson, csv or parquet (every row, to a file, at most 100 MiB)")
 	return cmd
 }
 

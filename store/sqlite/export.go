@@ -3,12 +3,151 @@ package sqlite
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/apache/arrow/go/v17/parquet"
+	"github.com/apache/arrow/go/v17/parquet/compress"
+	"github.com/apache/arrow/go/v17/parquet/pqarrow"
 )
+
+// writeParquet writes rows as one Parquet file. Column types are inferred from the first 1,024
+// rows (integers, reals, text; all-NULL columns are text); a later value that does not fit its
+// column is an error that says to CAST it in the query.
+func writeParquet(rows *sql.Rows, cols []string, cw *countingWriter, sum *ExportSummary) error {
+	scan := func() ([]any, error) {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		for i, v := range vals {
+			if b, ok := v.([]byte); ok {
+				vals[i] = string(b)
+			}
+		}
+		return vals, nil
+	}
+	var head [][]any
+	for len(head) < 1024 && rows.Next() {
+		vals, err := scan()
+		if err != nil {
+			return err
+		}
+		head = append(head, vals)
+	}
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		kind := arrow.DataType(arrow.PrimitiveTypes.Int64)
+		seen := false
+		for _, row := range head {
+			switch row[i].(type) {
+			case nil:
+				continue
+			case int64:
+			case float64:
+				if kind.ID() == arrow.INT64 {
+					kind = arrow.PrimitiveTypes.Float64
+				}
+			default:
+				kind = arrow.BinaryTypes.String
+			}
+			seen = true
+			if kind.ID() == arrow.STRING {
+				break
+			}
+		}
+		if !seen {
+			kind = arrow.BinaryTypes.String
+		}
+		fields[i] = arrow.Field{Name: c, Type: kind, Nullable: true}
+	}
+	schema := arrow.NewSchema(fields, nil)
+	fw, err := pqarrow.NewFileWriter(schema, cw, parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy)), pqarrow.DefaultWriterProps())
+	if err != nil {
+		return fmt.Errorf("parquet: %w", err)
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	rowNo := 0
+	add := func(vals []any) error {
+		rowNo++
+		for i, v := range vals {
+			fb := b.Field(i)
+			if v == nil {
+				fb.AppendNull()
+				continue
+			}
+			switch fb := fb.(type) {
+			case *array.Int64Builder:
+				x, ok := v.(int64)
+				if !ok {
+					return fmt.Errorf("column %s holds integers but row %d has %T; CAST it in the query", cols[i], rowNo, v)
+				}
+				fb.Append(x)
+			case *array.Float64Builder:
+				switch x := v.(type) {
+				case float64:
+					fb.Append(x)
+				case int64:
+					fb.Append(float64(x))
+				default:
+					return fmt.Errorf("column %s holds numbers but row %d has %T; CAST it in the query", cols[i], rowNo, v)
+				}
+			case *array.StringBuilder:
+				fb.Append(fmt.Sprint(v))
+			}
+		}
+		return nil
+	}
+	flush := func() error {
+		rec := b.NewRecord()
+		defer rec.Release()
+		if rec.NumRows() == 0 {
+			return nil
+		}
+		return fw.Write(rec)
+	}
+	for _, vals := range head {
+		if err := add(vals); err != nil {
+			return err
+		}
+	}
+	sum.Rows = len(head)
+	for rows.Next() {
+		if cw.n >= ExportCap {
+			sum.Truncated = true
+			break
+		}
+		vals, err := scan()
+		if err != nil {
+			return err
+		}
+		if err := add(vals); err != nil {
+			return err
+		}
+		sum.Rows++
+		if sum.Rows%4096 == 0 {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	return fw.Close()
+}
 
 // ExportCap bounds an export file.
 const ExportCap = 100 << 20
@@ -37,8 +176,8 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // Export runs one read-only statement and writes every row (no row cap, at most ExportCap
 // bytes) as ndjson (one JSON object per row, NULLs omitted) or csv (a header, then rows).
 func (r *Reader) Export(ctx context.Context, q string, format string, timeout time.Duration, w io.Writer) (*ExportSummary, error) {
-	if format != "ndjson" && format != "csv" {
-		return nil, fmt.Errorf("unknown export format %q (ndjson or csv)", format)
+	if format != "ndjson" && format != "csv" && format != "parquet" {
+		return nil, fmt.Errorf("unknown export format %q (ndjson, csv or parquet)", format)
 	}
 	if err := CheckStatement(q); err != nil {
 		return nil, err
@@ -63,6 +202,20 @@ func (r *Reader) Export(ctx context.Context, q string, format string, timeout ti
 	bw := bufio.NewWriterSize(w, 1<<20)
 	cw := &countingWriter{w: bw}
 	sum := &ExportSummary{Format: format}
+	if format == "parquet" {
+		if err := writeParquet(rows, cols, cw, sum); err != nil {
+			return nil, err
+		}
+		if err := rows.Err(); err != nil {
+			return nil, classify(ctx, err, timeout)
+		}
+		if err := bw.Flush(); err != nil {
+			return nil, err
+		}
+		sum.Bytes = cw.n
+		sum.ElapsedMs = time.Since(start).Milliseconds()
+		return sum, nil
+	}
 	var cv *csv.Writer
 	if format == "csv" {
 		cv = csv.NewWriter(cw)

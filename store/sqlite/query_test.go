@@ -10,6 +10,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/apache/arrow/go/v17/parquet/pqarrow"
 )
 
 // testMirror is a mirror with a few rows, and a read-only reader on it.
@@ -233,3 +238,29 @@ func TestExportsReadBack(t *testing.T) {
 }
 
 func csvReadAll(r *bytes.Buffer) ([][]string, error) { return csv.NewReader(r).ReadAll() }
+
+func TestParquetExportReadsBack(t *testing.T) {
+	_, _, r := testMirror(t)
+	q := "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 5000) SELECT i, i / 2.0 AS half, 'row ' || i AS label, NULL AS empty FROM n"
+	var buf bytes.Buffer
+	sum, err := r.Export(context.Background(), q, "parquet", 0, &buf)
+	if err != nil || sum.Rows != 5000 {
+		t.Fatalf("parquet export: %+v, %v", sum, err)
+	}
+	tbl, err := pqarrow.ReadTable(context.Background(), bytes.NewReader(buf.Bytes()), nil, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	if tbl.NumRows() != 5000 || tbl.NumCols() != 4 {
+		t.Fatalf("read back %d rows x %d cols", tbl.NumRows(), tbl.NumCols())
+	}
+	chunks := tbl.Column(2).Data().Chunks()
+	last := chunks[len(chunks)-1].(*array.String)
+	if got := last.Value(last.Len() - 1); got != "row 5000" {
+		t.Fatalf("last label %q", got)
+	}
+	if tbl.Schema().Field(0).Type.ID() != arrow.INT64 || tbl.Schema().Field(1).Type.ID() != arrow.FLOAT64 {
+		t.Fatalf("schema %v", tbl.Schema())
+	}
+}
