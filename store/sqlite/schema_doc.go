@@ -44,9 +44,11 @@ INDEXED (fast) PATHS
   parts by tool_name and by (session_id, call_id); sessions by (source_agent, created_at).
 
 EXAMPLES
-  -- tool failure rate per agent
-  SELECT source_agent, count(*) AS results, round(avg(is_failure), 3) AS failure_rate
-  FROM tool_calls WHERE result IS NOT NULL GROUP BY source_agent ORDER BY results DESC;
+  -- tool failure rate per agent (aggregate from parts; the tool_calls view is for reading
+  -- individual calls with their results)
+  SELECT m.source_agent, count(*) AS results, round(avg(p.is_failure), 3) AS failure_rate
+  FROM parts p JOIN messages m ON m.session_id = p.session_id AND m.message_id = p.message_id
+  WHERE p.type = 'tool_result' GROUP BY m.source_agent ORDER BY results DESC;
 
   -- sessions per day
   SELECT substr(created_at, 1, 10) AS day, count(*) AS sessions
