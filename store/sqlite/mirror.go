@@ -99,7 +99,6 @@ var mirrorDDL = []string{
 // opens it this way, under the store lock.
 func OpenMirror(ctx context.Context, path string) (*Mirror, error) {
 	q := url.Values{}
-	q.Set("_journal_mode", "WAL")
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_busy_timeout", "10000")
 	q.Set("_foreign_keys", "0")
@@ -118,6 +117,13 @@ func OpenMirror(ctx context.Context, path string) (*Mirror, error) {
 }
 
 func (m *Mirror) init(ctx context.Context) error {
+	// Large pages suit rows that carry kilobytes of tool output (a new file only; SQLite keeps
+	// an existing file's page size), then WAL so readers never block the writer.
+	for _, p := range []string{`PRAGMA page_size = 16384`, `PRAGMA journal_mode = WAL`} {
+		if _, err := m.db.ExecContext(ctx, p); err != nil {
+			return fmt.Errorf("mirror: %s: %w", p, err)
+		}
+	}
 	var v string
 	err := m.db.QueryRowContext(ctx, `SELECT value FROM _pond_meta WHERE key = 'schema_version'`).Scan(&v)
 	if err == nil && v != fmt.Sprint(SchemaVersion) {

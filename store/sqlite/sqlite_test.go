@@ -76,3 +76,18 @@ func TestOpenAgentDBIsReadOnly(t *testing.T) {
 		t.Fatalf("agent write while Pond reads: %v", err)
 	}
 }
+
+func TestMirrorUsesWALAndLargePages(t *testing.T) {
+	m, err := OpenMirror(context.Background(), filepath.Join(t.TempDir(), "mirror.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var mode string
+	var page int
+	m.DB().QueryRow(`PRAGMA journal_mode`).Scan(&mode)
+	m.DB().QueryRow(`PRAGMA page_size`).Scan(&page)
+	if mode != "wal" || page != 16384 {
+		t.Fatalf("journal_mode %q, page_size %d; want wal and 16384", mode, page)
+	}
+}
