@@ -3,7 +3,6 @@ package sqlite
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -21,28 +20,16 @@ import (
 // writeParquet writes rows as one Parquet file. Column types are inferred from the first 1,024
 // rows (integers, reals, text; all-NULL columns are text); a later value that does not fit its
 // column is an error that says to CAST it in the query.
-func writeParquet(rows *sql.Rows, cols []string, cw *countingWriter, sum *ExportSummary) error {
-	scan := func() ([]any, error) {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		for i, v := range vals {
-			if b, ok := v.([]byte); ok {
-				vals[i] = string(b)
-			}
-		}
-		return vals, nil
-	}
+func writeParquet(st *statement, cw *countingWriter, sum *ExportSummary) error {
+	cols := st.cols
 	var head [][]any
-	for len(head) < 1024 && rows.Next() {
-		vals, err := scan()
+	for len(head) < 1024 {
+		vals, err := st.next()
 		if err != nil {
 			return err
+		}
+		if vals == nil {
+			break
 		}
 		head = append(head, vals)
 	}
@@ -124,14 +111,17 @@ func writeParquet(rows *sql.Rows, cols []string, cw *countingWriter, sum *Export
 		}
 	}
 	sum.Rows = len(head)
-	for rows.Next() {
+	for {
 		if cw.n >= ExportCap {
 			sum.Truncated = true
 			break
 		}
-		vals, err := scan()
+		vals, err := st.next()
 		if err != nil {
 			return err
+		}
+		if vals == nil {
+			break
 		}
 		if err := add(vals); err != nil {
 			return err
@@ -174,115 +164,88 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 }
 
 // Export runs one read-only statement and writes every row (no row cap, at most ExportCap
-// bytes) as ndjson (one JSON object per row, NULLs omitted) or csv (a header, then rows).
+// bytes) as ndjson (one JSON object per row, NULLs omitted), csv (a header, then rows) or
+// parquet.
 func (r *Reader) Export(ctx context.Context, q string, format string, timeout time.Duration, w io.Writer) (*ExportSummary, error) {
 	if format != "ndjson" && format != "csv" && format != "parquet" {
 		return nil, fmt.Errorf("unknown export format %q (ndjson, csv or parquet)", format)
 	}
-	if err := CheckStatement(q); err != nil {
-		return nil, err
-	}
-	q, _ = splitFirst(q)
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	timeout = min(timeout, MaxTimeout)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	start := time.Now()
-	rows, err := r.db.QueryContext(ctx, q)
-	if err != nil {
-		return nil, classify(ctx, err, timeout)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
+	st, err := r.run(ctx, q, timeout)
 	if err != nil {
 		return nil, err
 	}
+	defer st.close()
 	bw := bufio.NewWriterSize(w, 1<<20)
 	cw := &countingWriter{w: bw}
 	sum := &ExportSummary{Format: format}
-	if format == "parquet" {
-		if err := writeParquet(rows, cols, cw, sum); err != nil {
-			return nil, err
-		}
-		if err := rows.Err(); err != nil {
-			return nil, classify(ctx, err, timeout)
-		}
-		if err := bw.Flush(); err != nil {
-			return nil, err
-		}
-		sum.Bytes = cw.n
-		sum.ElapsedMs = time.Since(start).Milliseconds()
-		return sum, nil
+	switch format {
+	case "parquet":
+		err = writeParquet(st, cw, sum)
+	case "csv":
+		err = writeCSV(st, cw, sum)
+	default:
+		err = writeNDJSON(st, cw, sum)
 	}
-	var cv *csv.Writer
-	if format == "csv" {
-		cv = csv.NewWriter(cw)
-		if err := cv.Write(cols); err != nil {
-			return nil, err
-		}
+	if err != nil {
+		return nil, err
 	}
-	enc := json.NewEncoder(cw)
-	enc.SetEscapeHTML(false)
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	rec := make([]string, len(cols))
-	for rows.Next() {
-		if cw.n >= ExportCap {
-			sum.Truncated = true
-			break
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		if cv != nil {
-			for i, v := range vals {
-				switch x := v.(type) {
-				case nil:
-					rec[i] = ""
-				case []byte:
-					rec[i] = string(x)
-				default:
-					rec[i] = fmt.Sprint(x)
-				}
-			}
-			if err := cv.Write(rec); err != nil {
-				return nil, err
-			}
-		} else {
-			row := make(map[string]any, len(cols))
-			for i, c := range cols {
-				v := vals[i]
-				if b, ok := v.([]byte); ok {
-					v = string(b)
-				}
-				if v != nil {
-					row[c] = v
-				}
-			}
-			if err := enc.Encode(row); err != nil {
-				return nil, err
-			}
-		}
-		sum.Rows++
-	}
-	if err := rows.Err(); err != nil {
-		return nil, classify(ctx, err, timeout)
-	}
-	if cv != nil {
-		cv.Flush()
-		if err := cv.Error(); err != nil {
-			return nil, err
-		}
+	if err := st.err(); err != nil {
+		return nil, err
 	}
 	if err := bw.Flush(); err != nil {
 		return nil, err
 	}
 	sum.Bytes = cw.n
-	sum.ElapsedMs = time.Since(start).Milliseconds()
+	sum.ElapsedMs = st.elapsedMs()
 	return sum, nil
+}
+
+func writeNDJSON(st *statement, cw *countingWriter, sum *ExportSummary) error {
+	enc := json.NewEncoder(cw)
+	enc.SetEscapeHTML(false)
+	for cw.n < ExportCap {
+		vals, err := st.next()
+		if err != nil || vals == nil {
+			return err
+		}
+		if err := enc.Encode(rowMap(st.cols, vals)); err != nil {
+			return err
+		}
+		sum.Rows++
+	}
+	sum.Truncated = true
+	return nil
+}
+
+func writeCSV(st *statement, cw *countingWriter, sum *ExportSummary) error {
+	cv := csv.NewWriter(cw)
+	if err := cv.Write(st.cols); err != nil {
+		return err
+	}
+	rec := make([]string, len(st.cols))
+	for {
+		if cw.n >= ExportCap {
+			sum.Truncated = true
+			break
+		}
+		vals, err := st.next()
+		if err != nil {
+			return err
+		}
+		if vals == nil {
+			break
+		}
+		for i, v := range vals {
+			rec[i] = ""
+			if v != nil {
+				rec[i] = fmt.Sprint(v)
+			}
+		}
+		if err := cv.Write(rec); err != nil {
+			return err
+		}
+		sum.Rows++
+	}
+	cv.Flush()
+	return cv.Error()
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 )
@@ -314,76 +315,131 @@ func firstWord(s string) string {
 	return s
 }
 
-// Query runs one read-only statement within opts' limits.
-func (r *Reader) Query(ctx context.Context, q string, opts Options) (*Result, error) {
+// statement is one checked statement running under its timeout.
+type statement struct {
+	rows    *sql.Rows
+	cols    []string
+	ctx     context.Context
+	cancel  context.CancelFunc
+	timeout time.Duration
+	began   time.Time
+}
+
+// run checks q, clamps the timeout and starts the one statement; close it when done.
+func (r *Reader) run(ctx context.Context, q string, timeout time.Duration) (*statement, error) {
 	if err := CheckStatement(q); err != nil {
 		return nil, err
 	}
 	// Only the one statement runs (a trailing ';' and comments are dropped): go-sqlite3 would
 	// run every statement in the string and answer with the last one's rows.
 	q, _ = splitFirst(q)
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	st := &statement{timeout: min(timeout, MaxTimeout), began: time.Now()}
+	st.ctx, st.cancel = context.WithTimeout(ctx, st.timeout)
+	var err error
+	if st.rows, err = r.db.QueryContext(st.ctx, q); err != nil {
+		st.cancel()
+		return nil, classify(st.ctx, err, st.timeout)
+	}
+	if st.cols, err = st.rows.Columns(); err != nil {
+		st.close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// next scans the next row into a new slice, text as strings; nil at the end.
+func (st *statement) next() ([]any, error) {
+	if !st.rows.Next() {
+		return nil, nil
+	}
+	vals := make([]any, len(st.cols))
+	ptrs := make([]any, len(vals))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := st.rows.Scan(ptrs...); err != nil {
+		return nil, err
+	}
+	for i, v := range vals {
+		if b, ok := v.([]byte); ok {
+			vals[i] = string(b)
+		}
+	}
+	return vals, nil
+}
+
+// err is the statement's final error, classified.
+func (st *statement) err() error {
+	if err := st.rows.Err(); err != nil {
+		return classify(st.ctx, err, st.timeout)
+	}
+	return nil
+}
+
+func (st *statement) close() {
+	st.rows.Close()
+	st.cancel()
+}
+
+func (st *statement) elapsedMs() int64 { return time.Since(st.began).Milliseconds() }
+
+// rowMap is a row as a JSON object, NULLs omitted.
+func rowMap(cols []string, vals []any) map[string]any {
+	row := make(map[string]any, len(cols))
+	for i, c := range cols {
+		if vals[i] != nil {
+			row[c] = vals[i]
+		}
+	}
+	return row
+}
+
+// Query runs one read-only statement within opts' limits.
+func (r *Reader) Query(ctx context.Context, q string, opts Options) (*Result, error) {
 	limit := opts.Limit
 	if limit <= 0 {
 		limit = DefaultRows
 	}
 	limit = min(limit, MaxRows)
-	timeout := opts.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	timeout = min(timeout, MaxTimeout)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	start := time.Now()
-	rows, err := r.db.QueryContext(ctx, q)
-	if err != nil {
-		return nil, classify(ctx, err, timeout)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
+	st, err := r.run(ctx, q, opts.Timeout)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Columns: cols, Rows: []map[string]any{}}
+	defer st.close()
+	res := &Result{Columns: st.cols, Rows: []map[string]any{}}
 	budget := JSONBudget
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	for rows.Next() {
+	for {
+		vals, err := st.next()
+		if err != nil {
+			return nil, err
+		}
+		if vals == nil {
+			break
+		}
 		if len(res.Rows) >= limit || budget <= 0 {
 			res.Truncated = true
 			break
 		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		row := make(map[string]any, len(cols))
-		for i, c := range cols {
-			v := vals[i]
-			if b, ok := v.([]byte); ok {
-				v = string(b)
-			}
+		for i, v := range vals {
 			if s, ok := v.(string); ok {
-				if n := len([]rune(s)); n > CellChars {
+				if n := utf8.RuneCountInString(s); n > CellChars {
 					s = string([]rune(s)[:CellChars]) + fmt.Sprintf(" [+%d chars]", n-CellChars)
 					res.Clipped++
 				}
 				budget -= len(s)
-				v = s
-			}
-			if v != nil {
-				row[c] = v
+				vals[i] = s
 			}
 		}
-		res.Rows = append(res.Rows, row)
+		res.Rows = append(res.Rows, rowMap(st.cols, vals))
 	}
-	if err := rows.Err(); err != nil {
-		return nil, classify(ctx, err, timeout)
+	if err := st.err(); err != nil {
+		return nil, err
 	}
 	res.RowCount = len(res.Rows)
-	res.ElapsedMs = time.Since(start).Milliseconds()
+	res.ElapsedMs = st.elapsedMs()
 	return res, nil
 }
 
