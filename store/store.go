@@ -110,9 +110,6 @@ func checkLayout(dataDir string) error {
 // MirrorPath is the SQLite mirror's file.
 func (s *Store) MirrorPath() string { return filepath.Join(s.opts.DataDir, "mirror.db") }
 
-// DataDir is the store's data directory.
-func (s *Store) DataDir() string { return s.opts.DataDir }
-
 func (s *Store) openTables(ctx context.Context) error {
 	existing, err := s.db.TableNames(ctx)
 	if err != nil {

@@ -78,9 +78,6 @@ func Open(ctx context.Context, dir string, opts Options) (*DB, error) {
 	return db, nil
 }
 
-// Dir is the database's directory.
-func (db *DB) Dir() string { return db.dir }
-
 // Close releases the database. Tables opened from it must be closed first.
 func (db *DB) Close() error {
 	db.mu.Lock()

@@ -91,14 +91,6 @@ func (t *Table) Append(ctx context.Context, recs ...arrow.Record) error {
 	return nil
 }
 
-// Delete removes the rows matching filter (an SQL predicate; build literals with Quote).
-func (t *Table) Delete(ctx context.Context, filter string) error {
-	if err := t.goTable.Delete(ctx, filter); err != nil {
-		return fmt.Errorf("lance: delete from %s where %s: %w", t.name, filter, err)
-	}
-	return nil
-}
-
 // Version is the table's latest version visible under the database's read consistency.
 func (t *Table) Version(ctx context.Context) (uint64, error) {
 	var v C.uint64_t
