@@ -97,11 +97,11 @@ func (p *parser) parts(content json.RawMessage, recID string, injected, user boo
 		case typ == "thinking":
 			part.Type, part.Text = session.PartReasoning, str(b.Thinking)
 			if len(b.Signature) > 0 {
-				part.Options = anthropicOptions(member{"signature", b.Signature})
+				part.Options = anthropicOptions(member{Key: "signature", Value: b.Signature})
 			}
 		case typ == "redacted_thinking":
 			part.Type = session.PartReasoning
-			part.Options = anthropicOptions(member{"redacted", json.RawMessage("true")}, member{"data", b.Data})
+			part.Options = anthropicOptions(member{Key: "redacted", Value: json.RawMessage("true")}, member{Key: "data", Value: b.Data})
 		case typ == "tool_use" || typ == "server_tool_use" || typ == "mcp_tool_use":
 			part.Type, part.CallID, part.Name = session.PartToolCall, str(b.ID), str(b.Name)
 			part.Params = b.Input
@@ -163,31 +163,11 @@ func fileData(raw json.RawMessage, block json.RawMessage) (string, *session.File
 	return media, &session.FileData{Kind: session.FileString, Value: string(raw)}
 }
 
-// member is one key of a JSON object built by hand, so that raw values stay byte for byte.
-type member struct {
-	key string
-	val json.RawMessage
-}
+// member is one key of an object built with adapters.Object.
+type member = adapters.Field
 
-// object writes the members whose value is present, in order.
-func object(ms ...member) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for _, m := range ms {
-		if len(m.val) == 0 {
-			continue
-		}
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(m.key)
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(m.val)
-	}
-	b.WriteByte('}')
-	return b.Bytes()
-}
+// object writes the members whose value is present, in order, values byte for byte.
+func object(ms ...member) json.RawMessage { return adapters.Object(ms...) }
 
 func anthropicOptions(ms ...member) session.Options {
 	return session.Options{"anthropic": object(ms...)}

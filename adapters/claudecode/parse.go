@@ -142,9 +142,9 @@ func (p *parser) line(raw []byte, no int) error {
 func (p *parser) start() error {
 	s := &session.Session{ID: p.lay.stem, SourceAgent: Name, Project: p.cwd, CreatedAt: p.first}
 	src := []member{
-		{"path", jsonString(p.src.Key)},
-		{"kind", jsonString(p.lay.kind.String())},
-		{"version", jsonString(p.version)},
+		{Key: "path", Value: jsonString(p.src.Key)},
+		{Key: "kind", Value: jsonString(p.lay.kind.String())},
+		{Key: "version", Value: jsonString(p.version)},
 	}
 	switch p.lay.kind {
 	case kindSubagent:
@@ -158,21 +158,21 @@ func (p *parser) start() error {
 		switch {
 		case p.forkedFrom != "" && p.forkedFrom != s.ID:
 			s.ParentSessionID = p.forkedFrom
-			src = append(src, member{"parent_from", jsonString("forkedFrom")})
+			src = append(src, member{Key: "parent_from", Value: jsonString("forkedFrom")})
 		case isUUID(p.lineSession) && p.lineSession != s.ID:
 			// A continuation: the copied history keeps the session id it was written under.
 			s.ParentSessionID = p.lineSession
-			src = append(src, member{"parent_from", jsonString("sessionId")})
+			src = append(src, member{Key: "parent_from", Value: jsonString("sessionId")})
 		}
 	}
 	if p.lay.kind != kindSession {
-		src = append(src, member{"agent_id", jsonString(p.lay.agentID)}, member{"workflow", jsonString(p.lay.workflow)})
+		src = append(src, member{Key: "agent_id", Value: jsonString(p.lay.agentID)}, member{Key: "workflow", Value: jsonString(p.lay.workflow)})
 	}
 	if p.lineSession != "" && p.lineSession != s.ID {
-		src = append(src, member{"line_session_id", jsonString(p.lineSession)})
+		src = append(src, member{Key: "line_session_id", Value: jsonString(p.lineSession)})
 	}
 	if p.lay.kind == kindSubagent {
-		src = append(src, member{"meta", p.meta()})
+		src = append(src, member{Key: "meta", Value: p.meta()})
 	}
 	if s.Project == "" {
 		// No line says where the session ran: the encoded folder name is the project key.
@@ -250,7 +250,7 @@ func (p *parser) record(r *record, no int) error {
 	var extra []member
 	if r.typ == "system" {
 		m.Content = str(r.content)
-		extra = append(extra, member{"logical_parent_uuid", jsonString(r.logicalParent)})
+		extra = append(extra, member{Key: "logical_parent_uuid", Value: jsonString(r.logicalParent)})
 	} else if !knownTypes[r.typ] {
 		p.out.Unknown(p.at(no), fmt.Sprintf("record type %q", r.typ))
 	}
@@ -261,7 +261,7 @@ func (p *parser) record(r *record, no int) error {
 // sourceOptions is options.source of the object a line produced: the line verbatim and where
 // it was.
 func sourceOptions(r *record, no int, extra ...member) json.RawMessage {
-	ms := append([]member{{"line", json.RawMessage(strconv.Itoa(no))}, {"record", r.raw}}, extra...)
+	ms := append([]member{{Key: "line", Value: json.RawMessage(strconv.Itoa(no))}, {Key: "record", Value: r.raw}}, extra...)
 	return object(ms...)
 }
 
@@ -271,7 +271,7 @@ func (p *parser) user(r *record, id string, t time.Time, no int) error {
 	m := &session.Message{SessionID: p.sess.ID, ID: id, Role: session.RoleUser, Timestamp: t}
 	var extra []member
 	if r.isCompactSummary {
-		extra = append(extra, member{"compact_summary", json.RawMessage("true")})
+		extra = append(extra, member{Key: "compact_summary", Value: json.RawMessage("true")})
 	}
 	m.Options = session.Options{"source": sourceOptions(r, no, extra...)}
 	msg := decodeMessage(r.message)
@@ -328,7 +328,7 @@ func (p *parser) assistant(r *record, id string, t time.Time, no int) error {
 
 	m := &session.Message{SessionID: p.sess.ID, ID: id, Role: session.RoleAssistant, Timestamp: t,
 		Options: session.Options{"source": sourceOptions(r, no)}}
-	if a := object(member{"id", msg.ID}, member{"model", msg.Model}); len(a) > 2 {
+	if a := object(member{Key: "id", Value: msg.ID}, member{Key: "model", Value: msg.Model}); len(a) > 2 {
 		m.Options["anthropic"] = a
 	}
 	if err := p.emit(session.Event{Message: m}); err != nil {

@@ -32,7 +32,7 @@ func (p *parser) item(r record, ts time.Time, it object) error {
 			part.Params = value(it["input"]) // free-form text, kept as the string it is
 		}
 		if ns := strOf(it, "namespace"); ns != "" {
-			part.Options = session.Options{"source": objectJSON(field{"namespace", it["namespace"]})}
+			part.Options = session.Options{"source": objectJSON(field{Key: "namespace", Value: it["namespace"]})}
 		}
 		return p.emit(r, base, session.RoleAssistant, ts, "", part)
 	case "local_shell_call":
@@ -214,7 +214,7 @@ func imagePart(co object) (session.Part, bool) {
 func reasoningParts(it object) []session.Part {
 	var parts []session.Part
 	for _, f := range []string{"summary", "content"} {
-		opts := session.Options{"source": objectJSON(field{"field", jsonString(f)})}
+		opts := session.Options{"source": objectJSON(field{Key: "field", Value: jsonString(f)})}
 		for _, s := range parseArray(it[f]) {
 			so := parseObject(s)
 			if so == nil {
@@ -236,7 +236,7 @@ func imageGeneration(it object) []session.Part {
 		CallID: strOf(it, "id"), Name: "image_generation", ProviderExecuted: true,
 	}
 	if rp := it["revised_prompt"]; !isNull(rp) {
-		call.Params = objectJSON(field{"revised_prompt", rp})
+		call.Params = objectJSON(field{Key: "revised_prompt", Value: rp})
 	}
 	parts := []session.Part{call}
 	if data, mt, ok := sniffImage(strOf(it, "result")); ok {

@@ -378,10 +378,10 @@ func (p *parser) decide() {
 		fields := make([]field, 0, len(metaFacts)+1)
 		for _, k := range metaFacts {
 			if v := meta[k]; !isNull(v) {
-				fields = append(fields, field{k, v})
+				fields = append(fields, field{Key: k, Value: v})
 			}
 		}
-		fields = append(fields, field{"file_name_id", mismatch})
+		fields = append(fields, field{Key: "file_name_id", Value: mismatch})
 		if src := objectJSON(fields...); len(src) > 2 {
 			s.Options = session.Options{"source": src}
 		}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pondhq/pond/adapters"
 )
 
 // object is a JSON object with its values kept as raw bytes.
@@ -140,29 +142,10 @@ func sourceJSON(record []byte, line int) json.RawMessage {
 }
 
 // field is one key of an object written by objectJSON.
-type field struct {
-	key   string
-	value json.RawMessage
-}
+type field = adapters.Field
 
 // objectJSON writes the fields with a value, in order, values byte for byte.
-func objectJSON(fields ...field) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for _, f := range fields {
-		if len(f.value) == 0 {
-			continue
-		}
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		b.Write(jsonString(f.key))
-		b.WriteByte(':')
-		b.Write(f.value)
-	}
-	b.WriteByte('}')
-	return b.Bytes()
-}
+func objectJSON(fields ...field) json.RawMessage { return adapters.Object(fields...) }
 
 // recBase is the id of a record without one: rec-<first 16 hex digits of its sha256>.
 func recBase(raw []byte) string {
