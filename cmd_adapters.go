@@ -1,37 +1,19 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pondhq/pond/adapters/all"
-	"github.com/pondhq/pond/daemon/capture"
 	"github.com/pondhq/pond/daemon/config"
+	"github.com/pondhq/pond/ipc/apitype"
 )
-
-// AdapterInfo is one adapter as `pond adapters list` shows it.
-type AdapterInfo struct {
-	Name       string   `json:"name"`
-	Configured bool     `json:"configured"`
-	Enabled    bool     `json:"enabled"`
-	Path       string   `json:"path,omitempty"`
-	Found      []string `json:"found,omitempty"` // default roots that exist here
-	Restore    bool     `json:"can_restore"`
-}
-
-func adapterInfos(cfg *config.Config) []AdapterInfo {
-	env := captureEnv()
-	var out []AdapterInfo
-	for _, a := range all.Adapters() {
-		e, ok := cfg.Adapters[a.Name()]
-		out = append(out, AdapterInfo{Name: a.Name(), Configured: ok, Enabled: ok && e.Enabled, Path: e.Path,
-			Found: existingRoots(a, env), Restore: a.Capabilities().Restore})
-	}
-	return out
-}
 
 func newAdaptersCmd() *cobra.Command {
 	var format string
@@ -44,11 +26,15 @@ func newAdaptersCmd() *cobra.Command {
 		Short: "Show every adapter: configured, enabled, and where its data was found",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, cfg, _, err := loadConfig()
+			svc, err := localService(nil)
 			if err != nil {
 				return err
 			}
-			infos := adapterInfos(cfg)
+			resp, err := svc.Adapters(cmd.Context())
+			if err != nil {
+				return cliError(err)
+			}
+			infos := resp.Adapters
 			return render(cmd.OutOrStdout(), format, map[string]any{"adapters": infos}, func() string {
 				var b strings.Builder
 				for _, a := range infos {
@@ -77,24 +63,15 @@ func newAdaptersCmd() *cobra.Command {
 		Short: "Enable every adapter whose agent's data exists on this machine",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var enabled []string
-			path, err := writerFor().EditConfig(cmd.Context(), func(cfg *config.Config) error {
-				for _, a := range adapterInfos(cfg) {
-					if len(a.Found) > 0 && !a.Configured {
-						cfg.Adapters[a.Name] = config.Adapter{Enabled: true}
-						enabled = append(enabled, a.Name)
-					}
-				}
-				return nil
-			})
+			resp, err := writerFor(cmd.Context()).SetAdapters(cmd.Context(), &apitype.AdapterRequest{Action: "discover"})
 			if err != nil {
 				return err
 			}
-			if len(enabled) == 0 {
+			if len(resp.Changed) == 0 {
 				fmt.Fprintln(cmd.OutOrStdout(), "nothing new found (adapters already configured keep their setting)")
 				return nil
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "enabled %s in %s\n", strings.Join(enabled, ", "), path)
+			fmt.Fprintf(cmd.OutOrStdout(), "enabled %s in %s\n", strings.Join(resp.Changed, ", "), resp.ConfigFile)
 			return nil
 		},
 	}
@@ -102,21 +79,18 @@ func newAdaptersCmd() *cobra.Command {
 	// setAdapter switches one adapter on or off (and, when given, sets its path).
 	setAdapter := func(enabled bool) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, args []string) error {
-			if _, ok := all.ByName(args[0]); !ok {
-				return &exitError{code: 2, err: fmt.Errorf("unknown adapter %q (known: %s)", args[0], strings.Join(all.Names(), ", "))}
-			}
-			cfgPath, err := writerFor().EditConfig(cmd.Context(), func(cfg *config.Config) error {
-				e := cfg.Adapters[args[0]]
-				e.Enabled = enabled
-				if enabled && path != "" {
-					e.Path = path
+			action := map[bool]string{true: "enable", false: "disable"}[enabled]
+			req := &apitype.AdapterRequest{Action: action, Name: args[0]}
+			if path != "" {
+				abs, err := filepath.Abs(path)
+				if err != nil {
+					return err
 				}
-				cfg.Adapters[args[0]] = e
-				return nil
-			})
+				req.Path = abs
+			}
+			resp, err := writerFor(cmd.Context()).SetAdapters(cmd.Context(), req)
 			if err == nil {
-				verb := map[bool]string{true: "enabled", false: "disabled"}[enabled]
-				fmt.Fprintf(cmd.OutOrStdout(), "%s %s in %s\n", verb, args[0], cfgPath)
+				fmt.Fprintf(cmd.OutOrStdout(), "%sd %s in %s\n", action, args[0], resp.ConfigFile)
 			}
 			return err
 		}
@@ -149,9 +123,9 @@ an explicit pond sync captures.`,
 	}
 	set := func(c config.Consent) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, _ []string) error {
-			path, err := writerFor().EditConfig(cmd.Context(), func(cfg *config.Config) error { cfg.Consent.Capture = c; return nil })
+			resp, err := writerFor(cmd.Context()).SetConsent(cmd.Context(), c)
 			if err == nil {
-				fmt.Fprintf(cmd.OutOrStdout(), "capture consent: %s (%s)\n", c, path)
+				fmt.Fprintf(cmd.OutOrStdout(), "capture consent: %s (%s)\n", c, resp.ConfigFile)
 			}
 			return err
 		}
@@ -177,23 +151,6 @@ an explicit pond sync captures.`,
 	return cmd
 }
 
-// StatusReport is what `pond status` shows.
-type StatusReport struct {
-	Sessions int64             `json:"sessions"`
-	Messages int64             `json:"messages"`
-	Parts    int64             `json:"parts"`
-	Agents   []AgentCount      `json:"agents"`
-	LastSync *capture.LastSync `json:"last_sync,omitempty"`
-	Consent  config.Consent    `json:"consent"`
-}
-
-// AgentCount is one source agent's share of the archive.
-type AgentCount struct {
-	Agent    string `json:"agent"`
-	Sessions int64  `json:"sessions"`
-	Messages int64  `json:"messages"`
-}
-
 func newStatusCmd() *cobra.Command {
 	var format string
 	var subagents bool
@@ -202,43 +159,16 @@ func newStatusCmd() *cobra.Command {
 		Short: "Show what the archive holds and how the last sync went",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			d, cfg, _, err := loadConfig()
+			d, err := resolveDirs()
 			if err != nil {
 				return err
 			}
-			s, err := openStore(ctx, "pond status")
+			rep, err := readStatus(cmd.Context())
 			if err != nil {
-				return err
+				return cliError(err)
 			}
-			defer s.Close()
-			rep := StatusReport{Consent: cfg.Consent.Capture}
-			c, err := s.Mirror().Counts(ctx)
-			if err != nil {
-				return err
-			}
-			rep.Sessions, rep.Messages, rep.Parts = c.Sessions, c.Messages, c.Parts
-			q := `SELECT s.source_agent, count(DISTINCT s.session_id), count(m.message_id) FROM sessions s
-				LEFT JOIN messages m ON m.session_id = s.session_id`
 			if !subagents {
-				q += ` WHERE instr(s.source_agent, '/') = 0`
-			}
-			q += ` GROUP BY s.source_agent ORDER BY 2 DESC`
-			rows, err := s.Mirror().DB().QueryContext(ctx, q)
-			if err != nil {
-				return err
-			}
-			for rows.Next() {
-				var a AgentCount
-				if err := rows.Scan(&a.Agent, &a.Sessions, &a.Messages); err != nil {
-					rows.Close()
-					return err
-				}
-				rep.Agents = append(rep.Agents, a)
-			}
-			rows.Close()
-			if ls, ok := capture.ReadLastSync(d.State.Path); ok {
-				rep.LastSync = &ls
+				rep.Agents = slices.DeleteFunc(rep.Agents, func(a apitype.AgentCount) bool { return strings.Contains(a.Agent, "/") })
 			}
 			return render(cmd.OutOrStdout(), format, rep, func() string {
 				var b strings.Builder
@@ -260,6 +190,15 @@ func newStatusCmd() *cobra.Command {
 					b.WriteString("last sync: never; run pond sync\n")
 				}
 				fmt.Fprintf(&b, "capture consent: %s\n", rep.Consent)
+				if dm := rep.Daemon; dm != nil {
+					fmt.Fprintf(&b, "daemon: pid %d since %s, watching %d folders", dm.PID, dm.StartedAt.Local().Format(time.DateTime), dm.Watching)
+					if dm.LastError != "" {
+						fmt.Fprintf(&b, "; last error: %s", dm.LastError)
+					}
+					b.WriteString("\n")
+				} else {
+					b.WriteString("daemon: not running\n")
+				}
 				return b.String()
 			})
 		},
@@ -326,4 +265,23 @@ func newConfigCmd() *cobra.Command {
 	}
 	cmd.AddCommand(show, path)
 	return cmd
+}
+
+// readStatus asks the daemon when one runs, else reads the store in this process.
+func readStatus(ctx context.Context) (*apitype.Status, error) {
+	if c := daemonClient(ctx); c != nil {
+		defer c.Close()
+		return c.Status(ctx)
+	}
+	st, err := openStore(ctx, "pond status")
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	svc, err := localService(st)
+	if err != nil {
+		return nil, err
+	}
+	defer svc.Close()
+	return svc.Status(ctx)
 }

@@ -4,96 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pondhq/pond/adapters"
-	"github.com/pondhq/pond/adapters/all"
 	"github.com/pondhq/pond/daemon/capture"
-	"github.com/pondhq/pond/daemon/config"
-	"github.com/pondhq/pond/store/sqlite"
 )
-
-// captureEnv is the environment adapters read, with the store's SQLite opener for agents that
-// keep sessions in SQLite.
-func captureEnv() adapters.Env {
-	env := adapters.CurrentEnv()
-	env.OpenSQLite = sqlite.OpenAgentDB
-	return env
-}
-
-// existingRoots are the adapter's default roots that exist on this machine.
-func existingRoots(a adapters.Adapter, env adapters.Env) []string {
-	var out []string
-	for _, r := range a.Roots(env) {
-		if st, err := os.Stat(r); err == nil && st.IsDir() {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// bootstrapAdapters enables the adapters whose data exists, the first time Pond runs: only when
-// the config names no adapter at all (a disabled entry counts) and capture is not declined.
-func bootstrapAdapters(cfg *config.Config, env adapters.Env) (changed bool) {
-	if len(cfg.Adapters) > 0 || cfg.Consent.Capture == config.Declined {
-		return false
-	}
-	for _, a := range all.Adapters() {
-		if len(existingRoots(a, env)) > 0 {
-			cfg.Adapters[a.Name()] = config.Adapter{Enabled: true}
-			changed = true
-		}
-	}
-	return changed
-}
-
-// targetsFor picks what a sync reads: one named adapter (optionally at --path), or every
-// enabled adapter at its configured or discovered root.
-func targetsFor(cfg *config.Config, env adapters.Env, name, path string) ([]capture.Target, error) {
-	if name != "" {
-		a, ok := all.ByName(name)
-		if !ok {
-			return nil, &exitError{code: 2, err: fmt.Errorf("unknown adapter %q (known: %s)", name, strings.Join(all.Names(), ", "))}
-		}
-		t := capture.Target{Adapter: a, Named: true}
-		switch {
-		case path != "":
-			abs, err := filepath.Abs(path)
-			if err != nil {
-				return nil, err
-			}
-			t.Roots = []string{abs}
-		case cfg.Adapters[name].Path != "":
-			t.Roots = []string{cfg.Adapters[name].Path}
-		default:
-			t.Roots = existingRoots(a, env)
-		}
-		return []capture.Target{t}, nil
-	}
-	if path != "" {
-		return nil, &exitError{code: 2, err: fmt.Errorf("--path needs an adapter: pond sync ADAPTER --path DIR")}
-	}
-	var out []capture.Target
-	for _, a := range all.Adapters() {
-		entry, ok := cfg.Adapters[a.Name()]
-		if !ok || !entry.Enabled {
-			continue
-		}
-		t := capture.Target{Adapter: a}
-		if entry.Path != "" {
-			t.Roots = []string{entry.Path}
-		} else {
-			t.Roots = existingRoots(a, env)
-		}
-		out = append(out, t)
-	}
-	return out, nil
-}
 
 func newSyncCmd() *cobra.Command {
 	var path, format string
@@ -135,7 +53,7 @@ Examples:
 					}
 				}
 			}
-			rep, err := writerFor().Sync(cmd.Context(), req, func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) })
+			rep, err := writerFor(cmd.Context()).Sync(cmd.Context(), req, func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) })
 			if errors.Is(err, errBusy) {
 				return nil
 			}

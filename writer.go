@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
+	"path/filepath"
 
+	"github.com/pondhq/pond/daemon"
 	"github.com/pondhq/pond/daemon/capture"
 	"github.com/pondhq/pond/daemon/config"
+	"github.com/pondhq/pond/ipc"
+	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/store"
 )
 
@@ -23,52 +27,111 @@ var errBusy = errors.New("another writer holds the store")
 
 // writer carries out the commands that change Pond's state: capture and config edits. Without
 // a daemon it is this process, writing under the store lock (localWriter); with one, the same
-// requests go to the daemon, the only writer while it runs. Commands get their writer from
-// writerFor and nothing else, so that switch is made in this one place.
+// requests go to the daemon, the only writer while it runs (daemonWriter). Commands get their
+// writer from writerFor and nothing else, so that switch is made in this one place.
 type writer interface {
 	// Sync captures; notify receives remarks for the user (stderr).
 	Sync(ctx context.Context, req SyncRequest, notify func(string)) (*capture.Report, error)
-	// EditConfig applies f to the config file and saves it; it returns the file's path.
-	EditConfig(ctx context.Context, f func(*config.Config) error) (string, error)
+	// SetAdapters enables, disables or discovers adapters.
+	SetAdapters(ctx context.Context, req *apitype.AdapterRequest) (*apitype.AdaptersResponse, error)
+	// SetConsent records the capture consent.
+	SetConsent(ctx context.Context, c config.Consent) (*apitype.Consent, error)
 }
 
-func writerFor() writer { return localWriter{} }
+func writerFor(ctx context.Context) writer {
+	if c := daemonClient(ctx); c != nil {
+		return daemonWriter{c}
+	}
+	return localWriter{}
+}
+
+// daemonClient is a client of the running daemon, or nil when none answers.
+func daemonClient(ctx context.Context) *ipc.Client {
+	d, err := resolveDirs()
+	if err != nil {
+		return nil
+	}
+	c, err := ipc.Connect(ctx, ipc.APISocket(d.Runtime.Path))
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// localService is the daemon's Service run in this process, over st (nil for config edits).
+func localService(st *store.Store) (*daemon.Service, error) {
+	d, err := resolveDirs()
+	if err != nil {
+		return nil, err
+	}
+	return &daemon.Service{Dirs: d, Store: st, Env: capture.Env(), Version: version, Log: logger()}, nil
+}
+
+// cliError turns the API's coded errors into the CLI's exit codes: usage errors exit 2.
+func cliError(err error) error {
+	var ae *apitype.Error
+	if !errors.As(err, &ae) {
+		return err
+	}
+	switch ae.Code {
+	case apitype.CodeValidation, apitype.CodeUnknownAdapter, apitype.CodeRefused:
+		return &exitError{code: 2, err: errors.New(ae.Message)}
+	}
+	return &exitError{code: 1, err: errors.New(ae.Message)}
+}
+
+func syncRequest(req SyncRequest) (*apitype.SyncRequest, error) {
+	out := &apitype.SyncRequest{Adapter: req.Adapter, DryRun: req.DryRun, Verify: req.Verify, NoWait: req.NoWait}
+	if req.Path != "" {
+		abs, err := filepath.Abs(req.Path)
+		if err != nil {
+			return nil, err
+		}
+		out.Path = abs
+	}
+	return out, nil
+}
+
+func reportOf(resp *apitype.SyncResponse, notify func(string)) (*capture.Report, error) {
+	for _, r := range resp.Remarks {
+		notify(r)
+	}
+	var rep capture.Report
+	if err := json.Unmarshal(resp.Report, &rep); err != nil {
+		return nil, fmt.Errorf("sync report: %w", err)
+	}
+	return &rep, nil
+}
 
 // localWriter writes from this process.
 type localWriter struct{}
 
-func (localWriter) EditConfig(_ context.Context, f func(*config.Config) error) (string, error) {
-	d, cfg, _, err := loadConfig()
+func (localWriter) SetAdapters(ctx context.Context, req *apitype.AdapterRequest) (*apitype.AdaptersResponse, error) {
+	svc, err := localService(nil)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if err := f(cfg); err != nil {
-		return "", err
+	resp, err := svc.SetAdapters(ctx, req)
+	return resp, cliError(err)
+}
+
+func (localWriter) SetConsent(ctx context.Context, c config.Consent) (*apitype.Consent, error) {
+	svc, err := localService(nil)
+	if err != nil {
+		return nil, err
 	}
-	return d.ConfigFile.Path, cfg.Save(d.ConfigFile.Path)
+	resp, err := svc.SetConsent(ctx, &apitype.Consent{Capture: string(c)})
+	return resp, cliError(err)
 }
 
 func (localWriter) Sync(ctx context.Context, req SyncRequest, notify func(string)) (*capture.Report, error) {
-	d, cfg, _, err := loadConfig()
+	d, err := resolveDirs()
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Consent.Capture == config.Declined {
-		return nil, &exitError{code: 1, err: fmt.Errorf("capture is declined in %s; run `pond consent grant` to capture sessions", d.ConfigFile.Path)}
-	}
-	env := captureEnv()
-	if bootstrapAdapters(cfg, env) {
-		if err := cfg.Save(d.ConfigFile.Path); err != nil {
-			return nil, err
-		}
-		notify("enabled the adapters whose data was found: " + strings.Join(cfg.AdapterNames(), ", "))
-	}
-	targets, err := targetsFor(cfg, env, req.Adapter, req.Path)
+	areq, err := syncRequest(req)
 	if err != nil {
 		return nil, err
-	}
-	if len(targets) == 0 {
-		notify("no adapter is enabled and no agent data was found; see `pond adapters list`")
 	}
 	if req.NoWait {
 		l, err := store.TryLock(d.State.Path, "pond sync")
@@ -82,18 +145,50 @@ func (localWriter) Sync(ctx context.Context, req SyncRequest, notify func(string
 		}
 		l.Release()
 	}
-	s, err := store.Open(ctx, store.Options{DataDir: d.Data.Path, StateDir: d.State.Path, Command: "pond sync", Logger: logger()})
+	s, err := openStore(ctx, "pond sync")
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	eng := &capture.Engine{Store: s, Env: env, Cursors: &capture.Cursors{Dir: d.State.Path},
-		Stamp: store.Stamp{PondVersion: version}, Log: logger()}
-	rep, runErr := eng.Sync(ctx, targets, capture.Options{DryRun: req.DryRun, Verify: req.Verify, Progress: req.Progress})
-	if !req.DryRun {
-		if err := capture.SaveLastSync(d.State.Path, rep, runErr); err != nil {
-			return nil, err
-		}
+	svc, err := localService(s)
+	if err != nil {
+		return nil, err
 	}
-	return rep, runErr
+	defer svc.Close()
+	svc.Progress = req.Progress
+	resp, err := svc.Sync(ctx, areq)
+	if err != nil {
+		return nil, cliError(err)
+	}
+	return reportOf(resp, notify)
+}
+
+// daemonWriter sends the writes to the running daemon.
+type daemonWriter struct{ c *ipc.Client }
+
+func (w daemonWriter) SetAdapters(ctx context.Context, req *apitype.AdapterRequest) (*apitype.AdaptersResponse, error) {
+	resp, err := w.c.SetAdapters(ctx, req)
+	return resp, cliError(err)
+}
+
+func (w daemonWriter) SetConsent(ctx context.Context, c config.Consent) (*apitype.Consent, error) {
+	resp, err := w.c.SetConsent(ctx, &apitype.Consent{Capture: string(c)})
+	return resp, cliError(err)
+}
+
+func (w daemonWriter) Sync(ctx context.Context, req SyncRequest, notify func(string)) (*capture.Report, error) {
+	areq, err := syncRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := w.c.Sync(ctx, areq)
+	var ae *apitype.Error
+	if errors.As(err, &ae) && ae.Code == apitype.CodeSyncRunning {
+		notify("the daemon is syncing already; not waiting")
+		return nil, errBusy
+	}
+	if err != nil {
+		return nil, cliError(err)
+	}
+	return reportOf(resp, notify)
 }

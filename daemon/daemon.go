@@ -1,0 +1,285 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/pondhq/pond/daemon/capture"
+	"github.com/pondhq/pond/daemon/config"
+	"github.com/pondhq/pond/daemon/mcpserver"
+	"github.com/pondhq/pond/ipc"
+	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/paths"
+	"github.com/pondhq/pond/store"
+	"github.com/pondhq/pond/store/lance"
+)
+
+// ExitRestart is the exit code for "restart me": the daemon passed its memory ceiling.
+const ExitRestart = 75
+
+// ErrMemoryCeiling is returned by Run when the process outgrew Options.MemoryCeiling.
+var ErrMemoryCeiling = errors.New("daemon: memory ceiling reached; exiting for the service manager to restart")
+
+// Options configure a daemon.
+type Options struct {
+	Dirs    paths.Dirs
+	Version string
+	Log     *slog.Logger
+	// SyncEvery is the periodic full sync (default: the config's sync.interval_minutes).
+	SyncEvery time.Duration
+	// Debounce is how long a watched root must be quiet before its adapter syncs (default 50 ms).
+	Debounce time.Duration
+	// MemoryCeiling makes the daemon exit (ErrMemoryCeiling) past this resident size
+	// (default 4 GiB; negative: none).
+	MemoryCeiling int64
+	// OpenSockets opens the sockets to every user so the peer-uid check refuses them (tests).
+	OpenSockets bool
+	// Ready is called once both sockets listen.
+	Ready func()
+}
+
+// Run is the daemon: it opens the store, serves the API on pond.sock and MCP on mcp.sock,
+// captures as agents write (watcher plus periodic sync, with consent) and stops cleanly when
+// ctx ends: the running batch finishes or is abandoned at a safe point, MCP sessions close and
+// the sockets are removed.
+func Run(ctx context.Context, opts Options) error {
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Debounce <= 0 {
+		opts.Debounce = 50 * time.Millisecond
+	}
+	if opts.MemoryCeiling == 0 {
+		opts.MemoryCeiling = 4 << 30
+	}
+	cfg, _, err := config.Load(opts.Dirs.ConfigFile.Path)
+	if err != nil {
+		return err
+	}
+	if opts.SyncEvery <= 0 {
+		opts.SyncEvery = time.Duration(max(cfg.Sync.IntervalMinutes, 1)) * time.Minute
+	}
+
+	// Listen first: a second daemon must fail here, before it opens the store.
+	lnOpts := ipc.ListenOptions{OpenToAll: opts.OpenSockets}
+	apiLn, err := ipc.Listen(ipc.APISocket(opts.Dirs.Runtime.Path), lnOpts)
+	if err != nil {
+		return err
+	}
+	defer apiLn.Close()
+	mcpLn, err := ipc.Listen(ipc.MCPSocket(opts.Dirs.Runtime.Path), lnOpts)
+	if err != nil {
+		return err
+	}
+	defer mcpLn.Close()
+
+	st, err := store.Open(ctx, store.Options{DataDir: opts.Dirs.Data.Path, StateDir: opts.Dirs.State.Path, Command: "pond daemon",
+		Logger: log, Lance: lance.Options{ReadConsistency: time.Second, IndexCacheBytes: 64 << 20, MetadataCacheBytes: 32 << 20}})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	d := &daemon{opts: opts, log: log, hub: ipc.NewHub(1024), started: time.Now().UTC(), cfgChanged: make(chan struct{}, 1)}
+	if d.watch, err = newWatcher(log, opts.Debounce); err != nil {
+		return fmt.Errorf("daemon: file watcher: %w", err)
+	}
+	defer d.watch.close()
+	d.svc = &Service{Dirs: opts.Dirs, Store: st, Env: capture.Env(), Version: opts.Version, Log: log, Hub: d.hub,
+		ConfigChanged: d.configChanged, Daemon: d.info}
+	defer d.svc.Close()
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	goRun := func(name string, f func(context.Context) error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(ctx); err != nil && ctx.Err() == nil {
+				log.Error("daemon: part stopped", "part", name, "error", err)
+				cancel(err)
+			}
+		}()
+	}
+	api := &ipc.Server{API: d.svc, Hub: d.hub, Version: opts.Version, Log: log}
+	goRun("api", func(ctx context.Context) error { return api.Serve(ctx, apiLn) })
+	goRun("mcp", func(ctx context.Context) error {
+		return mcpserver.ServeListener(ctx, mcpLn, mcpserver.New(d.svc, opts.Version, log), log)
+	})
+	goRun("watcher", func(ctx context.Context) error { d.watch.run(ctx); return nil })
+	goRun("sync", d.syncLoop)
+	if opts.MemoryCeiling > 0 {
+		goRun("memory", d.memoryGuard)
+	}
+	log.Info("daemon: ready", "api", apiLn.Addr().String(), "mcp", mcpLn.Addr().String(), "pid", os.Getpid(), "epoch", d.hub.Epoch())
+	if opts.Ready != nil {
+		opts.Ready()
+	}
+	<-ctx.Done()
+	wg.Wait()
+	log.Info("daemon: stopped")
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+type daemon struct {
+	opts       Options
+	log        *slog.Logger
+	svc        *Service
+	hub        *ipc.Hub
+	watch      *watcher
+	started    time.Time
+	cfgChanged chan struct{}
+
+	mu      sync.Mutex
+	lastErr string
+}
+
+func (d *daemon) configChanged() {
+	select {
+	case d.cfgChanged <- struct{}{}:
+	default:
+	}
+}
+
+func (d *daemon) info() *apitype.DaemonInfo {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return &apitype.DaemonInfo{PID: os.Getpid(), StartedAt: d.started, Epoch: d.hub.Epoch(), Syncing: d.svc.Writing(),
+		LastError: d.lastErr, Watching: d.watch.count()}
+}
+
+// syncLoop runs the automatic syncs: every adapter at start and every SyncEvery, and the
+// adapters whose files changed as the watcher reports them. A cycle that finds a write under
+// way is put off, not dropped.
+func (d *daemon) syncLoop(ctx context.Context) error {
+	d.refreshRoots()
+	tick := time.NewTicker(d.opts.SyncEvery)
+	defer tick.Stop()
+	var retry <-chan time.Time
+	pending := map[string]bool{}
+	all := true // the start-up sync
+	for {
+		if all || len(pending) > 0 {
+			busy := d.autoSync(ctx, all, pending)
+			if busy {
+				retry = time.After(time.Second)
+			} else {
+				all = false
+				clear(pending)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+			d.refreshRoots()
+			all = true
+		case <-d.cfgChanged:
+			d.refreshRoots()
+		case <-d.watch.ready:
+			for _, a := range d.watch.take() {
+				pending[a] = true
+			}
+		case <-retry:
+		}
+	}
+}
+
+// refreshRoots points the watcher at the enabled adapters' roots (they may have appeared
+// since, or the config changed).
+func (d *daemon) refreshRoots() {
+	cfg, _, err := config.Load(d.opts.Dirs.ConfigFile.Path)
+	if err != nil {
+		d.setErr(err)
+		return
+	}
+	targets, _ := capture.Targets(cfg, d.svc.Env, "", "")
+	roots := map[string][]string{}
+	for _, t := range targets {
+		roots[t.Adapter.Name()] = t.Roots
+	}
+	d.watch.setRoots(roots)
+}
+
+// autoSync syncs every enabled adapter (all) or those in only, when consent is granted. It
+// reports busy when another write holds the slot.
+func (d *daemon) autoSync(ctx context.Context, all bool, only map[string]bool) (busy bool) {
+	cfg, _, err := config.Load(d.opts.Dirs.ConfigFile.Path)
+	if err != nil {
+		d.setErr(err)
+		return false
+	}
+	if cfg.Consent.Capture != config.Granted {
+		return false
+	}
+	if cfg, _, err = d.svc.bootstrap(); err != nil {
+		d.setErr(err)
+		return false
+	}
+	targets, err := capture.Targets(cfg, d.svc.Env, "", "")
+	if err != nil {
+		d.setErr(err)
+		return false
+	}
+	if !all {
+		targets = slices.DeleteFunc(targets, func(t capture.Target) bool { return !only[t.Adapter.Name()] })
+	}
+	if len(targets) == 0 {
+		return false
+	}
+	rep, err := d.svc.runSync(ctx, targets, capture.Options{}, true)
+	var ae *apitype.Error
+	if errors.As(err, &ae) && ae.Code == apitype.CodeSyncRunning {
+		return true
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			d.log.Error("daemon: sync failed", "error", err)
+			d.setErr(err)
+		}
+		return false
+	}
+	d.setErr(nil)
+	if rep.Inserted.Sessions+rep.Inserted.Messages > 0 {
+		d.log.Info("daemon: captured", "sessions", rep.Inserted.Sessions, "messages", rep.Inserted.Messages, "parts", rep.Inserted.Parts)
+	}
+	return false
+}
+
+func (d *daemon) setErr(err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.lastErr = ""
+	if err != nil {
+		d.lastErr = err.Error()
+	}
+}
+
+// memoryGuard ends the daemon past its memory ceiling, so the service manager restarts it
+// with a clean heap and fresh native caches instead of letting it grow without bound.
+func (d *daemon) memoryGuard(ctx context.Context) error {
+	t := time.NewTicker(15 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			if rss := residentBytes(); rss > d.opts.MemoryCeiling {
+				d.log.Error("daemon: memory ceiling reached", "rss", rss, "ceiling", d.opts.MemoryCeiling)
+				return ErrMemoryCeiling
+			}
+		}
+	}
+}

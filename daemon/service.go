@@ -1,0 +1,456 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/adapters/all"
+	"github.com/pondhq/pond/daemon/capture"
+	"github.com/pondhq/pond/daemon/config"
+	"github.com/pondhq/pond/ipc"
+	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/paths"
+	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/store"
+	"github.com/pondhq/pond/store/sqlite"
+)
+
+// Service carries out the API over the store and the config file. The daemon serves it on its
+// sockets; the CLI uses one in-process when no daemon runs, so both paths run the same code.
+type Service struct {
+	Dirs    paths.Dirs
+	Store   *store.Store // nil for a service that only edits the config
+	Env     adapters.Env
+	Version string
+	Log     *slog.Logger
+	// Hub, when set, receives the events /v1/watch streams.
+	Hub *ipc.Hub
+	// Progress, when set, follows a sync source by source (the CLI's progress line).
+	Progress func(capture.Progress)
+	// ConfigChanged, when set, is called after the config file changed (the watcher re-reads
+	// the adapters' roots).
+	ConfigChanged func()
+	// Daemon, when set, describes the running daemon in Status.
+	Daemon func() *apitype.DaemonInfo
+
+	cfgMu     sync.Mutex
+	writeOnce sync.Once
+	write     chan struct{} // one write (sync, ingest) at a time: the store's writer is not concurrent
+	readerMu  sync.Mutex
+	reader    *sqlite.Reader
+}
+
+var _ ipc.API = (*Service)(nil)
+
+func (s *Service) log() *slog.Logger {
+	if s.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.Log
+}
+
+func (s *Service) publish(typ string, data any) {
+	if s.Hub != nil {
+		s.Hub.Publish(typ, data)
+	}
+}
+
+// acquireWrite takes the write slot, waiting unless noWait; release with releaseWrite.
+func (s *Service) acquireWrite(ctx context.Context, noWait bool) error {
+	s.writeOnce.Do(func() { s.write = make(chan struct{}, 1) })
+	if noWait {
+		select {
+		case s.write <- struct{}{}:
+			return nil
+		default:
+			return &apitype.Error{Code: apitype.CodeSyncRunning, Message: "a sync is running; try again when it finishes"}
+		}
+	}
+	select {
+	case s.write <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *Service) releaseWrite() { <-s.write }
+
+// Writing reports whether a write (a sync, an ingest) is under way.
+func (s *Service) Writing() bool {
+	s.writeOnce.Do(func() { s.write = make(chan struct{}, 1) })
+	return len(s.write) > 0
+}
+
+func (s *Service) needStore() error {
+	if s.Store == nil {
+		return &apitype.Error{Code: apitype.CodeStorage, Message: "the archive is not open"}
+	}
+	return nil
+}
+
+func (s *Service) loadConfig() (*config.Config, error) {
+	cfg, _, err := config.Load(s.Dirs.ConfigFile.Path)
+	if err != nil {
+		return nil, &apitype.Error{Code: apitype.CodeValidation, Message: err.Error() + "; fix or remove the file"}
+	}
+	return cfg, nil
+}
+
+// editConfig applies f to the config file under the service's config lock and saves it.
+func (s *Service) editConfig(f func(*config.Config) error) (*config.Config, error) {
+	s.cfgMu.Lock()
+	defer s.cfgMu.Unlock()
+	cfg, err := s.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	if err := f(cfg); err != nil {
+		return nil, err
+	}
+	if err := cfg.Save(s.Dirs.ConfigFile.Path); err != nil {
+		return nil, err
+	}
+	if s.ConfigChanged != nil {
+		s.ConfigChanged()
+	}
+	return cfg, nil
+}
+
+// Status counts the archive and reports the adapters, the last sync and the daemon.
+func (s *Service) Status(ctx context.Context) (*apitype.Status, error) {
+	if err := s.needStore(); err != nil {
+		return nil, err
+	}
+	cfg, err := s.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	st := &apitype.Status{ProtocolVersion: apitype.ProtocolVersion, Version: s.Version, Consent: string(cfg.Consent.Capture),
+		Adapters: s.adapterList(cfg), Agents: []apitype.AgentCount{},
+		Embeddings: apitype.Embeddings{Enabled: cfg.Embeddings.Enabled, Model: cfg.Embeddings.Model}}
+	c, err := s.Store.Mirror().Counts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st.Sessions, st.Messages, st.Parts = c.Sessions, c.Messages, c.Parts
+	rows, err := s.Store.Mirror().DB().QueryContext(ctx, `SELECT s.source_agent, count(DISTINCT s.session_id), count(m.message_id)
+		FROM sessions s LEFT JOIN messages m ON m.session_id = s.session_id GROUP BY s.source_agent ORDER BY 2 DESC, 1`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a apitype.AgentCount
+		if err := rows.Scan(&a.Agent, &a.Sessions, &a.Messages); err != nil {
+			return nil, err
+		}
+		st.Agents = append(st.Agents, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if ls, ok := capture.ReadLastSync(s.Dirs.State.Path); ok {
+		st.LastSync = &apitype.LastSync{FinishedAt: ls.FinishedAt, DurationSecs: ls.DurationSecs, SessionsInserted: ls.SessionsInserted,
+			MessagesInserted: ls.MessagesInserted, Outcome: ls.Outcome, Error: ls.Error}
+	}
+	if s.Daemon != nil {
+		st.Daemon = s.Daemon()
+	}
+	return st, nil
+}
+
+func (s *Service) sqlReader() (*sqlite.Reader, error) {
+	s.readerMu.Lock()
+	defer s.readerMu.Unlock()
+	if s.reader == nil {
+		r, err := sqlite.OpenReader(s.Store.MirrorPath())
+		if err != nil {
+			return nil, err
+		}
+		s.reader = r
+	}
+	return s.reader, nil
+}
+
+// Close releases what the service opened (not the store, which its owner closes).
+func (s *Service) Close() error {
+	s.readerMu.Lock()
+	defer s.readerMu.Unlock()
+	if s.reader != nil {
+		return s.reader.Close()
+	}
+	return nil
+}
+
+// SQL runs one read-only statement over the mirror. Refusals and bad statements are
+// validation errors the caller can correct.
+func (s *Service) SQL(ctx context.Context, req *apitype.SQLRequest) (*apitype.SQLResponse, error) {
+	if err := s.needStore(); err != nil {
+		return nil, err
+	}
+	q := req.Query
+	if q == "" {
+		q = req.SQL
+	}
+	if strings.TrimSpace(q) == "" {
+		return nil, &apitype.Error{Code: apitype.CodeValidation, Message: "query is required: one SELECT, WITH or EXPLAIN statement"}
+	}
+	if req.Limit < 0 || req.Limit > sqlite.MaxRows {
+		return nil, &apitype.Error{Code: apitype.CodeValidation, Message: fmt.Sprintf("limit must be 1..%d", sqlite.MaxRows)}
+	}
+	timeout := sqlite.DefaultTimeout
+	if req.TimeoutSeconds > 0 {
+		timeout = min(time.Duration(req.TimeoutSeconds)*time.Second, sqlite.MaxTimeout)
+	}
+	r, err := s.sqlReader()
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.Query(ctx, q, sqlite.Options{Limit: req.Limit, Timeout: timeout})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		code := apitype.CodeValidation
+		if errors.Is(err, sqlite.ErrRefused) {
+			code = apitype.CodeRefused
+		}
+		return nil, &apitype.Error{Code: code, Message: err.Error(), Details: map[string]any{"schema": "pond sql --schema, or the MCP resource schema://pond-sql"}}
+	}
+	return &apitype.SQLResponse{Columns: res.Columns, Rows: res.Rows, RowCount: res.RowCount, Truncated: res.Truncated,
+		ElapsedMs: res.ElapsedMs, Clipped: res.Clipped}, nil
+}
+
+// Ingest stores canonical events sent by a client. Each event is decoded and validated on its
+// own, so a bad row is reported and the rest stored; the store re-stamps the provenance.
+func (s *Service) Ingest(ctx context.Context, req *apitype.IngestRequest) (*apitype.IngestResponse, error) {
+	if err := s.needStore(); err != nil {
+		return nil, err
+	}
+	if len(req.Events) == 0 {
+		return nil, &apitype.Error{Code: apitype.CodeValidation, Message: "events is empty: send session, message and part events"}
+	}
+	if len(req.Events) > apitype.MaxIngestEvents {
+		return nil, &apitype.Error{Code: apitype.CodeValidation, Message: fmt.Sprintf("%d events; at most %d per request", len(req.Events), apitype.MaxIngestEvents),
+			Details: map[string]any{"max_events": apitype.MaxIngestEvents}}
+	}
+	resp := &apitype.IngestResponse{Results: make([]apitype.IngestResult, len(req.Events))}
+	var events []session.Event
+	var at []int // events[i] is request row at[i]
+	for i, raw := range req.Events {
+		var ev session.Event
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			resp.Results[i] = apitype.IngestResult{Index: i, Status: string(store.Rejected), Error: err.Error()}
+			continue
+		}
+		events = append(events, ev)
+		at = append(at, i)
+	}
+	if len(events) > 0 {
+		if err := s.acquireWrite(ctx, false); err != nil {
+			return nil, err
+		}
+		out, err := s.Store.Upsert(ctx, events, store.Stamp{Adapter: "api", PondVersion: s.Version})
+		s.releaseWrite()
+		if err != nil {
+			return nil, err
+		}
+		for j, r := range out.Rows {
+			pk, _ := json.Marshal(r.Key)
+			resp.Results[at[j]] = apitype.IngestResult{Index: at[j], Kind: string(r.Kind), PK: pk, Status: string(r.Status), Error: r.Error}
+		}
+		if out.Inserted.Sessions+out.Inserted.Messages > 0 {
+			s.publish(apitype.EventCaptured, map[string]any{"source": "ingest", "inserted": out.Inserted})
+		}
+	}
+	for _, r := range resp.Results {
+		if r.Status == string(store.Rejected) {
+			resp.Rejected++
+		} else {
+			resp.Accepted++
+		}
+	}
+	return resp, nil
+}
+
+func (s *Service) adapterList(cfg *config.Config) []apitype.Adapter {
+	var out []apitype.Adapter
+	for _, a := range all.Adapters() {
+		e, ok := cfg.Adapters[a.Name()]
+		out = append(out, apitype.Adapter{Name: a.Name(), Configured: ok, Enabled: ok && e.Enabled, Path: e.Path,
+			Found: capture.ExistingRoots(a, s.Env), Restore: a.Capabilities().Restore})
+	}
+	return out
+}
+
+// Adapters lists every adapter.
+func (s *Service) Adapters(ctx context.Context) (*apitype.AdaptersResponse, error) {
+	cfg, err := s.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	return &apitype.AdaptersResponse{Adapters: s.adapterList(cfg)}, nil
+}
+
+// SetAdapters enables, disables or discovers adapters in the config.
+func (s *Service) SetAdapters(ctx context.Context, req *apitype.AdapterRequest) (*apitype.AdaptersResponse, error) {
+	var changed []string
+	switch req.Action {
+	case "enable", "disable":
+		if _, ok := all.ByName(req.Name); !ok {
+			return nil, &apitype.Error{Code: apitype.CodeUnknownAdapter, Message: fmt.Sprintf("unknown adapter %q (known: %s)", req.Name, strings.Join(all.Names(), ", "))}
+		}
+		if req.Path != "" && !filepath.IsAbs(req.Path) {
+			return nil, &apitype.Error{Code: apitype.CodeValidation, Message: "path must be absolute"}
+		}
+	case "discover":
+	default:
+		return nil, &apitype.Error{Code: apitype.CodeValidation, Message: fmt.Sprintf("unknown action %q (want enable, disable or discover)", req.Action)}
+	}
+	cfg, err := s.editConfig(func(cfg *config.Config) error {
+		if req.Action == "discover" {
+			for _, a := range s.adapterList(cfg) {
+				if len(a.Found) > 0 && !a.Configured {
+					cfg.Adapters[a.Name] = config.Adapter{Enabled: true}
+					changed = append(changed, a.Name)
+				}
+			}
+			return nil
+		}
+		e := cfg.Adapters[req.Name]
+		e.Enabled = req.Action == "enable"
+		if e.Enabled && req.Path != "" {
+			e.Path = req.Path
+		}
+		cfg.Adapters[req.Name] = e
+		changed = append(changed, req.Name)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(changed) > 0 {
+		s.publish(apitype.EventAdapters, map[string]any{"action": req.Action, "adapters": changed})
+	}
+	return &apitype.AdaptersResponse{Adapters: s.adapterList(cfg), Changed: changed, ConfigFile: s.Dirs.ConfigFile.Path}, nil
+}
+
+// Consent reads the capture consent.
+func (s *Service) Consent(ctx context.Context) (*apitype.Consent, error) {
+	cfg, err := s.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	return &apitype.Consent{Capture: string(cfg.Consent.Capture), ConfigFile: s.Dirs.ConfigFile.Path}, nil
+}
+
+// SetConsent records the capture consent.
+func (s *Service) SetConsent(ctx context.Context, req *apitype.Consent) (*apitype.Consent, error) {
+	c, err := config.ParseConsent(req.Capture)
+	if err != nil || req.Capture == "" {
+		return nil, &apitype.Error{Code: apitype.CodeValidation, Message: fmt.Sprintf("capture %q: want granted, declined or not_asked", req.Capture)}
+	}
+	if _, err := s.editConfig(func(cfg *config.Config) error { cfg.Consent.Capture = c; return nil }); err != nil {
+		return nil, err
+	}
+	s.publish(apitype.EventConsent, map[string]string{"capture": string(c)})
+	return &apitype.Consent{Capture: string(c), ConfigFile: s.Dirs.ConfigFile.Path}, nil
+}
+
+// Sync captures now, as `pond sync` asks: a first run enables the adapters whose data exists;
+// declined consent refuses.
+func (s *Service) Sync(ctx context.Context, req *apitype.SyncRequest) (*apitype.SyncResponse, error) {
+	if err := s.needStore(); err != nil {
+		return nil, err
+	}
+	if req.Path != "" && !filepath.IsAbs(req.Path) {
+		return nil, &apitype.Error{Code: apitype.CodeValidation, Message: "path must be absolute (the daemon's working directory is not yours)"}
+	}
+	resp := &apitype.SyncResponse{}
+	cfg, remark, err := s.bootstrap()
+	if err != nil {
+		return nil, err
+	}
+	if remark != "" {
+		resp.Remarks = append(resp.Remarks, remark)
+	}
+	if cfg.Consent.Capture == config.Declined {
+		return nil, &apitype.Error{Code: apitype.CodeDeclined, Message: fmt.Sprintf("capture is declined in %s; run `pond consent grant` to capture sessions", s.Dirs.ConfigFile.Path)}
+	}
+	targets, err := capture.Targets(cfg, s.Env, req.Adapter, req.Path)
+	switch {
+	case errors.Is(err, capture.ErrUnknownAdapter):
+		return nil, &apitype.Error{Code: apitype.CodeUnknownAdapter, Message: err.Error()}
+	case err != nil:
+		return nil, &apitype.Error{Code: apitype.CodeValidation, Message: err.Error()}
+	}
+	if len(targets) == 0 {
+		resp.Remarks = append(resp.Remarks, "no adapter is enabled and no agent data was found; see `pond adapters list`")
+	}
+	rep, err := s.runSync(ctx, targets, capture.Options{DryRun: req.DryRun, Verify: req.Verify, Progress: s.Progress}, req.NoWait)
+	if err != nil {
+		return nil, err
+	}
+	resp.Report, err = json.Marshal(rep)
+	return resp, err
+}
+
+// bootstrap loads the config and, the first time Pond runs, enables the adapters whose data
+// exists (saying so in remark).
+func (s *Service) bootstrap() (cfg *config.Config, remark string, err error) {
+	s.cfgMu.Lock()
+	defer s.cfgMu.Unlock()
+	if cfg, err = s.loadConfig(); err != nil {
+		return nil, "", err
+	}
+	if cfg.Consent.Capture == config.Declined || !capture.Bootstrap(cfg, s.Env) {
+		return cfg, "", nil
+	}
+	if err := cfg.Save(s.Dirs.ConfigFile.Path); err != nil {
+		return nil, "", err
+	}
+	if s.ConfigChanged != nil {
+		s.ConfigChanged()
+	}
+	s.publish(apitype.EventAdapters, map[string]any{"action": "discover", "adapters": cfg.AdapterNames()})
+	return cfg, "enabled the adapters whose data was found: " + strings.Join(cfg.AdapterNames(), ", "), nil
+}
+
+// runSync runs one sync in the write slot, records it and tells the watchers.
+func (s *Service) runSync(ctx context.Context, targets []capture.Target, opts capture.Options, noWait bool) (*capture.Report, error) {
+	if err := s.acquireWrite(ctx, noWait); err != nil {
+		return nil, err
+	}
+	defer s.releaseWrite()
+	var names []string
+	for _, t := range targets {
+		names = append(names, t.Adapter.Name())
+	}
+	s.publish(apitype.EventSyncStarted, map[string]any{"adapters": names, "dry_run": opts.DryRun})
+	eng := &capture.Engine{Store: s.Store, Env: s.Env, Cursors: &capture.Cursors{Dir: s.Dirs.State.Path},
+		Stamp: store.Stamp{PondVersion: s.Version}, Log: s.log()}
+	rep, runErr := eng.Sync(ctx, targets, opts)
+	if !opts.DryRun {
+		if err := capture.SaveLastSync(s.Dirs.State.Path, rep, runErr); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
+	if runErr != nil {
+		s.publish(apitype.EventError, map[string]string{"during": "sync", "error": runErr.Error()})
+		return nil, runErr
+	}
+	s.publish(apitype.EventSyncFinished, map[string]any{"outcome": rep.Outcome, "inserted": rep.Inserted, "dry_run": opts.DryRun})
+	if rep.Inserted.Sessions+rep.Inserted.Messages > 0 {
+		s.publish(apitype.EventCaptured, map[string]any{"source": "sync", "inserted": rep.Inserted})
+	}
+	return rep, nil
+}

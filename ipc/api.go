@@ -1,0 +1,34 @@
+package ipc
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/pondhq/pond/ipc/apitype"
+)
+
+// API is what the daemon serves, one method per route. The daemon implements it over the store;
+// Client implements it over the socket; the CLI uses whichever applies. Methods return an
+// *apitype.Error for failures the caller can act on; any other error is internal.
+type API interface {
+	Status(ctx context.Context) (*apitype.Status, error)
+	SQL(ctx context.Context, req *apitype.SQLRequest) (*apitype.SQLResponse, error)
+	Ingest(ctx context.Context, req *apitype.IngestRequest) (*apitype.IngestResponse, error)
+	Adapters(ctx context.Context) (*apitype.AdaptersResponse, error)
+	SetAdapters(ctx context.Context, req *apitype.AdapterRequest) (*apitype.AdaptersResponse, error)
+	Consent(ctx context.Context) (*apitype.Consent, error)
+	SetConsent(ctx context.Context, req *apitype.Consent) (*apitype.Consent, error)
+	Sync(ctx context.Context, req *apitype.SyncRequest) (*apitype.SyncResponse, error)
+}
+
+// Socket file names in the runtime directory.
+const (
+	APISocketName = "pond.sock"
+	MCPSocketName = "mcp.sock"
+)
+
+// APISocket is the HTTP API's socket in runtimeDir.
+func APISocket(runtimeDir string) string { return filepath.Join(runtimeDir, APISocketName) }
+
+// MCPSocket is the MCP server's socket in runtimeDir.
+func MCPSocket(runtimeDir string) string { return filepath.Join(runtimeDir, MCPSocketName) }

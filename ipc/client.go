@@ -1,0 +1,159 @@
+package ipc
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+
+	"github.com/pondhq/pond/ipc/apitype"
+)
+
+// Client talks to the daemon's API socket: one method per route. Failures the daemon reports
+// come back as *apitype.Error (errors.As), a missing daemon as ErrNoDaemon (errors.Is).
+type Client struct {
+	sock string
+	hc   *http.Client
+}
+
+var _ API = (*Client)(nil)
+
+// NewClient returns a client for the API socket at sock; it connects per request.
+func NewClient(sock string) *Client {
+	tr := &http.Transport{
+		DialContext:         func(ctx context.Context, _, _ string) (net.Conn, error) { return Dial(ctx, sock) },
+		MaxIdleConnsPerHost: 8,
+	}
+	return &Client{sock: sock, hc: &http.Client{Transport: tr}}
+}
+
+// Connect returns a client when a daemon answers on sock, else ErrNoDaemon.
+func Connect(ctx context.Context, sock string) (*Client, error) {
+	c, err := Dial(ctx, sock)
+	if err != nil {
+		return nil, err
+	}
+	c.Close()
+	return NewClient(sock), nil
+}
+
+// Close drops idle connections.
+func (c *Client) Close() { c.hc.CloseIdleConnections() }
+
+func (c *Client) Status(ctx context.Context) (*apitype.Status, error) {
+	return do[apitype.Status](ctx, c, "GET", "/v1/status", nil)
+}
+
+func (c *Client) SQL(ctx context.Context, req *apitype.SQLRequest) (*apitype.SQLResponse, error) {
+	return do[apitype.SQLResponse](ctx, c, "POST", "/v1/x/sql", req)
+}
+
+func (c *Client) Ingest(ctx context.Context, req *apitype.IngestRequest) (*apitype.IngestResponse, error) {
+	return do[apitype.IngestResponse](ctx, c, "POST", "/v1/ingest", req)
+}
+
+func (c *Client) Adapters(ctx context.Context) (*apitype.AdaptersResponse, error) {
+	return do[apitype.AdaptersResponse](ctx, c, "GET", "/v1/adapters", nil)
+}
+
+func (c *Client) SetAdapters(ctx context.Context, req *apitype.AdapterRequest) (*apitype.AdaptersResponse, error) {
+	return do[apitype.AdaptersResponse](ctx, c, "POST", "/v1/adapters", req)
+}
+
+func (c *Client) Consent(ctx context.Context) (*apitype.Consent, error) {
+	return do[apitype.Consent](ctx, c, "GET", "/v1/consent", nil)
+}
+
+func (c *Client) SetConsent(ctx context.Context, req *apitype.Consent) (*apitype.Consent, error) {
+	return do[apitype.Consent](ctx, c, "POST", "/v1/consent", req)
+}
+
+func (c *Client) Sync(ctx context.Context, req *apitype.SyncRequest) (*apitype.SyncResponse, error) {
+	return do[apitype.SyncResponse](ctx, c, "POST", "/v1/sync", req)
+}
+
+// Watch follows the event stream from since ("" for new events only), calling fn for each
+// event until ctx ends, fn fails or the daemon ends the stream (then it returns nil, and the
+// caller resumes with the last event's Cursor).
+func (c *Client) Watch(ctx context.Context, since string, fn func(apitype.Event) error) error {
+	path := "/v1/watch"
+	if since != "" {
+		path += "?since=" + url.QueryEscape(since)
+	}
+	resp, err := c.send(ctx, "GET", path, nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), apitype.MaxBodyBytes)
+	for sc.Scan() {
+		var ev apitype.Event
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			return fmt.Errorf("ipc: watch: %w", err)
+		}
+		if err := fn(ev); err != nil {
+			return err
+		}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return nil
+}
+
+// Do sends one raw request and returns the response; for tests and tools that need the
+// status and headers.
+func (c *Client) Do(ctx context.Context, method, path string, body io.Reader) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, "http://pond"+path, body)
+	if err != nil {
+		return nil, err
+	}
+	return c.hc.Do(req)
+}
+
+func (c *Client) send(ctx context.Context, method, path string, in any) (*http.Response, error) {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return nil, err
+		}
+		body = bytes.NewReader(b)
+	}
+	resp, err := c.Do(ctx, method, path, body)
+	if err != nil {
+		if errors.Is(err, ErrNoDaemon) {
+			return nil, ErrNoDaemon
+		}
+		return nil, fmt.Errorf("ipc: %s %s: %w", method, path, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		var eb apitype.ErrorBody
+		if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&eb); err != nil || eb.Error == nil {
+			return nil, fmt.Errorf("ipc: %s %s: HTTP %d without an error body", method, path, resp.StatusCode)
+		}
+		return nil, eb.Error
+	}
+	return resp, nil
+}
+
+func do[Out any](ctx context.Context, c *Client, method, path string, in any) (*Out, error) {
+	resp, err := c.send(ctx, method, path, in)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out := new(Out)
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return nil, fmt.Errorf("ipc: %s %s: decode the answer: %w", method, path, err)
+	}
+	return out, nil
+}

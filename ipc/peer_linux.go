@@ -1,0 +1,11 @@
+package ipc
+
+import "golang.org/x/sys/unix"
+
+func peerUID(fd int) (int, error) {
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
+	if err != nil {
+		return -1, err
+	}
+	return int(cred.Uid), nil
+}

@@ -1,0 +1,46 @@
+//go:build linux || darwin
+
+package ipc
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"syscall"
+)
+
+// PeerUID is the uid of the process at the other end of a Unix-socket connection, from the
+// kernel (Linux SO_PEERCRED, macOS LOCAL_PEERCRED), never from anything the peer says.
+func PeerUID(c net.Conn) (int, error) {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return -1, fmt.Errorf("ipc: peer credentials need a Unix socket, not %T", c)
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	uid := -1
+	var credErr error
+	if err := raw.Control(func(fd uintptr) { uid, credErr = peerUID(int(fd)) }); err != nil {
+		return -1, err
+	}
+	return uid, credErr
+}
+
+func checkOwnDir(dir string) error {
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("ipc: runtime dir: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("ipc: runtime dir %s is not a directory", dir)
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
+		return fmt.Errorf("ipc: runtime dir %s belongs to uid %d, not to this user (%d); remove it or set POND_RUNTIME_DIR", dir, sys.Uid, os.Getuid())
+	}
+	return nil
+}
+
+func isRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }

@@ -1,0 +1,261 @@
+package ipc
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/pondhq/pond/ipc/apitype"
+)
+
+// Server serves the HTTP API over a listener from Listen.
+type Server struct {
+	API     API
+	Hub     *Hub
+	Version string
+	Log     *slog.Logger
+	// AllowUID reports whether a peer uid may use the API (default: only this process's uid).
+	AllowUID func(uid int) bool
+
+	routes map[string]map[string]http.HandlerFunc // path -> method -> handler
+	done   chan struct{}
+}
+
+// route table: one line per route. Writes and queries are POST with a JSON body; reads
+// without parameters are GET.
+func (s *Server) table() []route {
+	return []route{
+		{"GET", "/v1/status", get(s, s.API.Status)},
+		{"POST", "/v1/x/sql", post(s, s.API.SQL)},
+		{"POST", "/v1/sql", post(s, s.API.SQL)}, // alias of x/sql
+		{"POST", "/v1/ingest", post(s, s.API.Ingest)},
+		{"GET", "/v1/adapters", get(s, s.API.Adapters)},
+		{"POST", "/v1/adapters", post(s, s.API.SetAdapters)},
+		{"GET", "/v1/consent", get(s, s.API.Consent)},
+		{"POST", "/v1/consent", post(s, s.API.SetConsent)},
+		{"POST", "/v1/sync", post(s, s.API.Sync)},
+		{"GET", "/v1/watch", s.serveWatch},
+	}
+}
+
+type route struct {
+	method, path string
+	h            http.HandlerFunc
+}
+
+// Handler is the whole API: the route table behind the peer, body-size and header checks.
+func (s *Server) Handler() http.Handler {
+	if s.Log == nil {
+		s.Log = slog.New(slog.DiscardHandler)
+	}
+	if s.done == nil {
+		s.done = make(chan struct{})
+	}
+	s.routes = map[string]map[string]http.HandlerFunc{}
+	for _, r := range s.table() {
+		if s.routes[r.path] == nil {
+			s.routes[r.path] = map[string]http.HandlerFunc{}
+		}
+		s.routes[r.path][r.method] = r.h
+	}
+	return http.HandlerFunc(s.serveHTTP)
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set(apitype.HeaderRequestID, newRequestID())
+	w.Header().Set(apitype.HeaderVersion, s.Version)
+	uid, err := peerUIDFrom(r.Context())
+	allowed := s.AllowUID
+	if allowed == nil {
+		allowed = SameUser
+	}
+	if err != nil || !allowed(uid) {
+		msg := fmt.Sprintf("peer uid %d is not the daemon's user", uid)
+		if err != nil {
+			msg = "cannot read the peer's credentials: " + err.Error()
+		}
+		writeError(w, &apitype.Error{Code: apitype.CodeForbidden, Message: msg})
+		return
+	}
+	byMethod, ok := s.routes[r.URL.Path]
+	if !ok {
+		writeError(w, &apitype.Error{Code: apitype.CodeNotFound, Message: "unknown route " + r.URL.Path,
+			Details: map[string]any{"routes": s.paths()}})
+		return
+	}
+	h, ok := byMethod[r.Method]
+	if !ok {
+		var allow []string
+		for m := range byMethod {
+			allow = append(allow, m)
+		}
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeError(w, &apitype.Error{Code: apitype.CodeMethod, Message: fmt.Sprintf("%s %s: use %s", r.Method, r.URL.Path, strings.Join(allow, " or "))})
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, apitype.MaxBodyBytes)
+	h(w, r)
+}
+
+func (s *Server) paths() []string {
+	var out []string
+	for _, r := range s.table() {
+		out = append(out, r.method+" "+r.path)
+	}
+	return out
+}
+
+// get adapts a parameterless API method to a GET route.
+func get[Out any](s *Server, call func(context.Context) (*Out, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		out, err := call(r.Context())
+		s.reply(w, r, out, err)
+	}
+}
+
+// post adapts an API method to a POST route: decode the JSON body strictly, check its protocol
+// version and namespace, call, write.
+func post[In, Out any](s *Server, call func(context.Context, *In) (*Out, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		in := new(In)
+		if err := decodeBody(r.Body, in); err != nil {
+			writeError(w, err)
+			return
+		}
+		if v, ok := any(in).(interface{ Version() *apitype.Versioned }); ok {
+			if err := checkVersion(v.Version()); err != nil {
+				writeError(w, err)
+				return
+			}
+		}
+		out, err := call(r.Context(), in)
+		s.reply(w, r, out, err)
+	}
+}
+
+func (s *Server) reply(w http.ResponseWriter, r *http.Request, out any, err error) {
+	if err != nil {
+		var ae *apitype.Error
+		if !errors.As(err, &ae) {
+			s.Log.Error("api: internal error", "route", r.URL.Path, "request_id", w.Header().Get(apitype.HeaderRequestID), "error", err)
+		}
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func decodeBody(body io.Reader, v any) *apitype.Error {
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errors.New("more than one JSON value")
+	}
+	var tooBig *http.MaxBytesError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &tooBig):
+		return &apitype.Error{Code: apitype.CodeTooLarge, Message: fmt.Sprintf("request body over the %d-byte limit", apitype.MaxBodyBytes)}
+	case errors.Is(err, io.EOF):
+		return &apitype.Error{Code: apitype.CodeValidation, Message: "empty request body: send a JSON object"}
+	}
+	return &apitype.Error{Code: apitype.CodeValidation, Message: "malformed JSON body: " + err.Error()}
+}
+
+func checkVersion(v *apitype.Versioned) *apitype.Error {
+	if v.ProtocolVersion != 0 && v.ProtocolVersion != apitype.ProtocolVersion {
+		return &apitype.Error{Code: apitype.CodeVersion, Message: fmt.Sprintf("protocol_version %d is not supported (this daemon speaks %d)", v.ProtocolVersion, apitype.ProtocolVersion),
+			Details: map[string]any{"supported": []int{apitype.ProtocolVersion}}}
+	}
+	if v.Namespace != "" && v.Namespace != "local" {
+		return &apitype.Error{Code: apitype.CodeNamespace, Message: fmt.Sprintf("namespace %q is unknown (only \"local\")", v.Namespace)}
+	}
+	return nil
+}
+
+// StatusOf maps an error code to its HTTP status.
+func StatusOf(code string) int {
+	switch code {
+	case apitype.CodeValidation, apitype.CodeVersion, apitype.CodeNamespace, apitype.CodeRefused, apitype.CodeUnknownAdapter:
+		return http.StatusBadRequest
+	case apitype.CodeForbidden, apitype.CodeDeclined:
+		return http.StatusForbidden
+	case apitype.CodeNotFound:
+		return http.StatusNotFound
+	case apitype.CodeMethod:
+		return http.StatusMethodNotAllowed
+	case apitype.CodeConflict, apitype.CodeSyncRunning:
+		return http.StatusConflict
+	case apitype.CodeTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case apitype.CodeStorage:
+		return http.StatusServiceUnavailable
+	case apitype.CodeNotImplemented:
+		return http.StatusNotImplemented
+	}
+	return http.StatusInternalServerError
+}
+
+// writeError is the one place that writes the error body.
+func writeError(w http.ResponseWriter, err error) {
+	var ae *apitype.Error
+	if !errors.As(err, &ae) {
+		ae = &apitype.Error{Code: apitype.CodeInternal, Message: err.Error()}
+	}
+	writeJSON(w, StatusOf(ae.Code), apitype.ErrorBody{Error: ae})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// newRequestID is req_<uuidv7>: time-ordered, so logs sort by it.
+func newRequestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[6:])
+	ms := uint64(time.Now().UnixMilli())
+	binary.BigEndian.PutUint16(b[0:2], uint16(ms>>32))
+	binary.BigEndian.PutUint32(b[2:6], uint32(ms))
+	b[6] = b[6]&0x0f | 0x70
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return "req_" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// Serve serves the API on ln until ctx ends, then stops taking requests, ends watch streams
+// and waits up to five seconds for requests in flight.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.Handler(),
+		ConnContext:       withPeerUID,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.Log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	close(s.done)
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return hs.Shutdown(sctx)
+}
