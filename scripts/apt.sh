@@ -9,6 +9,7 @@ packages=(
   protobuf-compiler
   libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
   xvfb xauth dbus dbus-x11
+  nodejs npm
 )
 
 missing=()

@@ -308,6 +308,9 @@ func wireError(code int64, pondCode string, retryable bool, msg string, details 
 // ServeListener serves one MCP session per connection accepted on ln until ctx ends. Peers of
 // another uid are disconnected before a byte is read.
 func ServeListener(ctx context.Context, ln net.Listener, s *mcp.Server, log *slog.Logger) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
 	var wg sync.WaitGroup

@@ -1,0 +1,459 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pondhq/pond/daemon/capture"
+	"github.com/pondhq/pond/daemon/mcpserver"
+	"github.com/pondhq/pond/ipc"
+	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/paths"
+	"github.com/pondhq/pond/store"
+)
+
+// served is a real Service over a real store, served on real Unix sockets.
+type served struct {
+	dirs   paths.Dirs
+	svc    *Service
+	client *ipc.Client
+	api    string // API socket
+	mcp    string // MCP socket
+}
+
+// serve starts the API and MCP servers for a fresh archive in a temporary home holding the
+// Claude Code fixtures.
+func serve(t testing.TB, opts ipc.ListenOptions) *served {
+	t.Helper()
+	home := t.TempDir()
+	copyTree(t, "../adapters/claudecode/testdata/projects", filepath.Join(home, ".claude", "projects"))
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	dirs := paths.Dirs{
+		ConfigFile: paths.Path{Path: filepath.Join(home, "config.toml")},
+		Data:       paths.Path{Path: filepath.Join(home, "data")},
+		State:      paths.Path{Path: filepath.Join(home, "state")},
+		Runtime:    paths.Path{Path: filepath.Join(home, "run")},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	st, err := store.Open(ctx, store.Options{DataDir: dirs.Data.Path, StateDir: dirs.State.Path, Command: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := ipc.NewHub(16)
+	svc := &Service{Dirs: dirs, Store: st, Env: capture.Env(), Version: "test", Hub: hub}
+	s := &served{dirs: dirs, svc: svc, api: ipc.APISocket(dirs.Runtime.Path), mcp: ipc.MCPSocket(dirs.Runtime.Path)}
+	apiLn, err := ipc.Listen(s.api, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcpLn, err := ipc.Listen(s.mcp, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); (&ipc.Server{API: svc, Hub: hub, Version: "test"}).Serve(ctx, apiLn) }()
+	go func() { defer wg.Done(); mcpserver.ServeListener(ctx, mcpLn, mcpserver.New(svc, "test", nil), nil) }()
+	s.client = ipc.NewClient(s.api)
+	t.Cleanup(func() {
+		s.client.Close()
+		cancel()
+		wg.Wait()
+		svc.Close()
+		st.Close()
+	})
+	return s
+}
+
+func copyTree(t testing.TB, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// raw sends one request and returns the status, the decoded error code (if any) and headers.
+func (s *served) raw(t *testing.T, method, path string, body io.Reader) (int, string, http.Header) {
+	t.Helper()
+	resp, err := s.client.Do(context.Background(), method, path, body)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	var eb apitype.ErrorBody
+	b, _ := io.ReadAll(resp.Body)
+	json.Unmarshal(b, &eb)
+	code := ""
+	if eb.Error != nil {
+		code = eb.Error.Code
+		if eb.Error.Message == "" {
+			t.Errorf("%s %s: error without a message: %s", method, path, b)
+		}
+	}
+	return resp.StatusCode, code, resp.Header
+}
+
+func TestAPIRejectsBadRequests(t *testing.T) {
+	s := serve(t, ipc.ListenOptions{})
+	big := bytes.Repeat([]byte("x"), apitype.MaxBodyBytes+10)
+	tests := []struct {
+		name, method, path string
+		body               io.Reader
+		status             int
+		code               string
+	}{
+		{"ok", "GET", "/v1/status", nil, 200, ""},
+		{"malformed_json", "POST", "/v1/x/sql", strings.NewReader(`{"query": `), 400, apitype.CodeValidation},
+		{"not_an_object", "POST", "/v1/x/sql", strings.NewReader(`[1,2]`), 400, apitype.CodeValidation},
+		{"two_values", "POST", "/v1/x/sql", strings.NewReader(`{"query":"select 1"} {}`), 400, apitype.CodeValidation},
+		{"empty_body", "POST", "/v1/consent", nil, 400, apitype.CodeValidation},
+		{"unknown_field", "POST", "/v1/x/sql", strings.NewReader(`{"qeury":"select 1"}`), 400, apitype.CodeValidation},
+		{"oversized", "POST", "/v1/ingest", io.MultiReader(strings.NewReader(`{"events":["`), bytes.NewReader(big), strings.NewReader(`"]}`)), 413, apitype.CodeTooLarge},
+		{"unknown_route", "GET", "/v1/nope", nil, 404, apitype.CodeNotFound},
+		{"outside_v1", "GET", "/", nil, 404, apitype.CodeNotFound},
+		{"wrong_method", "DELETE", "/v1/status", nil, 405, apitype.CodeMethod},
+		{"get_on_post_route", "GET", "/v1/sync", nil, 405, apitype.CodeMethod},
+		{"future_protocol", "POST", "/v1/x/sql", strings.NewReader(`{"protocol_version":2,"query":"select 1"}`), 400, apitype.CodeVersion},
+		{"unknown_namespace", "POST", "/v1/x/sql", strings.NewReader(`{"namespace":"team","query":"select 1"}`), 400, apitype.CodeNamespace},
+		{"refused_sql", "POST", "/v1/sql", strings.NewReader(`{"sql":"DELETE FROM sessions"}`), 400, apitype.CodeRefused},
+		{"bad_sql", "POST", "/v1/x/sql", strings.NewReader(`{"query":"SELECT nope FROM nowhere"}`), 400, apitype.CodeValidation},
+		{"bad_consent", "POST", "/v1/consent", strings.NewReader(`{"capture":"maybe"}`), 400, apitype.CodeValidation},
+		{"unknown_adapter", "POST", "/v1/adapters", strings.NewReader(`{"action":"enable","name":"vim"}`), 400, apitype.CodeUnknownAdapter},
+		{"relative_sync_path", "POST", "/v1/sync", strings.NewReader(`{"adapter":"claude-code","path":"rel"}`), 400, apitype.CodeValidation},
+		{"too_many_events", "POST", "/v1/ingest", strings.NewReader(`{"events":[` + strings.Repeat(`{},`, apitype.MaxIngestEvents) + `{}]}`), 400, apitype.CodeValidation},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, code, h := s.raw(t, tt.method, tt.path, tt.body)
+			if status != tt.status || code != tt.code {
+				t.Errorf("got %d %q, want %d %q", status, code, tt.status, tt.code)
+			}
+			if id := h.Get(apitype.HeaderRequestID); !strings.HasPrefix(id, "req_") || len(id) != 40 {
+				t.Errorf("request id %q, want req_<uuid>", id)
+			}
+			if v := h.Get(apitype.HeaderVersion); v != "test" {
+				t.Errorf("version header %q, want test", v)
+			}
+			if tt.status == 405 && h.Get("Allow") == "" {
+				t.Errorf("405 without Allow")
+			}
+		})
+	}
+	// Nothing above changed the archive or the config.
+	st, err := s.client.Status(context.Background())
+	if err != nil || st.Sessions != 0 || st.Consent != "not_asked" {
+		t.Fatalf("status after bad requests: %+v, %v", st, err)
+	}
+}
+
+func TestIngestReportsEachRow(t *testing.T) {
+	s := serve(t, ipc.ListenOptions{})
+	ctx := context.Background()
+	ev := func(v string) json.RawMessage { return json.RawMessage(v) }
+	req := &apitype.IngestRequest{Events: []json.RawMessage{
+		ev(`{"kind":"session","id":"s1","source_agent":"api-test","project":"/p","created_at":"2026-01-02T03:04:05Z"}`),
+		ev(`{"kind":"message","session_id":"s1","id":"m1","role":"user","timestamp":"2026-01-02T03:04:06Z","options":{"pond":{"ingest":{"adapter":"forged"}}}}`),
+		ev(`{"kind":"part","session_id":"s1","message_id":"m1","id":"p1","ordinal":0,"type":"text","provenance":"conversational","text":"ingested over the socket"}`),
+		ev(`{"kind":"message","session_id":"s1","id":"m2","role":"robot","timestamp":"2026-01-02T03:04:07Z"}`),
+		ev(`{"kind":"comment"}`),
+		ev(`"not an object"`),
+	}}
+	resp, err := s.client.Ingest(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range resp.Results {
+		got = append(got, fmt.Sprintf("%d:%s", r.Index, r.Status))
+	}
+	want := "0:inserted 1:inserted 2:inserted 3:error 4:error 5:error"
+	if strings.Join(got, " ") != want || resp.Accepted != 3 || resp.Rejected != 3 {
+		t.Fatalf("results %v (accepted %d, rejected %d), want %s", got, resp.Accepted, resp.Rejected, want)
+	}
+	for _, r := range resp.Results[3:] {
+		if r.Error == "" {
+			t.Errorf("row %d rejected without a reason", r.Index)
+		}
+	}
+	// Re-sending converges; the provenance is the store's, not the caller's.
+	resp, err = s.client.Ingest(ctx, &apitype.IngestRequest{Events: req.Events[:3]})
+	if err != nil || resp.Results[1].Status != "matched" {
+		t.Fatalf("re-ingest: %+v, %v; want matched", resp, err)
+	}
+	res, err := s.client.SQL(ctx, &apitype.SQLRequest{Query: "SELECT json_extract(options, '$.pond.ingest.adapter') AS a, search_text FROM messages WHERE session_id = 's1'"})
+	if err != nil || res.RowCount != 1 || res.Rows[0]["a"] != "api" || !strings.Contains(fmt.Sprint(res.Rows[0]["search_text"]), "ingested over the socket") {
+		t.Fatalf("stored message: %+v, %v; want one row stamped by the api", res, err)
+	}
+}
+
+func TestConfigRoutesAndWatch(t *testing.T) {
+	s := serve(t, ipc.ListenOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events := make(chan apitype.Event, 16)
+	go s.client.Watch(ctx, "", func(ev apitype.Event) error { events <- ev; return nil })
+	next := func(typ string) apitype.Event {
+		t.Helper()
+		select {
+		case ev := <-events:
+			if ev.Type != typ {
+				t.Fatalf("event %s %s, want %s", ev.Type, ev.Data, typ)
+			}
+			return ev
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no %s event", typ)
+		}
+		return apitype.Event{}
+	}
+	hello := next(apitype.EventHello)
+
+	if c, err := s.client.SetConsent(ctx, &apitype.Consent{Capture: "granted"}); err != nil || c.Capture != "granted" {
+		t.Fatalf("set consent: %+v, %v", c, err)
+	}
+	first := next(apitype.EventConsent)
+	ad, err := s.client.SetAdapters(ctx, &apitype.AdapterRequest{Action: "disable", Name: "codex-cli"})
+	if err != nil || len(ad.Changed) != 1 {
+		t.Fatalf("disable: %+v, %v", ad, err)
+	}
+	second := next(apitype.EventAdapters)
+	if c, _ := s.client.Consent(ctx); c.Capture != "granted" {
+		t.Fatalf("consent read back %q", c.Capture)
+	}
+
+	// A client resuming after the first event gets the second; a stale cursor gets a reset.
+	resume := func(since string) []apitype.Event {
+		rctx, rcancel := context.WithCancel(ctx)
+		defer rcancel()
+		var got []apitype.Event
+		s.client.Watch(rctx, since, func(ev apitype.Event) error {
+			got = append(got, ev)
+			rcancel()
+			return nil
+		})
+		return got
+	}
+	if got := resume(first.Cursor()); len(got) != 1 || got[0].ID != second.ID {
+		t.Fatalf("resume after %s: %+v, want event %d", first.Cursor(), got, second.ID)
+	}
+	if got := resume("olderepoch:3"); len(got) != 1 || got[0].Type != apitype.EventReset {
+		t.Fatalf("resume from another epoch: %+v, want reset", got)
+	}
+	if first.ID != hello.ID+1 || first.Epoch != hello.Epoch {
+		t.Fatalf("ids: hello %d, first %d", hello.ID, first.ID)
+	}
+
+	// Sync over the API captures the fixtures and tells the watchers.
+	resp, err := s.client.Sync(ctx, &apitype.SyncRequest{Adapter: "claude-code"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep capture.Report
+	if err := json.Unmarshal(resp.Report, &rep); err != nil || rep.Inserted.Sessions == 0 {
+		t.Fatalf("sync report %s, %v", resp.Report, err)
+	}
+	next(apitype.EventSyncStarted)
+	next(apitype.EventSyncFinished)
+	next(apitype.EventCaptured)
+}
+
+// TestConcurrentClients: 64 clients, 200 mixed requests each, no error.
+func TestConcurrentClients(t *testing.T) {
+	s := serve(t, ipc.ListenOptions{})
+	ctx := context.Background()
+	if _, err := s.client.Sync(ctx, &apitype.SyncRequest{Adapter: "claude-code"}); err != nil {
+		t.Fatal(err)
+	}
+	clients, each := 64, 200
+	if testing.Short() {
+		each = 20
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := ipc.NewClient(s.api)
+			defer c.Close()
+			for j := range each {
+				var err error
+				switch {
+				case j == 0: // writes are serial (one Lance commit each): one per client
+					_, err = c.Ingest(ctx, &apitype.IngestRequest{Events: []json.RawMessage{json.RawMessage(fmt.Sprintf(
+						`{"kind":"session","id":"c%d","source_agent":"load","project":"/p","created_at":"2026-01-02T03:04:05Z"}`, i))}})
+				case (i+j)%4 == 0:
+					var st *apitype.Status
+					if st, err = c.Status(ctx); err == nil && st.Sessions == 0 {
+						err = errors.New("status: no sessions")
+					}
+				case (i+j)%4 == 1:
+					_, err = c.SQL(ctx, &apitype.SQLRequest{Query: "SELECT role, count(*) FROM messages GROUP BY role"})
+				case (i+j)%4 == 2:
+					_, err = c.Consent(ctx)
+				default:
+					_, err = c.Adapters(ctx)
+				}
+				if err != nil {
+					errs <- fmt.Errorf("client %d request %d: %w", i, j, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	res, err := s.client.SQL(ctx, &apitype.SQLRequest{Query: "SELECT count(*) AS n FROM sessions WHERE source_agent = 'load'"})
+	if err != nil || res.Rows[0]["n"] != float64(clients) {
+		t.Fatalf("ingested sessions: %+v, %v; want %d", res, err, clients)
+	}
+}
+
+// TestPeerUID runs a client as another user (nobody): with the production modes it cannot
+// connect at all; with the sockets opened to everyone it reaches the server and gets 403.
+func TestPeerUID(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to run a client as another user")
+	}
+	setpriv, err1 := exec.LookPath("setpriv")
+	curl, err2 := exec.LookPath("curl")
+	if err1 != nil || err2 != nil {
+		t.Skip("needs setpriv and curl")
+	}
+	asNobody := func(sock string) (string, error) {
+		out, err := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", curl, "-sS",
+			"--unix-socket", sock, "http://pond/v1/status").CombinedOutput()
+		return string(out), err
+	}
+	for _, tt := range []struct {
+		name string
+		open bool
+	}{{"production_modes", false}, {"open_sockets", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := serve(t, ipc.ListenOptions{OpenToAll: tt.open})
+			// Let nobody walk down to the runtime directory (t.TempDir makes 0700 folders).
+			for d := filepath.Dir(s.dirs.Runtime.Path); d != "/" && d != os.TempDir(); d = filepath.Dir(d) {
+				os.Chmod(d, 0o711)
+			}
+			out, err := asNobody(s.api)
+			if !tt.open {
+				if err == nil || !strings.Contains(out, "ermission denied") && !strings.Contains(out, "Couldn't connect") {
+					t.Fatalf("nobody connected: %v %s", err, out)
+				}
+				return
+			}
+			if err != nil || !strings.Contains(out, `"code":"forbidden"`) {
+				t.Fatalf("nobody got %v %s, want 403 forbidden", err, out)
+			}
+			// The MCP socket hangs up on nobody before reading anything.
+			mcpOut, _ := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "sh", "-c",
+				`printf '{"jsonrpc":"2.0","id":1,"method":"ping"}\n' | `+curl+` -sS --max-time 5 --unix-socket `+s.mcp+` telnet://pond`).CombinedOutput()
+			if strings.Contains(string(mcpOut), "jsonrpc") {
+				t.Fatalf("nobody got an MCP answer: %s", mcpOut)
+			}
+			// The owner still gets in.
+			if _, err := s.client.Status(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestMCPOverSocket(t *testing.T) {
+	s := serve(t, ipc.ListenOptions{})
+	ctx := context.Background()
+	if _, err := s.client.Sync(ctx, &apitype.SyncRequest{Adapter: "claude-code"}); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := ipc.Dial(ctx, s.mcp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if !strings.Contains(cs.InitializeResult().Instructions, "not proof") {
+		t.Errorf("instructions do not teach recall: %q", cs.InitializeResult().Instructions)
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+		if tl.Annotations == nil || !tl.Annotations.ReadOnlyHint || !tl.Annotations.IdempotentHint {
+			t.Errorf("%s is not annotated read-only and idempotent", tl.Name)
+		}
+	}
+	if got := strings.Join(names, " "); got != "pond_sql pond_status" {
+		t.Errorf("tools %q", got)
+	}
+	call := func(name string, args map[string]any) *mcp.CallToolResult {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return res
+	}
+	textOf := func(r *mcp.CallToolResult) string { return r.Content[0].(*mcp.TextContent).Text }
+	if r := call("pond_status", nil); r.IsError || !strings.Contains(textOf(r), "claude-code") {
+		t.Errorf("pond_status: %s", textOf(r))
+	}
+	if r := call("pond_sql", map[string]any{"sql": "SELECT count(*) AS n FROM sessions"}); r.IsError || !strings.Contains(textOf(r), "(1 rows") {
+		t.Errorf("pond_sql: %s", textOf(r))
+	}
+	if r := call("pond_sql", map[string]any{"query": "DROP TABLE sessions"}); !r.IsError || !strings.Contains(textOf(r), "refused") {
+		t.Errorf("refused SQL is not a tool error: %+v", r)
+	}
+	res, err := cs.ListResources(ctx, nil)
+	if err != nil || len(res.Resources) != 3 {
+		t.Fatalf("resources: %+v, %v", res, err)
+	}
+	for _, uri := range []string{"schema://pond", "schema://pond-sql", "stats://pond"} {
+		r, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err != nil || len(r.Contents) != 1 || r.Contents[0].Text == "" {
+			t.Errorf("read %s: %+v, %v", uri, r, err)
+		}
+	}
+	_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "schema://nope"})
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) {
+		t.Errorf("unknown resource: %v, want a JSON-RPC error", err)
+	}
+}
