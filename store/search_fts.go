@@ -1,0 +1,184 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/pondhq/pond/store/sqlite"
+)
+
+// querier is what the planner needs of a database: *sql.DB and *sql.Tx both are one.
+type querier interface {
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
+}
+
+func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+// searchDB is the read-only connection pool the planner and session pages read the mirror
+// through, opened on first use. Reads never wait for the writer (WAL).
+func (s *Store) searchDB() (*sql.DB, error) {
+	s.searchOnce.Do(func() {
+		s.search, s.searchErr = sqlite.OpenSearchDB(s.MirrorPath())
+	})
+	return s.search, s.searchErr
+}
+
+// messageFilters renders the plan's filters as SQL over messages aliased m, or, with byDay,
+// over the scope counters, which share messages' column names but keep a day for the time.
+func messageFilters(p *plan, byDay bool) (string, []any) {
+	var where []string
+	var args []any
+	f := p.req.Filters
+	switch {
+	case p.projectRE != nil:
+		where, args = append(where, `regexp(?, m.project)`), append(args, p.projectRE.String())
+	case p.projectLiteral != "":
+		where, args = append(where, `m.project = ?`), append(args, p.projectLiteral)
+	case p.projectSub != "":
+		where, args = append(where, `m.project LIKE ? ESCAPE '\'`), append(args, "%"+escapeLike(p.projectSub)+"%")
+	}
+	if f.SessionID != "" {
+		where, args = append(where, `m.session_id = ?`), append(args, f.SessionID)
+	}
+	if f.SourceAgent != "" {
+		where = append(where, `(m.source_agent = ? OR m.source_agent LIKE ? ESCAPE '\')`)
+		args = append(args, f.SourceAgent, escapeLike(f.SourceAgent)+"/%")
+	}
+	if !p.subagents {
+		where = append(where, `instr(m.source_agent, '/') = 0`)
+	}
+	timeCol, from, to := "m.timestamp", p.from, p.to
+	if byDay {
+		timeCol, from, to = "m.day", firstN(from, 10), firstN(to, 10)
+	}
+	if from != "" {
+		where, args = append(where, timeCol+` >= ?`), append(args, from)
+	}
+	if to != "" {
+		where, args = append(where, timeCol+` <= ?`), append(args, to)
+	}
+	if f.Role != "" {
+		where, args = append(where, `m.role = ?`), append(args, f.Role)
+	}
+	if len(where) == 0 {
+		return "", nil
+	}
+	return " AND " + strings.Join(where, " AND "), args
+}
+
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// ftsArm finds messages whose search text holds every query term, or, when none does, any of
+// them (said in a note), best BM25 first (or newest first). It also counts the matches.
+func (s *Store) ftsArm(ctx context.Context, db querier, p *plan, res *SearchResult) ([]candidate, error) {
+	e, ok := sqlite.ParseQuery(p.req.Query)
+	if !ok {
+		return nil, validation("query", "the query has no words to search for")
+	}
+	cands, total, capped, err := s.ftsMatch(ctx, db, p, e, e.All)
+	if err != nil {
+		return nil, err
+	}
+	if len(cands) == 0 && e.Any != e.All && e.Any != "" {
+		cands, total, capped, err = s.ftsMatch(ctx, db, p, e, e.Any)
+		if err != nil {
+			return nil, err
+		}
+		if len(cands) > 0 {
+			res.Notes = append(res.Notes, "no message holds every word of the query; these hold some of them")
+		}
+	}
+	res.MatchedTotal, res.MatchedTotalIsLowerBound = total, capped
+	return cands, nil
+}
+
+// ftsMatch runs one MATCH expression (empty: only the LIKE terms of a short CJK query).
+func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.MatchExpr, match string) ([]candidate, int, bool, error) {
+	filters, fargs := messageFilters(p, false)
+	var from, where, rank string
+	var args []any
+	if match != "" {
+		from = e.Table + ` JOIN messages m ON m.rowid = ` + e.Table + `.rowid`
+		where = e.Table + ` MATCH ?`
+		rank = `-bm25(` + e.Table + `)`
+		args = append(args, match)
+	} else {
+		from, where, rank = e.Table+` JOIN messages m ON m.rowid = `+e.Table+`.rowid`, `1`, `1.0`
+	}
+	for _, t := range e.Short {
+		where += ` AND m.search_text LIKE ? ESCAPE '\'`
+		args = append(args, "%"+escapeLike(t)+"%")
+	}
+	where += filters
+	args = append(args, fargs...)
+	order := `score DESC, m.timestamp DESC`
+	if p.req.SortBy == SortRecency {
+		order = `m.timestamp DESC`
+	}
+	q := `SELECT m.session_id, m.message_id, m.role, m.project, m.source_agent, m.timestamp, ` + rank + ` AS score
+		FROM ` + from + ` WHERE ` + where + ` ORDER BY ` + order + ` LIMIT ?`
+	rows, err := db.QueryContext(ctx, q, append(args, p.pool)...)
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("store: search: %w", err)
+	}
+	var cands []candidate
+	for rows.Next() {
+		var c candidate
+		if err := rows.Scan(&c.sessionID, &c.messageID, &c.role, &c.project, &c.agent, &c.timestamp, &c.score); err != nil {
+			rows.Close()
+			return nil, 0, false, err
+		}
+		cands = append(cands, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, false, fmt.Errorf("store: search: %w", err)
+	}
+	if len(cands) < p.pool {
+		return cands, len(cands), false, nil
+	}
+	var total int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+from+` WHERE `+where+` LIMIT ?)`,
+		append(args, matchCountCap+1)...).Scan(&total); err != nil {
+		return nil, 0, false, fmt.Errorf("store: search: count: %w", err)
+	}
+	if total > matchCountCap {
+		return cands, matchCountCap, true, nil
+	}
+	return cands, total, false, nil
+}
+
+// searchableInScope counts the messages with searchable text under the plan's filters. A
+// session filter counts that session's rows; anything else sums the per-day scope counters the
+// mirror keeps, which are exact because date filters are whole UTC days.
+func (s *Store) searchableInScope(ctx context.Context, db querier, p *plan) (int, error) {
+	f := p.req.Filters
+	var n int
+	if f.SessionID != "" {
+		filters, args := messageFilters(p, false)
+		err := db.QueryRowContext(ctx, `SELECT count(*) FROM messages m WHERE m.search_text IS NOT NULL AND m.search_text != ''`+filters, args...).Scan(&n)
+		if err != nil {
+			return 0, fmt.Errorf("store: search: scope: %w", err)
+		}
+		return n, nil
+	}
+	filters, args := messageFilters(p, true)
+	err := db.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0) FROM _pond_search_scope m WHERE 1`+filters, args...).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("store: search: scope: %w", err)
+	}
+	return n, nil
+}
+
+func firstN(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
