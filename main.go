@@ -63,6 +63,7 @@ Start with:
 	}
 	addGlobalFlags(root)
 	root.AddCommand(newVersionCmd(), newDoctorCmd(), newSyncCmd(), newStatusCmd(), newAdaptersCmd(), newConsentCmd(),
-		newConfigCmd(), newSQLCmd(), newExportCmd(), newImportCmd(), newMirrorCmd())
+		newConfigCmd(), newSQLCmd(), newExportCmd(), newImportCmd(), newMirrorCmd(),
+		newSearchCmd(), newGetSessionCmd(), newGetMessageCmd())
 	return root
 }

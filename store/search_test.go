@@ -188,6 +188,11 @@ func TestSnippet(t *testing.T) {
 	if short != "Ünïcode stays whole" {
 		t.Errorf("short text changed: %q", short)
 	}
+	// Terms mark whole words or their beginnings, not the inside of other words.
+	_, marks = Snippet("run pytest on the test suite", []string{"test"}, 600)
+	if len(marks) != 1 || marks[0][0] != 18 {
+		t.Errorf("word start: %v", marks)
+	}
 	// A stem matches an inflected word.
 	_, marks = Snippet("the build failed twice", []string{"failing"}, 600)
 	if len(marks) != 1 {

@@ -2,21 +2,31 @@ package store
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/pondhq/pond/store/sqlite"
 )
 
-// highlightTerms are the query's words worth marking in a hit: letters and digits only, longest
-// first so that a longer term wins over a term it contains.
+// highlightTerms are the query's words worth marking in a hit, in query order: each
+// white-space separated term as typed (without surrounding punctuation), then the words inside
+// it, so "calc_test.go" marks that name whole and "calc" alone still marks "calc".
 func highlightTerms(query string) []string {
 	var terms []string
 	seen := map[string]bool{}
-	for _, f := range strings.FieldsFunc(query, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }) {
-		k := strings.ToLower(f)
-		if !seen[k] {
+	add := func(t string) {
+		if k := strings.ToLower(t); t != "" && !seen[k] {
 			seen[k] = true
-			terms = append(terms, f)
+			terms = append(terms, t)
+		}
+	}
+	notWord := func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }
+	for _, f := range strings.Fields(query) {
+		add(strings.TrimFunc(f, notWord))
+		for _, w := range strings.FieldsFunc(f, notWord) {
+			add(w)
 		}
 	}
 	return terms
@@ -60,8 +70,11 @@ func Snippet(text string, terms []string, width int) (string, [][2]int) {
 			suffix = fmt.Sprintf(" [+%d more chars]", rest)
 		}
 	}
+	// Longer terms first, so that a term marks whole before the words inside it could.
+	byLength := slices.Clone(terms)
+	slices.SortStableFunc(byLength, func(a, b string) int { return len(b) - len(a) })
 	var marks [][2]int
-	for _, t := range terms {
+	for _, t := range byLength {
 		for off := 0; off < len(window); {
 			i, l := findStem(window[off:], t)
 			if i < 0 {
@@ -78,17 +91,39 @@ func Snippet(text string, terms []string, width int) (string, [][2]int) {
 	return prefix + window + suffix, marks
 }
 
-// findStem finds term in s case-insensitively, or else its longest prefix of at least four
-// characters; it returns the byte offset and length of the match, or -1.
+// findStem finds term at the start of a word of s, case-insensitively, or else its longest
+// prefix of at least four characters; it returns the byte offset and length of the match, or
+// -1. Words start where a letter or digit follows anything else (so "test" is not found
+// inside "pytest", as the word index would not have matched it there either).
 func findStem(s, term string) (int, int) {
 	runes := []rune(term)
 	for l := len(runes); l >= min(4, len(runes)); l-- {
-		if i, n := indexFold(s, string(runes[:l])); i >= 0 {
+		if i, n := indexWordFold(s, string(runes[:l])); i >= 0 {
 			return i, n
 		}
 		if l < 4 {
 			break
 		}
+	}
+	return -1, 0
+}
+
+// indexWordFold is indexFold restricted to matches at the start of a word. CJK text has no
+// word boundaries, so there any match counts.
+func indexWordFold(s, sub string) (int, int) {
+	for off := 0; off < len(s); {
+		i, n := indexFold(s[off:], sub)
+		if i < 0 {
+			return -1, 0
+		}
+		at := off + i
+		prev, _ := utf8.DecodeLastRuneInString(s[:at])
+		first, _ := utf8.DecodeRuneInString(sub)
+		if at == 0 || !(unicode.IsLetter(prev) || unicode.IsNumber(prev)) || sqlite.IsCJK(first) {
+			return at, n
+		}
+		_, size := utf8.DecodeRuneInString(s[at:])
+		off = at + size
 	}
 	return -1, 0
 }
