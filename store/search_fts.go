@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pondhq/pond/store/sqlite"
@@ -81,12 +82,12 @@ func (s *Store) ftsArm(ctx context.Context, db querier, p *plan, res *SearchResu
 	if !ok {
 		return nil, validation("query", "the query has no words to search for")
 	}
-	cands, total, capped, err := s.ftsMatch(ctx, db, p, e, e.All)
+	cands, total, capped, err := s.ftsMatch(ctx, db, p, e, false)
 	if err != nil {
 		return nil, err
 	}
-	if len(cands) == 0 && e.Any != e.All && e.Any != "" {
-		cands, total, capped, err = s.ftsMatch(ctx, db, p, e, e.Any)
+	if len(cands) == 0 && len(e.Terms) > 1 {
+		cands, total, capped, err = s.ftsMatch(ctx, db, p, e, true)
 		if err != nil {
 			return nil, err
 		}
@@ -98,22 +99,39 @@ func (s *Store) ftsArm(ctx context.Context, db querier, p *plan, res *SearchResu
 	return cands, nil
 }
 
-// ftsMatch runs one MATCH expression (empty: only the LIKE terms of a short CJK query).
-func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.MatchExpr, match string) ([]candidate, int, bool, error) {
+// ftsMatch finds the messages holding every term of e, or with anyTerm one of them. CJK
+// queries search the trigram index; since it cannot match terms under three characters, those
+// are LIKE conditions, and a CJK any-term search counts the terms each CJK message holds.
+func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.MatchExpr, anyTerm bool) ([]candidate, int, bool, error) {
 	filters, fargs := messageFilters(p, false)
-	var from, where, rank string
-	var args []any
-	if match != "" {
-		from = e.Table + ` JOIN messages m ON m.rowid = ` + e.Table + `.rowid`
-		where = e.Table + ` MATCH ?`
-		rank = `-bm25(` + e.Table + `)`
-		args = append(args, match)
-	} else {
-		from, where, rank = e.Table+` JOIN messages m ON m.rowid = `+e.Table+`.rowid`, `1`, `1.0`
+	from := e.Table + ` JOIN messages m ON m.rowid = ` + e.Table + `.rowid`
+	var where, rank string
+	var rankArgs, args []any // for the placeholders in rank, then in where
+	match := e.All
+	if anyTerm {
+		match = e.Any
 	}
-	for _, t := range e.Short {
-		where += ` AND m.search_text LIKE ? ESCAPE '\'`
-		args = append(args, "%"+escapeLike(t)+"%")
+	switch {
+	case anyTerm && e.Table == "messages_cjk":
+		var likes []string
+		for _, t := range e.Terms {
+			likes = append(likes, `(m.search_text LIKE ? ESCAPE '\')`)
+			args = append(args, "%"+escapeLike(t)+"%")
+		}
+		rank = strings.Join(likes, " + ")
+		where = `(` + strings.Join(likes, " OR ") + `)`
+		rankArgs = args
+	case match != "":
+		where, rank = e.Table+` MATCH ?`, `-bm25(`+e.Table+`)`
+		args = append(args, match)
+	default:
+		where, rank = `1`, `1.0`
+	}
+	if !anyTerm {
+		for _, t := range e.Short {
+			where += ` AND m.search_text LIKE ? ESCAPE '\'`
+			args = append(args, "%"+escapeLike(t)+"%")
+		}
 	}
 	where += filters
 	args = append(args, fargs...)
@@ -123,7 +141,7 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 	}
 	q := `SELECT m.session_id, m.message_id, m.role, m.project, m.source_agent, m.timestamp, ` + rank + ` AS score
 		FROM ` + from + ` WHERE ` + where + ` ORDER BY ` + order + ` LIMIT ?`
-	rows, err := db.QueryContext(ctx, q, append(args, p.pool)...)
+	rows, err := db.QueryContext(ctx, q, slices.Concat(rankArgs, args, []any{p.pool})...)
 	if err != nil {
 		return nil, 0, false, fmt.Errorf("store: search: %w", err)
 	}
