@@ -242,22 +242,18 @@ func (s *Store) Search(ctx context.Context, req SearchRequest) (*SearchResult, e
 		res.Notes = append(res.Notes, "sub-agent sessions are left out; name a session or an agent sub-kind (e.g. claude-code/subagent) to include them")
 	}
 
-	// The scope count runs beside the arms: it is independent of the query.
-	scopeCh := make(chan scopeCount, 1)
-	go func() {
-		n, err := s.searchableInScope(ctx, db, p)
-		scopeCh <- scopeCount{n, err}
-	}()
+	// The scope comes first: it is cheap (counters), and routes the full-text arm.
+	if res.SearchableInScope, err = s.searchableInScope(ctx, db, p); err != nil {
+		return nil, err
+	}
 
 	var cands []candidate
 	if res.Mode != ModeFTS {
 		if s.embedder == nil {
-			<-scopeCh
 			return nil, ErrEmbeddingsOff
 		}
 		embedded, err := s.embeddedCount(ctx)
 		if err != nil {
-			<-scopeCh
 			return nil, err
 		}
 		if embedded == 0 {
@@ -273,14 +269,9 @@ func (s *Store) Search(ctx context.Context, req SearchRequest) (*SearchResult, e
 	case ModeHybrid:
 		cands, err = s.hybridArms(ctx, db, p, res)
 	}
-	scope := <-scopeCh
 	if err != nil {
 		return nil, err
 	}
-	if scope.err != nil {
-		return nil, scope.err
-	}
-	res.SearchableInScope = scope.n
 
 	if err := s.group(ctx, db, p, cands, res); err != nil {
 		return nil, err
@@ -290,11 +281,6 @@ func (s *Store) Search(ctx context.Context, req SearchRequest) (*SearchResult, e
 	}
 	res.ElapsedMS = float64(time.Since(began).Microseconds()) / 1000
 	return res, nil
-}
-
-type scopeCount struct {
-	n   int
-	err error
 }
 
 // explainEmpty says why a search found nothing.

@@ -75,34 +75,65 @@ func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
+// Full-text routing. SQLite FTS5 answers in microseconds when a query matches few messages,
+// but ranks every match, so a query of common words costs time in proportion to the archive;
+// Lance's inverted index finds the best k without scoring every match (docs/benchmarks.md has
+// both measured). A query whose words match more than textRouteLimit messages, in a scope as
+// large, goes to Lance when its text index exists; everything else, and every CJK query, to
+// FTS5.
+const textRouteLimit = 20_000
+
 // ftsArm finds messages whose search text holds every query term, or, when none does, any of
-// them (said in a note), best BM25 first (or newest first). It also counts the matches.
+// them (said in a note), best BM25 first (or newest first), and counts the matches.
 func (s *Store) ftsArm(ctx context.Context, db querier, p *plan, res *SearchResult) ([]candidate, error) {
 	e, ok := sqlite.ParseQuery(p.req.Query)
 	if !ok {
 		return nil, validation("query", "the query has no words to search for")
 	}
-	cands, total, capped, err := s.ftsMatch(ctx, db, p, e, false)
-	if err != nil {
-		return nil, err
-	}
-	if len(cands) == 0 && len(e.Terms) > 1 {
-		cands, total, capped, err = s.ftsMatch(ctx, db, p, e, true)
+	for _, anyTerm := range []bool{false, true} {
+		if anyTerm && len(e.Terms) < 2 {
+			break
+		}
+		var cands []candidate
+		var err error
+		if s.routeToLance(ctx, db, e, anyTerm, res.SearchableInScope) {
+			cands, err = s.lanceTextArm(ctx, db, p, e, anyTerm, res)
+		} else {
+			cands, err = s.ftsMatch(ctx, db, p, e, anyTerm, res)
+		}
 		if err != nil {
 			return nil, err
 		}
 		if len(cands) > 0 {
-			res.Notes = append(res.Notes, "no message holds every word of the query; these hold some of them")
+			if anyTerm {
+				res.Notes = append(res.Notes, "no message holds every word of the query; these hold some of them")
+			}
+			return cands, nil
 		}
 	}
-	res.MatchedTotal, res.MatchedTotalIsLowerBound = total, capped
-	return cands, nil
+	return nil, nil
+}
+
+// routeToLance decides where a word query runs (see textRouteLimit).
+func (s *Store) routeToLance(ctx context.Context, db querier, e sqlite.MatchExpr, anyTerm bool, scope int) bool {
+	limit := s.textIndex.limit()
+	if e.Table != "messages_fts" || scope <= limit || !s.textIndexReady(ctx) {
+		return false
+	}
+	match := e.All
+	if anyTerm {
+		match = e.Any
+	}
+	var n int
+	err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)`,
+		match, limit+1).Scan(&n)
+	return err == nil && n > limit
 }
 
 // ftsMatch finds the messages holding every term of e, or with anyTerm one of them. CJK
 // queries search the trigram index; since it cannot match terms under three characters, those
 // are LIKE conditions, and a CJK any-term search counts the terms each CJK message holds.
-func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.MatchExpr, anyTerm bool) ([]candidate, int, bool, error) {
+func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.MatchExpr, anyTerm bool, res *SearchResult) ([]candidate, error) {
 	filters, fargs := messageFilters(p, false)
 	from := e.Table + ` JOIN messages m ON m.rowid = ` + e.Table + `.rowid`
 	var where, rank string
@@ -143,33 +174,32 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 		FROM ` + from + ` WHERE ` + where + ` ORDER BY ` + order + ` LIMIT ?`
 	rows, err := db.QueryContext(ctx, q, slices.Concat(rankArgs, args, []any{p.pool})...)
 	if err != nil {
-		return nil, 0, false, fmt.Errorf("store: search: %w", err)
+		return nil, fmt.Errorf("store: search: %w", err)
 	}
 	var cands []candidate
 	for rows.Next() {
 		var c candidate
 		if err := rows.Scan(&c.sessionID, &c.messageID, &c.role, &c.project, &c.agent, &c.timestamp, &c.score); err != nil {
 			rows.Close()
-			return nil, 0, false, err
+			return nil, err
 		}
 		cands = append(cands, c)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, 0, false, fmt.Errorf("store: search: %w", err)
+		return nil, fmt.Errorf("store: search: %w", err)
 	}
+	res.MatchedTotal, res.MatchedTotalIsLowerBound = len(cands), false
 	if len(cands) < p.pool {
-		return cands, len(cands), false, nil
+		return cands, nil
 	}
 	var total int
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+from+` WHERE `+where+` LIMIT ?)`,
 		append(args, matchCountCap+1)...).Scan(&total); err != nil {
-		return nil, 0, false, fmt.Errorf("store: search: count: %w", err)
+		return nil, fmt.Errorf("store: search: count: %w", err)
 	}
-	if total > matchCountCap {
-		return cands, matchCountCap, true, nil
-	}
-	return cands, total, false, nil
+	res.MatchedTotal, res.MatchedTotalIsLowerBound = min(total, matchCountCap), total > matchCountCap
+	return cands, nil
 }
 
 // searchableInScope counts the messages with searchable text under the plan's filters. A

@@ -283,3 +283,50 @@ func TestFitPartsCutsOversizedBodies(t *testing.T) {
 		t.Errorf("kept %d rest %d", len(kept), rest)
 	}
 }
+
+// TestCommonWordsRouteToLance lowers the routing threshold so that a query of common words runs
+// on Lance's text index, and checks it agrees with FTS5 and keeps the filters.
+func TestCommonWordsRouteToLance(t *testing.T) {
+	d := loadRelevance(t)
+	s := relevanceStore(t, d, 20)
+	ctx := context.Background()
+	before, err := s.Search(ctx, SearchRequest{Query: "pgxpool", Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.textIndex.routeLimit = 1
+	if _, err := s.MaintainTextIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !s.textIndexReady(ctx) {
+		t.Fatal("text index not ready after MaintainTextIndex")
+	}
+	after, err := s.Search(ctx, SearchRequest{Query: "pgxpool", Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !after.MatchedTotalIsLowerBound || before.MatchedTotalIsLowerBound {
+		t.Errorf("the Lance route was not taken: before %+v after %+v", before.MatchedTotal, after.MatchedTotal)
+	}
+	if len(after.Sessions) == 0 || after.Sessions[0].SessionID != before.Sessions[0].SessionID {
+		t.Errorf("engines disagree on the best session: FTS5 %v, Lance %v", before.Sessions, after.Sessions)
+	}
+	// Filters hold on the Lance route too.
+	res, err := s.Search(ctx, SearchRequest{Query: "the test", Filters: SearchFilters{SourceAgent: "gemini-cli", Role: "user"}, Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range res.Sessions {
+		for _, h := range g.Matches {
+			if g.SourceAgent != "gemini-cli" || h.Role != "user" {
+				t.Errorf("filtered Lance search returned %s %s %s", g.SessionID, g.SourceAgent, h.Role)
+			}
+		}
+	}
+	// New rows are found before the index folds them in.
+	upsert(t, s, chat("fresh", "codex-cli", "/p", "", time.Now(), "zanzibar quokka the test"))
+	res, err = s.Search(ctx, SearchRequest{Query: "the test zanzibar"})
+	if err != nil || len(res.Sessions) == 0 || res.Sessions[0].SessionID != "fresh" {
+		t.Errorf("unindexed row not found: %+v %v", res, err)
+	}
+}

@@ -29,9 +29,13 @@ func (s *Store) embeddedCount(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
-// lanceFilters renders the plan's filters in Lance's SQL dialect over the messages table.
-func lanceFilters(p *plan) string {
-	where := []string{"vector IS NOT NULL", "search_text IS NOT NULL", "search_text <> ''"}
+// lanceFilters renders the plan's filters in Lance's SQL dialect over the messages table;
+// withVector keeps only embedded rows.
+func lanceFilters(p *plan, withVector bool) string {
+	where := []string{"search_text IS NOT NULL", "search_text <> ''"}
+	if withVector {
+		where = append(where, "vector IS NOT NULL")
+	}
 	f := p.req.Filters
 	switch {
 	case p.projectRE != nil:
@@ -72,7 +76,7 @@ func (s *Store) vectorArm(ctx context.Context, p *plan, res *SearchResult) ([]ca
 	}
 	q := lance.Query{
 		Columns: []string{"session_id", "id", "role", "project", "source_agent", "timestamp"},
-		Filter:  lanceFilters(p),
+		Filter:  lanceFilters(p, true),
 		Limit:   p.pool * 2,
 		Vector:  &lance.VectorQuery{Column: "vector", Vector: vecs[0], Distance: "cosine"},
 	}
@@ -114,7 +118,7 @@ func (s *Store) hybridArms(ctx context.Context, db *sql.DB, p *plan, res *Search
 		c, err := s.vectorArm(ctx, p, vres)
 		vecCh <- armResult{c, err}
 	}()
-	fres := &SearchResult{}
+	fres := &SearchResult{SearchableInScope: res.SearchableInScope}
 	text, err := s.ftsArm(ctx, db, p, fres)
 	vec := <-vecCh
 	if err != nil {

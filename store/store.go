@@ -54,6 +54,7 @@ type Store struct {
 	searchOnce sync.Once
 	search     *sql.DB
 	searchErr  error
+	textIndex  textIndexState
 }
 
 // Open opens the store in opts.DataDir, creating its tables when missing and adding columns a
