@@ -17,6 +17,8 @@ export POND_ONNXRUNTIME_LIB ?= $(POND_CACHE)/onnxruntime/$(ORT_VERSION)/libonnxr
 GO_TAGS := sqlite_fts5
 # make test PKGS=./store/... runs a subset.
 PKGS ?= ./...
+# make bench BENCH=Search runs the benchmarks matching a pattern.
+BENCH ?= .
 GO := go
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION) -X main.nativeDir=$(NATIVE_DIR)
@@ -37,7 +39,7 @@ test: native-check
 	$(GO) test -tags $(GO_TAGS) -count=1 $(PKGS)
 
 bench: native-check
-	$(GO) test -tags $(GO_TAGS) -run '^$$' -bench . -benchmem $(PKGS)
+	$(GO) test -tags $(GO_TAGS) -run '^$$' -bench '$(BENCH)' -benchmem $(PKGS)
 
 fmt:
 	gofmt -l -w .

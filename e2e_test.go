@@ -163,3 +163,60 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("sync of an unknown adapter exited %d, want 2", code)
 	}
 }
+
+// TestSearchAndRead drives search, get-session and get-message through the real binary: a
+// synced session is found, its page read from the hit's message id, the message read in full,
+// and the exit codes tell a bad request (2) from an unknown id (1).
+func TestSearchAndRead(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the pond binary")
+	}
+	bin := pondBinary(t)
+	_, env := isolatedHome(t)
+	if out, code := run(t, bin, env, "sync"); code != 0 {
+		t.Fatalf("sync exited %d: %s", code, out)
+	}
+	out, code := run(t, bin, env, "search", "calc_test.go fails", "--format", "json")
+	if code != 0 {
+		t.Fatalf("search exited %d: %s", code, out)
+	}
+	var res struct {
+		Sessions []struct {
+			SessionID string `json:"session_id"`
+			Matches   []struct {
+				MessageID string `json:"message_id"`
+				Text      string `json:"text"`
+			} `json:"matches"`
+		} `json:"sessions"`
+		SearchableInScope int `json:"searchable_in_scope"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Sessions) != 1 || res.SearchableInScope == 0 || !strings.Contains(res.Sessions[0].Matches[0].Text, "calc_test.go") {
+		t.Fatalf("search result: %s", out)
+	}
+	hit := res.Sessions[0].Matches[0].MessageID
+
+	text, code := run(t, bin, env, "search", "calc_test.go fails")
+	if code != 0 || !strings.Contains(text, "**calc_test.go**") || !strings.Contains(text, res.Sessions[0].SessionID) {
+		t.Errorf("text search (%d): %s", code, text)
+	}
+	page, code := run(t, bin, env, "get-session", hit, "--limit", "3")
+	if code != 0 || !strings.Contains(page, "is a message id: this page starts at it") || !strings.Contains(page, "-> ") {
+		t.Errorf("get-session from a message id (%d): %s", code, page)
+	}
+	msg, code := run(t, bin, env, "get-message", hit, "--format", "json")
+	if code != 0 || !strings.Contains(msg, `"target_parts"`) {
+		t.Errorf("get-message (%d): %s", code, msg)
+	}
+	if out, code := run(t, bin, env, "search", "x", "--mode", "vector"); code != 2 {
+		t.Errorf("vector search without a model exited %d: %s", code, out)
+	}
+	if out, code := run(t, bin, env, "get-session", "no-such-id"); code != 1 {
+		t.Errorf("unknown id exited %d: %s", code, out)
+	}
+	if out, code := run(t, bin, env, "get-message", res.Sessions[0].SessionID); code != 2 {
+		t.Errorf("get-message of a session id exited %d: %s", code, out)
+	}
+}

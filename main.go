@@ -64,6 +64,6 @@ Start with:
 	addGlobalFlags(root)
 	root.AddCommand(newVersionCmd(), newDoctorCmd(), newSyncCmd(), newStatusCmd(), newAdaptersCmd(), newConsentCmd(),
 		newConfigCmd(), newSQLCmd(), newExportCmd(), newImportCmd(), newMirrorCmd(),
-		newDaemonCmd(), newMCPCmd(), newServeCmd())
+		newSearchCmd(), newGetSessionCmd(), newGetMessageCmd(), newDaemonCmd(), newMCPCmd(), newServeCmd())
 	return root
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,10 +12,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 
+	"github.com/pondhq/pond/embed"
 	"github.com/pondhq/pond/store/lance"
 	"github.com/pondhq/pond/store/sqlite"
 )
@@ -44,6 +47,14 @@ type Store struct {
 	// versions are the Lance table versions the mirror is known to reflect (set by the writer
 	// after catching up), so the next write skips the catch-up scan when nothing changed.
 	versions map[string]uint64
+
+	// Search reads the mirror through its own read-only pool, opened on first use, and asks
+	// embedder (nil: semantic search off) for query vectors.
+	embedder   embed.Embedder
+	searchOnce sync.Once
+	search     *sql.DB
+	searchErr  error
+	textIndex  textIndexState
 }
 
 // Open opens the store in opts.DataDir, creating its tables when missing and adding columns a
@@ -167,6 +178,9 @@ func (s *Store) Close() error {
 	}
 	if s.mirror != nil {
 		errs = append(errs, s.mirror.Close())
+	}
+	if s.search != nil {
+		errs = append(errs, s.search.Close())
 	}
 	if s.db != nil {
 		errs = append(errs, s.db.Close())

@@ -456,3 +456,27 @@ func classify(ctx context.Context, err error, timeout time.Duration) error {
 	}
 	return err
 }
+
+// searchDriver is go-sqlite3 with Pond's helper functions (regexp for project filters) and no
+// authorizer: the search planner's own queries read the mirror's bookkeeping tables too.
+const searchDriver = "sqlite3_pond_search"
+
+var registerSearch sync.Once
+
+// OpenSearchDB opens the mirror at path read-only for the search planner and session pages.
+func OpenSearchDB(path string) (*sql.DB, error) {
+	registerSearch.Do(func() {
+		sql.Register(searchDriver, &sqlite3.SQLiteDriver{ConnectHook: registerFunctions})
+	})
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Set("_query_only", "1")
+	q.Set("_busy_timeout", "5000")
+	db, err := sql.Open(searchDriver, "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(4)
+	db.SetMaxIdleConns(4)
+	return db, nil
+}

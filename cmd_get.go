@@ -1,0 +1,86 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/pondhq/pond/store"
+)
+
+func newGetSessionCmd() *cobra.Command {
+	var req store.GetSessionRequest
+	var format string
+	cmd := &cobra.Command{
+		Use:   "get-session ID",
+		Short: "Read a stored session, a page at a time",
+		Long: `get-session prints a page of a session's messages in order: their text, and one line per
+tool call (->) and result (<-). ID may also be a message id (from search): the page then
+starts at that message.
+
+Pages hold --limit messages and at most 200,000 bytes; the output says how many messages are
+before and after the page and which flag reads them.
+
+Examples:
+  pond get-session 3f2a…                 the first 20 messages, and the session's sub-agents
+  pond get-session 3f2a… --from end      the latest 20 (after a compaction, read from here)
+  pond get-session 3f2a… --after MSG_ID  the page after MSG_ID`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req.ID = args[0]
+			s, err := openStore(cmd.Context(), "pond get-session")
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			page, err := s.GetSession(cmd.Context(), req)
+			if err != nil {
+				return readError(err)
+			}
+			return render(cmd.OutOrStdout(), format, page, page.Render)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&req.Limit, "limit", store.DefaultPageLimit, "messages per page")
+	f.StringVar(&req.From, "from", "start", "start or end of the session")
+	f.StringVar(&req.AfterMessageID, "after", "", "the page after this message id")
+	f.StringVar(&req.BeforeMessageID, "before", "", "the page before this message id")
+	f.StringVar(&format, "format", "text", "text or json")
+	return cmd
+}
+
+func newGetMessageCmd() *cobra.Command {
+	var req store.GetMessageRequest
+	var before, after int
+	var format string
+	cmd := &cobra.Command{
+		Use:   "get-message ID",
+		Short: "Read one message in full: tool calls and results, reasoning, files",
+		Long: `get-message prints one message with every part's body (tool calls with their parameters,
+tool results, reasoning, files), bounded at 200,000 bytes, between a few of its neighbours.
+A message id shared by forks of a session is read from the first; --session picks another.
+
+Examples:
+  pond get-message MSG_ID
+  pond get-message MSG_ID --context-before 0 --context-after 10 --format json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req.ID = args[0]
+			req.ContextBefore, req.ContextAfter = &before, &after
+			s, err := openStore(cmd.Context(), "pond get-message")
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			d, err := s.GetMessage(cmd.Context(), req)
+			if err != nil {
+				return readError(err)
+			}
+			return render(cmd.OutOrStdout(), format, d, d.Render)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&before, "context-before", store.DefaultContext, "messages to show before it")
+	f.IntVar(&after, "context-after", store.DefaultContext, "messages to show after it")
+	f.StringVar(&req.SessionID, "session", "", "the session to read it from, when forks share the id")
+	f.StringVar(&format, "format", "text", "text or json")
+	return cmd
+}

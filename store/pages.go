@@ -1,0 +1,552 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/pondhq/pond/session"
+)
+
+// Bounds of session pages and message reads.
+const (
+	DefaultPageLimit = 20
+	MaxPageLimit     = 1000
+	// PageBudgetBytes bounds a page's or a message read's bodies.
+	PageBudgetBytes = 200_000
+	DefaultContext  = 3
+	maxContext      = 50
+)
+
+// GetSessionRequest asks for one page of a session. ID may be a message id: the page then
+// starts at that message (ResolvedFromMessageID says so).
+type GetSessionRequest struct {
+	ID              string `json:"id"`
+	Limit           int    `json:"limit,omitempty"` // messages; default 20
+	From            string `json:"from,omitempty"`  // start (default) or end
+	AfterMessageID  string `json:"after_message_id,omitempty"`
+	BeforeMessageID string `json:"before_message_id,omitempty"`
+}
+
+// SessionInfo describes a session.
+type SessionInfo struct {
+	ID              string `json:"id"`
+	SourceAgent     string `json:"source_agent"`
+	Project         string `json:"project"`
+	CreatedAt       string `json:"created_at"`
+	ParentSessionID string `json:"parent_session_id,omitempty"`
+	Messages        int    `json:"messages"`
+}
+
+// SessionPage is a run of a session's messages in order (timestamp, then id).
+type SessionPage struct {
+	Session  SessionInfo   `json:"session"`
+	Scope    string        `json:"scope"` // "session"
+	Messages []MessageView `json:"messages"`
+	// FirstIndex is the 1-based position of Messages[0] in the session.
+	FirstIndex            int    `json:"first_index"`
+	BeforeRemaining       int    `json:"before_remaining"`
+	AfterRemaining        int    `json:"after_remaining"`
+	ResolvedFromMessageID string `json:"resolved_from_message_id,omitempty"`
+	// Subagents are the session's child sessions, listed on the page that starts the session.
+	Subagents []SessionInfo `json:"subagents,omitempty"`
+}
+
+// MessageView is a message as a reader sees it: its text and one line per other part.
+type MessageView struct {
+	ID        string `json:"id"`
+	SessionID string `json:"session_id"`
+	Role      string `json:"role"`
+	Timestamp string `json:"timestamp"`
+	// Text is the message's text parts (injected ones included, marked); Content is a system
+	// message's content.
+	Text         string        `json:"text,omitempty"`
+	Content      string        `json:"content,omitempty"`
+	PartsSummary []PartSummary `json:"parts_summary,omitempty"`
+}
+
+// PartSummary is one non-text part in a line: a tool call or result, reasoning, a file, an
+// approval.
+type PartSummary struct {
+	Kind   string `json:"kind"`
+	Label  string `json:"label,omitempty"`
+	CallID string `json:"call_id,omitempty"`
+	Failed *bool  `json:"failed,omitempty"`
+}
+
+// GetMessageRequest asks for one message with its full part bodies and its neighbours.
+type GetMessageRequest struct {
+	ID string `json:"id"`
+	// SessionID picks the copy when forks share the message id (optional).
+	SessionID     string `json:"session_id,omitempty"`
+	ContextBefore *int   `json:"context_before,omitempty"` // default 3
+	ContextAfter  *int   `json:"context_after,omitempty"`  // default 3
+}
+
+// MessageDetail is a message with every part in full (bounded by PageBudgetBytes: parts past
+// the budget are counted in TargetPartsRemaining, a body too large alone is cut with a marker).
+type MessageDetail struct {
+	Session              SessionInfo    `json:"session"`
+	Scope                string         `json:"scope"` // "message"
+	Target               MessageView    `json:"target"`
+	TargetParts          []session.Part `json:"target_parts"`
+	TargetPartsRemaining int            `json:"target_parts_remaining"`
+	Before               []MessageView  `json:"context_before"`
+	After                []MessageView  `json:"context_after"`
+	// AlsoInSessions lists other sessions holding a message with this id (forks replay their
+	// parent's ids); pass session_id to read one of them.
+	AlsoInSessions []string `json:"also_in_sessions,omitempty"`
+}
+
+// GetSession reads one page of a session from the mirror.
+func (s *Store) GetSession(ctx context.Context, req GetSessionRequest) (*SessionPage, error) {
+	if req.ID == "" {
+		return nil, validation("id", "a session or message id is required")
+	}
+	if req.AfterMessageID != "" && req.BeforeMessageID != "" {
+		return nil, validation("after_message_id", "after_message_id and before_message_id exclude each other")
+	}
+	switch req.From {
+	case "", "start", "end":
+	default:
+		return nil, validation("from", fmt.Sprintf("unknown value %q (want start or end)", req.From))
+	}
+	limit := req.Limit
+	if limit <= 0 {
+		limit = DefaultPageLimit
+	}
+	limit = min(limit, MaxPageLimit)
+	db, err := s.searchDB()
+	if err != nil {
+		return nil, err
+	}
+	page := &SessionPage{Scope: "session", Messages: []MessageView{}}
+	info, err := sessionInfo(ctx, db, req.ID)
+	if err == ErrNotFound {
+		// Perhaps a message id: read its session, starting there.
+		var sid string
+		qerr := db.QueryRowContext(ctx, `SELECT session_id FROM messages WHERE message_id = ? ORDER BY session_id LIMIT 1`, req.ID).Scan(&sid)
+		if isNoRows(qerr) {
+			return nil, fmt.Errorf("%w: no session or message has the id %s", ErrNotFound, req.ID)
+		}
+		if qerr != nil {
+			return nil, fmt.Errorf("store: get session: %w", qerr)
+		}
+		if info, err = sessionInfo(ctx, db, sid); err != nil {
+			return nil, err
+		}
+		page.ResolvedFromMessageID = req.ID
+	} else if err != nil {
+		return nil, err
+	}
+	page.Session = info
+
+	ids, err := messageOrder(ctx, db, info.ID)
+	if err != nil {
+		return nil, err
+	}
+	position := func(id, field string) (int, error) {
+		for i, m := range ids {
+			if m == id {
+				return i, nil
+			}
+		}
+		return 0, validation(field, fmt.Sprintf("message %s is not in session %s (a stale anchor?)", id, info.ID))
+	}
+	lo, hi := 0, min(limit, len(ids))
+	switch {
+	case req.AfterMessageID != "":
+		i, err := position(req.AfterMessageID, "after_message_id")
+		if err != nil {
+			return nil, err
+		}
+		lo, hi = i+1, min(i+1+limit, len(ids))
+	case req.BeforeMessageID != "":
+		i, err := position(req.BeforeMessageID, "before_message_id")
+		if err != nil {
+			return nil, err
+		}
+		lo, hi = max(0, i-limit), i
+	case page.ResolvedFromMessageID != "":
+		i, _ := position(page.ResolvedFromMessageID, "id")
+		lo, hi = i, min(i+limit, len(ids))
+	case req.From == "end":
+		lo, hi = max(0, len(ids)-limit), len(ids)
+	}
+	views, err := messageViews(ctx, db, info.ID, ids[lo:hi])
+	if err != nil {
+		return nil, err
+	}
+	// Keep within the byte budget, at least one message; from the end, keep the newest.
+	used, kept := 0, 0
+	fromEnd := req.From == "end" || req.BeforeMessageID != ""
+	for k := range views {
+		i := k
+		if fromEnd {
+			i = len(views) - 1 - k
+		}
+		b, _ := json.Marshal(views[i])
+		if kept > 0 && used+len(b) > PageBudgetBytes {
+			break
+		}
+		used += len(b)
+		kept++
+	}
+	if fromEnd {
+		lo += len(views) - kept
+		views = views[len(views)-kept:]
+	} else {
+		hi = lo + kept
+		views = views[:kept]
+	}
+	page.Messages = views
+	page.FirstIndex = lo + 1
+	page.BeforeRemaining, page.AfterRemaining = lo, len(ids)-hi
+	if lo == 0 {
+		if page.Subagents, err = childSessions(ctx, db, info.ID); err != nil {
+			return nil, err
+		}
+	}
+	return page, nil
+}
+
+// GetMessage reads one message with its full parts and neighbours.
+func (s *Store) GetMessage(ctx context.Context, req GetMessageRequest) (*MessageDetail, error) {
+	if req.ID == "" {
+		return nil, validation("id", "a message id is required")
+	}
+	before, after := DefaultContext, DefaultContext
+	if req.ContextBefore != nil {
+		before = max(0, min(*req.ContextBefore, maxContext))
+	}
+	if req.ContextAfter != nil {
+		after = max(0, min(*req.ContextAfter, maxContext))
+	}
+	db, err := s.searchDB()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.QueryContext(ctx, `SELECT session_id FROM messages WHERE message_id = ? ORDER BY session_id`, req.ID)
+	if err != nil {
+		return nil, fmt.Errorf("store: get message: %w", err)
+	}
+	var sessions []string
+	for rows.Next() {
+		var sid string
+		if err := rows.Scan(&sid); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		sessions = append(sessions, sid)
+	}
+	rows.Close()
+	if len(sessions) == 0 {
+		if _, err := sessionInfo(ctx, db, req.ID); err == nil {
+			return nil, validation("id", fmt.Sprintf("%s is a session id: read sessions with get-session (pond get-session %s)", req.ID, req.ID))
+		}
+		return nil, fmt.Errorf("%w: no message has the id %s", ErrNotFound, req.ID)
+	}
+	sid := sessions[0]
+	if req.SessionID != "" {
+		sid = ""
+		for _, x := range sessions {
+			if x == req.SessionID {
+				sid = x
+			}
+		}
+		if sid == "" {
+			return nil, validation("session_id", fmt.Sprintf("session %s holds no message %s", req.SessionID, req.ID))
+		}
+	}
+	d := &MessageDetail{Scope: "message", Before: []MessageView{}, After: []MessageView{}}
+	for _, x := range sessions {
+		if x != sid {
+			d.AlsoInSessions = append(d.AlsoInSessions, x)
+		}
+	}
+	if d.Session, err = sessionInfo(ctx, db, sid); err != nil {
+		return nil, err
+	}
+	ids, err := messageOrder(ctx, db, sid)
+	if err != nil {
+		return nil, err
+	}
+	at := 0
+	for i, id := range ids {
+		if id == req.ID {
+			at = i
+		}
+	}
+	views, err := messageViews(ctx, db, sid, ids[max(0, at-before):min(len(ids), at+after+1)])
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range views {
+		switch {
+		case v.ID == req.ID:
+			d.Target = v
+		case d.Target.ID == "":
+			d.Before = append(d.Before, v)
+		default:
+			d.After = append(d.After, v)
+		}
+	}
+	parts, err := s.messageParts(ctx, db, sid, req.ID)
+	if err != nil {
+		return nil, err
+	}
+	d.TargetParts, d.TargetPartsRemaining = fitParts(parts, PageBudgetBytes)
+	return d, nil
+}
+
+// fitParts keeps parts while their JSON fits budget; a first part too large alone has its
+// bodies cut with a marker so that the reader still sees its beginning.
+func fitParts(parts []session.Part, budget int) ([]session.Part, int) {
+	out := []session.Part{}
+	used := 0
+	for i, p := range parts {
+		b, _ := json.Marshal(p)
+		if used+len(b) > budget {
+			if i > 0 {
+				return out, len(parts) - i
+			}
+			p = cutPart(p, budget/2)
+			b, _ = json.Marshal(p)
+		}
+		used += len(b)
+		out = append(out, p)
+	}
+	return out, 0
+}
+
+// cutPart shortens a part's large bodies to about limit bytes each.
+func cutPart(p session.Part, limit int) session.Part {
+	cut := func(s string) string {
+		if len(s) <= limit {
+			return s
+		}
+		end := limit
+		for end > 0 && !utf8Start(s[end]) {
+			end--
+		}
+		return s[:end] + fmt.Sprintf(" [+%d more bytes]", len(s)-end)
+	}
+	p.Text = cut(p.Text)
+	if len(p.Params) > limit {
+		p.Params, _ = json.Marshal(cut(string(p.Params)))
+	}
+	if len(p.Result) > limit {
+		p.Result, _ = json.Marshal(cut(string(p.Result)))
+	}
+	if p.Data != nil && len(p.Data.Bytes) > limit {
+		p.Data = &session.FileData{Kind: session.FileString, Value: fmt.Sprintf("[%d bytes of %s not shown]", len(p.Data.Bytes), p.MediaType)}
+	}
+	p.Options = nil
+	return p
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+func sessionInfo(ctx context.Context, db querier, id string) (SessionInfo, error) {
+	var i SessionInfo
+	var parent sql.NullString
+	err := db.QueryRowContext(ctx, `SELECT session_id, source_agent, project, created_at, parent_session_id,
+		(SELECT count(*) FROM messages WHERE session_id = s.session_id) FROM sessions s WHERE session_id = ?`, id).
+		Scan(&i.ID, &i.SourceAgent, &i.Project, &i.CreatedAt, &parent, &i.Messages)
+	if isNoRows(err) {
+		return i, ErrNotFound
+	}
+	if err != nil {
+		return i, fmt.Errorf("store: session %s: %w", id, err)
+	}
+	i.ParentSessionID = parent.String
+	return i, nil
+}
+
+func childSessions(ctx context.Context, db querier, id string) ([]SessionInfo, error) {
+	rows, err := db.QueryContext(ctx, `SELECT session_id FROM sessions WHERE parent_session_id = ? ORDER BY created_at, session_id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("store: sub-agents of %s: %w", id, err)
+	}
+	var ids []string
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, c)
+	}
+	rows.Close()
+	var out []SessionInfo
+	for _, c := range ids {
+		i, err := sessionInfo(ctx, db, c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, i)
+	}
+	return out, nil
+}
+
+// messageOrder lists a session's message ids in reading order, from the mirror's
+// (session_id, timestamp, message_id) index alone.
+func messageOrder(ctx context.Context, db querier, sid string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, `SELECT message_id FROM messages WHERE session_id = ? ORDER BY timestamp, message_id`, sid)
+	if err != nil {
+		return nil, fmt.Errorf("store: messages of %s: %w", sid, err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// messageViews reads the given messages of a session with their parts, in the order given.
+func messageViews(ctx context.Context, db querier, sid string, ids []string) ([]MessageView, error) {
+	if len(ids) == 0 {
+		return []MessageView{}, nil
+	}
+	marks := strings.Repeat(",?", len(ids))[1:]
+	args := []any{sid}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	byID := map[string]*MessageView{}
+	rows, err := db.QueryContext(ctx, `SELECT message_id, role, timestamp, coalesce(content, '') FROM messages
+		WHERE session_id = ? AND message_id IN (`+marks+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: read messages of %s: %w", sid, err)
+	}
+	for rows.Next() {
+		v := &MessageView{SessionID: sid}
+		if err := rows.Scan(&v.ID, &v.Role, &v.Timestamp, &v.Content); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		byID[v.ID] = v
+	}
+	rows.Close()
+	rows, err = db.QueryContext(ctx, `SELECT message_id, id, ordinal, type, provenance, variant_data FROM parts
+		WHERE session_id = ? AND message_id IN (`+marks+`) ORDER BY message_id, ordinal, id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: read parts of %s: %w", sid, err)
+	}
+	defer rows.Close()
+	texts := map[string][]string{}
+	for rows.Next() {
+		p := session.Part{SessionID: sid}
+		var variant sql.NullString
+		if err := rows.Scan(&p.MessageID, &p.ID, &p.Ordinal, &p.Type, &p.Provenance, &variant); err != nil {
+			return nil, err
+		}
+		if err := partFromBody(&p, variant.String, nil); err != nil {
+			return nil, err
+		}
+		v := byID[p.MessageID]
+		if v == nil {
+			continue
+		}
+		if p.Type == session.PartText {
+			t := p.Text
+			if p.Provenance == session.Injected {
+				t = "[injected] " + t
+			}
+			texts[p.MessageID] = append(texts[p.MessageID], t)
+			continue
+		}
+		v.PartsSummary = append(v.PartsSummary, summarize(p))
+	}
+	out := make([]MessageView, 0, len(ids))
+	for _, id := range ids {
+		if v := byID[id]; v != nil {
+			v.Text = strings.Join(texts[id], "\n\n")
+			out = append(out, *v)
+		}
+	}
+	return out, rows.Err()
+}
+
+// summarize describes a non-text part in a line.
+func summarize(p session.Part) PartSummary {
+	s := PartSummary{Kind: string(p.Type)}
+	switch p.Type {
+	case session.PartToolCall:
+		s.Label, s.CallID = p.Name, p.CallID
+	case session.PartToolResult:
+		failed := p.IsFailure
+		s.Label, s.CallID, s.Failed = p.Name, p.CallID, &failed
+	case session.PartReasoning:
+		s.Label = clip(p.Text, 120)
+	case session.PartFile:
+		s.Label = strings.TrimSpace(p.FileName + " " + p.MediaType)
+	case session.PartToolApprovalRequest:
+		s.CallID = p.ToolCallID
+	case session.PartToolApprovalResponse:
+		s.CallID = p.ApprovalID
+		s.Label = map[bool]string{true: "approved", false: "denied"}[p.Approved]
+	}
+	return s
+}
+
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	end := n
+	for end > 0 && !utf8Start(s[end]) {
+		end--
+	}
+	return s[:end] + "…"
+}
+
+// messageParts reads one message's parts in full, file payloads from Lance.
+func (s *Store) messageParts(ctx context.Context, db querier, sid, mid string) ([]session.Part, error) {
+	rows, err := db.QueryContext(ctx, `SELECT id, ordinal, type, provenance, variant_data, options FROM parts
+		WHERE session_id = ? AND message_id = ? ORDER BY ordinal, id`, sid, mid)
+	if err != nil {
+		return nil, fmt.Errorf("store: parts of %s/%s: %w", sid, mid, err)
+	}
+	var parts []session.Part
+	hasBytes := false
+	for rows.Next() {
+		p := session.Part{SessionID: sid, MessageID: mid}
+		var variant, opts sql.NullString
+		if err := rows.Scan(&p.ID, &p.Ordinal, &p.Type, &p.Provenance, &variant, &opts); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		p.Options = optionsFrom(opts)
+		if err := partFromBody(&p, variant.String, nil); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		hasBytes = hasBytes || (p.Data != nil && p.Data.Kind == session.FileBytes)
+		parts = append(parts, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if hasBytes {
+		payloads, err := s.filePayloads(ctx, sid)
+		if err != nil {
+			return nil, err
+		}
+		for i := range parts {
+			if d := parts[i].Data; d != nil && d.Kind == session.FileBytes {
+				d.Bytes = payloads[mid+"\x00"+parts[i].ID]
+			}
+		}
+	}
+	return parts, nil
+}

@@ -1,0 +1,415 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pondhq/pond/embed"
+)
+
+// Search modes.
+const (
+	ModeFTS    = "fts"
+	ModeVector = "vector"
+	ModeHybrid = "hybrid"
+)
+
+// Sort orders.
+const (
+	SortRelevance = "relevance"
+	SortRecency   = "recency"
+)
+
+// Limits of a search.
+const (
+	DefaultSearchLimit = 10
+	MaxSearchLimit     = 200
+	// SnippetChars bounds a hit's text window.
+	SnippetChars = 600
+	// matchCountCap bounds how far matched_total is counted; past it the total is a lower bound.
+	matchCountCap = 10_000
+)
+
+// ErrEmbeddingsOff refuses a vector or hybrid search when semantic search is not turned on.
+var ErrEmbeddingsOff = errors.New("semantic search is off: install a model with `pond model install` to turn it on, or search with --mode fts")
+
+// SearchRequest is one search. Filters narrow the messages searched; all are optional.
+type SearchRequest struct {
+	Query   string        `json:"query"`
+	Mode    string        `json:"mode,omitempty"`    // fts (default), vector, hybrid
+	SortBy  string        `json:"sort_by,omitempty"` // relevance (default), recency
+	Filters SearchFilters `json:"filters"`
+	Limit   int           `json:"limit,omitempty"` // sessions; default 10, clamped to 1..200
+}
+
+// SearchFilters narrow a search.
+type SearchFilters struct {
+	// Project matches the session's project (its working directory): a case-insensitive
+	// substring, "re:<regexp>", or "lit:<path>" for exactly that path.
+	Project string `json:"project,omitempty"`
+	// SessionID searches one session (and lets sub-agent sessions in).
+	SessionID string `json:"session_id,omitempty"`
+	// SourceAgent is an agent name, which also matches its sub-kinds ("claude-code" matches
+	// "claude-code/subagent"), or a sub-kind, which lets sub-agent sessions in.
+	SourceAgent string `json:"source_agent,omitempty"`
+	// FromDate and ToDate are inclusive UTC days, YYYY-MM-DD.
+	FromDate string `json:"from_date,omitempty"`
+	ToDate   string `json:"to_date,omitempty"`
+	// Role keeps messages of one role (user, assistant).
+	Role string `json:"role,omitempty"`
+}
+
+// SearchResult lists the sessions with hits, best first.
+type SearchResult struct {
+	Query    string        `json:"query"`
+	Mode     string        `json:"mode"` // the mode that ran (vector falls back to fts, see Notes)
+	SortBy   string        `json:"sort_by"`
+	Sessions []SessionHits `json:"sessions"`
+	// MatchedTotal counts the messages that match in scope; past 10,000 counting stops and
+	// MatchedTotalIsLowerBound is set. In vector mode every embedded message is a neighbour,
+	// so it is the number of candidates considered.
+	MatchedTotal             int  `json:"matched_total"`
+	MatchedTotalIsLowerBound bool `json:"matched_total_is_lower_bound,omitempty"`
+	// SearchableInScope counts the messages search could see under the filters.
+	SearchableInScope int  `json:"searchable_in_scope"`
+	HasMore           bool `json:"has_more"`
+	// Reason says why nothing came back: "store_empty", "filters_excluded_everything" or
+	// "no_match"; Hint suggests what to try instead.
+	Reason string `json:"reason,omitempty"`
+	Hint   string `json:"hint,omitempty"`
+	// Notes tell about fallbacks and defaults that shaped the result.
+	Notes     []string `json:"notes,omitempty"`
+	ElapsedMS float64  `json:"elapsed_ms"`
+}
+
+// SessionHits is one session's hits. Hits in its sub-agent sessions are grouped here too, under
+// the root session.
+type SessionHits struct {
+	SessionID            string  `json:"session_id"`
+	Project              string  `json:"project"`
+	SourceAgent          string  `json:"source_agent"`
+	CreatedAt            string  `json:"created_at"`
+	SessionMessagesCount int     `json:"session_messages_count"`
+	MatchedMessageCount  int     `json:"matched_message_count"`
+	BestScore            float64 `json:"best_score"`
+	Matches              []Hit   `json:"matches"` // newest first
+}
+
+// Hit is one matching message with a window of its searchable text.
+type Hit struct {
+	SessionID string  `json:"session_id"` // differs from the group's for a sub-agent's message
+	MessageID string  `json:"message_id"`
+	Role      string  `json:"role"`
+	Timestamp string  `json:"timestamp"`
+	Score     float64 `json:"score"` // in [0,1], 1 the best of this search
+	Text      string  `json:"text"`
+	// Highlights are byte ranges [start, end) of query terms within Text.
+	Highlights [][2]int `json:"highlights,omitempty"`
+}
+
+// candidate is a message an arm found, before grouping.
+type candidate struct {
+	sessionID, messageID, role, project, agent, timestamp string
+	score                                                 float64
+}
+
+func (c candidate) key() string { return c.sessionID + "\x00" + c.messageID }
+
+// plan is a validated request.
+type plan struct {
+	req            SearchRequest
+	limit, pool    int
+	subagents      bool // sub-agent sessions are searched too
+	from, to       string
+	projectRE      *regexp.Regexp
+	projectLiteral string
+	projectSub     string
+}
+
+func newPlan(req SearchRequest) (*plan, error) {
+	p := &plan{req: req}
+	req.Query = strings.TrimSpace(req.Query)
+	p.req.Query = req.Query
+	if req.Query == "" {
+		return nil, validation("query", "the query is empty")
+	}
+	if len(req.Query) > 4096 {
+		return nil, validation("query", "the query is longer than 4096 bytes")
+	}
+	switch req.Mode {
+	case "":
+		p.req.Mode = ModeFTS
+	case ModeFTS, ModeVector, ModeHybrid:
+	default:
+		return nil, validation("mode", fmt.Sprintf("unknown mode %q (want fts, vector or hybrid)", req.Mode))
+	}
+	switch req.SortBy {
+	case "":
+		p.req.SortBy = SortRelevance
+	case SortRelevance, SortRecency:
+	default:
+		return nil, validation("sort_by", fmt.Sprintf("unknown sort %q (want relevance or recency)", req.SortBy))
+	}
+	p.limit = req.Limit
+	if p.limit <= 0 {
+		p.limit = DefaultSearchLimit
+	}
+	p.limit = min(p.limit, MaxSearchLimit)
+	f := req.Filters
+	p.subagents = f.SessionID != "" || strings.Contains(f.SourceAgent, "/")
+	p.pool = max(p.limit*5, 50)
+	if !p.subagents {
+		p.pool = p.pool * 3 / 2
+	}
+	switch {
+	case strings.HasPrefix(f.Project, "re:"):
+		re, err := regexp.Compile(f.Project[3:])
+		if err != nil {
+			return nil, validation("project", fmt.Sprintf("bad regular expression: %v", err))
+		}
+		p.projectRE = re
+	case strings.HasPrefix(f.Project, "lit:"):
+		p.projectLiteral = f.Project[4:]
+	default:
+		p.projectSub = f.Project
+	}
+	var err error
+	if p.from, err = dayBound(f.FromDate, "from_date", false); err != nil {
+		return nil, err
+	}
+	if p.to, err = dayBound(f.ToDate, "to_date", true); err != nil {
+		return nil, err
+	}
+	if p.from != "" && p.to != "" && p.from > p.to {
+		return nil, validation("from_date", "from_date is after to_date")
+	}
+	switch f.Role {
+	case "", "user", "assistant", "system", "tool":
+	default:
+		return nil, validation("role", fmt.Sprintf("unknown role %q (want user or assistant)", f.Role))
+	}
+	return p, nil
+}
+
+// dayBound turns a YYYY-MM-DD day into the first (or, for an upper bound, last) microsecond of
+// that UTC day in the mirror's timestamp format.
+func dayBound(day, field string, upper bool) (string, error) {
+	if day == "" {
+		return "", nil
+	}
+	t, err := time.Parse("2006-01-02", day)
+	if err != nil {
+		return "", validation(field, fmt.Sprintf("%q is not a date (want YYYY-MM-DD)", day))
+	}
+	if upper {
+		t = t.Add(24*time.Hour - time.Microsecond)
+	}
+	return isoTime(t), nil
+}
+
+// ValidationError is a request the caller must fix; Field names the offending parameter.
+type ValidationError struct {
+	Field, Message string
+}
+
+func (e *ValidationError) Error() string { return e.Field + ": " + e.Message }
+
+func validation(field, msg string) error { return &ValidationError{Field: field, Message: msg} }
+
+// UseEmbedder turns semantic search on with e (nil turns it off). The embedder is asked for a
+// query's vector only when a vector or hybrid search runs.
+func (s *Store) UseEmbedder(e embed.Embedder) { s.embedder = e }
+
+// Search runs a search: the arms the mode asks for, grouping by root session, snippets and
+// honest totals.
+func (s *Store) Search(ctx context.Context, req SearchRequest) (*SearchResult, error) {
+	began := time.Now()
+	p, err := newPlan(req)
+	if err != nil {
+		return nil, err
+	}
+	db, err := s.searchDB()
+	if err != nil {
+		return nil, err
+	}
+	res := &SearchResult{Query: p.req.Query, Mode: p.req.Mode, SortBy: p.req.SortBy, Sessions: []SessionHits{}}
+	if !p.subagents {
+		res.Notes = append(res.Notes, "sub-agent sessions are left out; name a session or an agent sub-kind (e.g. claude-code/subagent) to include them")
+	}
+
+	// The scope comes first: it is cheap (counters), and routes the full-text arm.
+	if res.SearchableInScope, err = s.searchableInScope(ctx, db, p); err != nil {
+		return nil, err
+	}
+
+	var cands []candidate
+	if res.Mode != ModeFTS {
+		if s.embedder == nil {
+			return nil, ErrEmbeddingsOff
+		}
+		embedded, err := s.embeddedCount(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if embedded == 0 {
+			res.Notes = append(res.Notes, "no message has been embedded yet, so this search used full text; run `pond optimize --embed` to embed the archive")
+			res.Mode = ModeFTS
+		}
+	}
+	switch res.Mode {
+	case ModeFTS:
+		cands, err = s.ftsArm(ctx, db, p, res)
+	case ModeVector:
+		cands, err = s.vectorArm(ctx, p, res)
+	case ModeHybrid:
+		cands, err = s.hybridArms(ctx, db, p, res)
+	}
+	if err != nil {
+		return nil, err
+	}
+
+	if err := s.group(ctx, db, p, cands, res); err != nil {
+		return nil, err
+	}
+	if len(res.Sessions) == 0 {
+		s.explainEmpty(ctx, db, p, res)
+	}
+	res.ElapsedMS = float64(time.Since(began).Microseconds()) / 1000
+	return res, nil
+}
+
+// explainEmpty says why a search found nothing.
+func (s *Store) explainEmpty(ctx context.Context, db querier, p *plan, res *SearchResult) {
+	var total int
+	_ = db.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0) FROM _pond_search_scope`).Scan(&total)
+	switch {
+	case total == 0:
+		res.Reason = "store_empty"
+		res.Hint = "the archive holds no searchable messages yet: run `pond sync` to capture your agents' sessions"
+	case res.SearchableInScope == 0:
+		res.Reason = "filters_excluded_everything"
+		res.Hint = fmt.Sprintf("no message of the %d searchable ones passes the filters; loosen --project, --agent, --since/--until, --role or --session", total)
+	default:
+		res.Reason = "no_match"
+		res.Hint = fmt.Sprintf("nothing matched across %d searchable messages. Search covers what users and assistants wrote, not tool calls or their output: for exact strings in tool bodies try `pond sql` (e.g. SELECT session_id, message_id FROM parts WHERE variant_data LIKE '%%text%%')", res.SearchableInScope)
+	}
+}
+
+// group orders candidates, groups them by root session, keeps the best sessions and fills in
+// their counts and snippets.
+func (s *Store) group(ctx context.Context, db querier, p *plan, cands []candidate, res *SearchResult) error {
+	if len(cands) == 0 {
+		return nil
+	}
+	if p.req.SortBy == SortRecency {
+		sort.SliceStable(cands, func(i, j int) bool { return cands[i].timestamp > cands[j].timestamp })
+	} else {
+		sort.SliceStable(cands, func(i, j int) bool {
+			if cands[i].score != cands[j].score {
+				return cands[i].score > cands[j].score
+			}
+			return cands[i].timestamp > cands[j].timestamp
+		})
+	}
+	// Scores in [0,1], relative to this search's best.
+	best := 0.0
+	for _, c := range cands {
+		best = max(best, c.score)
+	}
+	meta := map[string]*sessionMeta{}
+	var order []string
+	groups := map[string]*SessionHits{}
+	for _, c := range cands {
+		root, err := s.rootOf(ctx, db, c.sessionID, meta)
+		if err != nil {
+			return err
+		}
+		g := groups[root.id]
+		if g == nil {
+			if len(order) == p.limit {
+				res.HasMore = true
+				continue
+			}
+			g = &SessionHits{SessionID: root.id, Project: root.project, SourceAgent: root.agent, CreatedAt: root.createdAt}
+			groups[root.id] = g
+			order = append(order, root.id)
+		}
+		score := 0.0
+		if best > 0 {
+			score = c.score / best
+		}
+		if len(g.Matches) == 0 {
+			g.BestScore = score
+		}
+		g.MatchedMessageCount++
+		g.Matches = append(g.Matches, Hit{SessionID: c.sessionID, MessageID: c.messageID, Role: c.role, Timestamp: c.timestamp, Score: round3(score)})
+	}
+	terms := highlightTerms(p.req.Query)
+	for _, id := range order {
+		g := groups[id]
+		g.BestScore = round3(g.BestScore)
+		sort.SliceStable(g.Matches, func(i, j int) bool { return g.Matches[i].Timestamp > g.Matches[j].Timestamp })
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE session_id = ?`, id).Scan(&g.SessionMessagesCount); err != nil {
+			return fmt.Errorf("store: search: %w", err)
+		}
+		for i := range g.Matches {
+			h := &g.Matches[i]
+			var text string
+			if err := db.QueryRowContext(ctx, `SELECT coalesce(search_text, '') FROM messages WHERE session_id = ? AND message_id = ?`,
+				h.SessionID, h.MessageID).Scan(&text); err != nil {
+				return fmt.Errorf("store: search: read %s/%s: %w", h.SessionID, h.MessageID, err)
+			}
+			h.Text, h.Highlights = Snippet(text, terms, SnippetChars)
+		}
+		res.Sessions = append(res.Sessions, *g)
+	}
+	return nil
+}
+
+func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
+
+// sessionMeta is what grouping needs of a session.
+type sessionMeta struct {
+	id, parent, project, agent, createdAt string
+}
+
+// rootOf follows parent links up to the root session (bounded, so a cycle in bad data ends).
+func (s *Store) rootOf(ctx context.Context, db querier, id string, cache map[string]*sessionMeta) (*sessionMeta, error) {
+	cur := id
+	var m *sessionMeta
+	for depth := 0; depth < 8; depth++ {
+		got, ok := cache[cur]
+		if !ok {
+			got = &sessionMeta{id: cur}
+			var parent *string
+			err := db.QueryRowContext(ctx, `SELECT parent_session_id, project, source_agent, created_at FROM sessions WHERE session_id = ?`, cur).
+				Scan(&parent, &got.project, &got.agent, &got.createdAt)
+			if err != nil && !isNoRows(err) {
+				return nil, fmt.Errorf("store: search: session %s: %w", cur, err)
+			}
+			if parent != nil {
+				got.parent = *parent
+			}
+			if isNoRows(err) {
+				// Messages are written before their session row; until it lands the session
+				// stands alone.
+				if m == nil {
+					return got, nil
+				}
+				return m, nil
+			}
+			cache[cur] = got
+		}
+		m = got
+		if got.parent == "" || got.parent == cur {
+			break
+		}
+		cur = got.parent
+	}
+	return m, nil
+}

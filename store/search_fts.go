@@ -1,0 +1,232 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pondhq/pond/store/sqlite"
+)
+
+// querier is what the planner needs of a database: *sql.DB and *sql.Tx both are one.
+type querier interface {
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
+}
+
+func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+// searchDB is the read-only connection pool the planner and session pages read the mirror
+// through, opened on first use. Reads never wait for the writer (WAL).
+func (s *Store) searchDB() (*sql.DB, error) {
+	s.searchOnce.Do(func() {
+		s.search, s.searchErr = sqlite.OpenSearchDB(s.MirrorPath())
+	})
+	return s.search, s.searchErr
+}
+
+// messageFilters renders the plan's filters as SQL over messages aliased m, or, with byDay,
+// over the scope counters, which share messages' column names but keep a day for the time.
+func messageFilters(p *plan, byDay bool) (string, []any) {
+	var where []string
+	var args []any
+	f := p.req.Filters
+	switch {
+	case p.projectRE != nil:
+		where, args = append(where, `regexp(?, m.project)`), append(args, p.projectRE.String())
+	case p.projectLiteral != "":
+		where, args = append(where, `m.project = ?`), append(args, p.projectLiteral)
+	case p.projectSub != "":
+		where, args = append(where, `m.project LIKE ? ESCAPE '\'`), append(args, "%"+escapeLike(p.projectSub)+"%")
+	}
+	if f.SessionID != "" {
+		where, args = append(where, `m.session_id = ?`), append(args, f.SessionID)
+	}
+	if f.SourceAgent != "" {
+		where = append(where, `(m.source_agent = ? OR m.source_agent LIKE ? ESCAPE '\')`)
+		args = append(args, f.SourceAgent, escapeLike(f.SourceAgent)+"/%")
+	}
+	if !p.subagents {
+		where = append(where, `instr(m.source_agent, '/') = 0`)
+	}
+	timeCol, from, to := "m.timestamp", p.from, p.to
+	if byDay {
+		timeCol, from, to = "m.day", firstN(from, 10), firstN(to, 10)
+	}
+	if from != "" {
+		where, args = append(where, timeCol+` >= ?`), append(args, from)
+	}
+	if to != "" {
+		where, args = append(where, timeCol+` <= ?`), append(args, to)
+	}
+	if f.Role != "" {
+		where, args = append(where, `m.role = ?`), append(args, f.Role)
+	}
+	if len(where) == 0 {
+		return "", nil
+	}
+	return " AND " + strings.Join(where, " AND "), args
+}
+
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// Full-text routing. SQLite FTS5 answers in microseconds when a query matches few messages,
+// but ranks every match, so a query of common words costs time in proportion to the archive;
+// Lance's inverted index finds the best k without scoring every match (docs/benchmarks.md has
+// both measured). A query whose words match more than textRouteLimit messages, in a scope as
+// large, goes to Lance when its text index exists; everything else, and every CJK query, to
+// FTS5.
+const textRouteLimit = 20_000
+
+// ftsArm finds messages whose search text holds every query term, or, when none does, any of
+// them (said in a note), best BM25 first (or newest first), and counts the matches.
+func (s *Store) ftsArm(ctx context.Context, db querier, p *plan, res *SearchResult) ([]candidate, error) {
+	e, ok := sqlite.ParseQuery(p.req.Query)
+	if !ok {
+		return nil, validation("query", "the query has no words to search for")
+	}
+	for _, anyTerm := range []bool{false, true} {
+		if anyTerm && len(e.Terms) < 2 {
+			break
+		}
+		var cands []candidate
+		var err error
+		if s.routeToLance(ctx, db, e, anyTerm, res.SearchableInScope) {
+			cands, err = s.lanceTextArm(ctx, db, p, e, anyTerm, res)
+		} else {
+			cands, err = s.ftsMatch(ctx, db, p, e, anyTerm, res)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(cands) > 0 {
+			if anyTerm {
+				res.Notes = append(res.Notes, "no message holds every word of the query; these hold some of them")
+			}
+			return cands, nil
+		}
+	}
+	return nil, nil
+}
+
+// routeToLance decides where a word query runs (see textRouteLimit).
+func (s *Store) routeToLance(ctx context.Context, db querier, e sqlite.MatchExpr, anyTerm bool, scope int) bool {
+	limit := s.textIndex.limit()
+	if e.Table != "messages_fts" || scope <= limit || !s.textIndexReady(ctx) {
+		return false
+	}
+	match := e.All
+	if anyTerm {
+		match = e.Any
+	}
+	var n int
+	err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)`,
+		match, limit+1).Scan(&n)
+	return err == nil && n > limit
+}
+
+// ftsMatch finds the messages holding every term of e, or with anyTerm one of them. CJK
+// queries search the trigram index; since it cannot match terms under three characters, those
+// are LIKE conditions, and a CJK any-term search counts the terms each CJK message holds.
+func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.MatchExpr, anyTerm bool, res *SearchResult) ([]candidate, error) {
+	filters, fargs := messageFilters(p, false)
+	from := e.Table + ` JOIN messages m ON m.rowid = ` + e.Table + `.rowid`
+	var where, rank string
+	var rankArgs, args []any // for the placeholders in rank, then in where
+	match := e.All
+	if anyTerm {
+		match = e.Any
+	}
+	switch {
+	case anyTerm && e.Table == "messages_cjk":
+		var likes []string
+		for _, t := range e.Terms {
+			likes = append(likes, `(m.search_text LIKE ? ESCAPE '\')`)
+			args = append(args, "%"+escapeLike(t)+"%")
+		}
+		rank = strings.Join(likes, " + ")
+		where = `(` + strings.Join(likes, " OR ") + `)`
+		rankArgs = args
+	case match != "":
+		where, rank = e.Table+` MATCH ?`, `-bm25(`+e.Table+`)`
+		args = append(args, match)
+	default:
+		where, rank = `1`, `1.0`
+	}
+	if !anyTerm {
+		for _, t := range e.Short {
+			where += ` AND m.search_text LIKE ? ESCAPE '\'`
+			args = append(args, "%"+escapeLike(t)+"%")
+		}
+	}
+	where += filters
+	args = append(args, fargs...)
+	order := `score DESC, m.timestamp DESC`
+	if p.req.SortBy == SortRecency {
+		order = `m.timestamp DESC`
+	}
+	q := `SELECT m.session_id, m.message_id, m.role, m.project, m.source_agent, m.timestamp, ` + rank + ` AS score
+		FROM ` + from + ` WHERE ` + where + ` ORDER BY ` + order + ` LIMIT ?`
+	rows, err := db.QueryContext(ctx, q, slices.Concat(rankArgs, args, []any{p.pool})...)
+	if err != nil {
+		return nil, fmt.Errorf("store: search: %w", err)
+	}
+	var cands []candidate
+	for rows.Next() {
+		var c candidate
+		if err := rows.Scan(&c.sessionID, &c.messageID, &c.role, &c.project, &c.agent, &c.timestamp, &c.score); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		cands = append(cands, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: search: %w", err)
+	}
+	res.MatchedTotal, res.MatchedTotalIsLowerBound = len(cands), false
+	if len(cands) < p.pool {
+		return cands, nil
+	}
+	var total int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+from+` WHERE `+where+` LIMIT ?)`,
+		append(args, matchCountCap+1)...).Scan(&total); err != nil {
+		return nil, fmt.Errorf("store: search: count: %w", err)
+	}
+	res.MatchedTotal, res.MatchedTotalIsLowerBound = min(total, matchCountCap), total > matchCountCap
+	return cands, nil
+}
+
+// searchableInScope counts the messages with searchable text under the plan's filters. A
+// session filter counts that session's rows; anything else sums the per-day scope counters the
+// mirror keeps, which are exact because date filters are whole UTC days.
+func (s *Store) searchableInScope(ctx context.Context, db querier, p *plan) (int, error) {
+	f := p.req.Filters
+	var n int
+	if f.SessionID != "" {
+		filters, args := messageFilters(p, false)
+		err := db.QueryRowContext(ctx, `SELECT count(*) FROM messages m WHERE m.search_text IS NOT NULL AND m.search_text != ''`+filters, args...).Scan(&n)
+		if err != nil {
+			return 0, fmt.Errorf("store: search: scope: %w", err)
+		}
+		return n, nil
+	}
+	filters, args := messageFilters(p, true)
+	err := db.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0) FROM _pond_search_scope m WHERE 1`+filters, args...).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("store: search: scope: %w", err)
+	}
+	return n, nil
+}
+
+func firstN(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}

@@ -1,0 +1,153 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/pondhq/pond/store/lance"
+	"github.com/pondhq/pond/store/sqlite"
+)
+
+// textIndexName is Lance's inverted index on messages.search_text: word-level, English
+// stemming, ASCII folding, no positions — the original system's choice.
+const textIndexName = "messages_search_text"
+
+// textIndexState caches whether the Lance text index exists: once it does it stays; while it
+// does not, the check is repeated at most every 30 s.
+type textIndexState struct {
+	ready     atomic.Bool
+	checkedAt atomic.Int64
+	// routeLimit is textRouteLimit, lowered by tests to exercise both engines on small data.
+	routeLimit int
+}
+
+func (t *textIndexState) limit() int {
+	if t.routeLimit > 0 {
+		return t.routeLimit
+	}
+	return textRouteLimit
+}
+
+func (s *Store) textIndexReady(ctx context.Context) bool {
+	if s.textIndex.ready.Load() {
+		return true
+	}
+	if now := time.Now().Unix(); now-s.textIndex.checkedAt.Load() >= 30 {
+		s.textIndex.checkedAt.Store(now)
+		idx, err := s.tables[TableMessages].Indexes(ctx)
+		if err == nil {
+			for _, i := range idx {
+				if i.Name == textIndexName {
+					s.textIndex.ready.Store(true)
+				}
+			}
+		}
+	}
+	return s.textIndex.ready.Load()
+}
+
+// MaintainTextIndex builds Lance's text index once the archive holds more messages than FTS5
+// alone serves quickly, and afterwards folds newly added rows into it. Queries never wait for
+// it: rows it has not caught up with are scanned, and until it exists every query uses FTS5.
+// It writes to Lance, so callers hold the store lock.
+func (s *Store) MaintainTextIndex(ctx context.Context) (string, error) {
+	t := s.tables[TableMessages]
+	s.textIndex.checkedAt.Store(0)
+	if s.textIndexReady(ctx) {
+		if _, err := t.Optimize(ctx, lance.OptimizeSpec{Index: true}); err != nil {
+			return "", err
+		}
+		return "text index: new rows folded in", nil
+	}
+	n, err := t.Count(ctx, "")
+	if err != nil {
+		return "", err
+	}
+	if n <= int64(s.textIndex.limit()) {
+		return fmt.Sprintf("text index: not needed yet (%d messages; built past %d)", n, s.textIndex.limit()), nil
+	}
+	began := time.Now()
+	err = t.CreateIndex(ctx, lance.IndexSpec{Column: "search_text", Kind: lance.IndexFTS, Name: textIndexName, Replace: true,
+		FTS: &lance.FTSParams{BaseTokenizer: "simple", Language: "English", Stem: new(true), ASCIIFolding: new(true),
+			LowerCase: new(true), WithPosition: new(false)}})
+	if err != nil {
+		return "", err
+	}
+	s.textIndex.ready.Store(true)
+	return fmt.Sprintf("text index: built over %d messages in %s", n, time.Since(began).Round(time.Millisecond)), nil
+}
+
+// lanceTextArm runs a word query on Lance's text index with the filters pushed down, checks
+// every returned row against the filters again (a wrong row must never surface), and counts
+// the matches with FTS5 up to a bound.
+func (s *Store) lanceTextArm(ctx context.Context, db querier, p *plan, e sqlite.MatchExpr, anyTerm bool, res *SearchResult) ([]candidate, error) {
+	op, match := "and", e.All
+	if anyTerm {
+		op, match = "or", e.Any
+	}
+	q := lance.Query{
+		Columns: []string{"session_id", "id", "role", "project", "source_agent", "timestamp"},
+		Filter:  lanceFilters(p, false),
+		Limit:   p.pool,
+		FTS:     &lance.FTSQuery{Query: strings.Join(e.Terms, " "), Column: "search_text", Operator: op},
+	}
+	var cands []candidate
+	err := s.tables[TableMessages].Scan(ctx, q, func(r arrow.Record) error {
+		col := func(name string) arrow.Array { return r.Column(r.Schema().FieldIndices(name)[0]) }
+		sid, mid, role := col("session_id").(*array.String), col("id").(*array.String), col("role").(*array.String)
+		project, agent := col("project").(*array.String), col("source_agent").(*array.String)
+		ts, score := col("timestamp").(*array.Int64), col("_score").(*array.Float32)
+		for i := 0; i < int(r.NumRows()); i++ {
+			c := candidate{sessionID: sid.Value(i), messageID: mid.Value(i), role: role.Value(i), project: project.Value(i),
+				agent: agent.Value(i), timestamp: isoTime(microTime(ts.Value(i))), score: float64(score.Value(i))}
+			if p.accepts(c) {
+				cands = append(cands, c)
+			} else {
+				s.log.Warn("search: Lance returned a row outside the filters; dropped", "session", c.sessionID, "message", c.messageID)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: search: %w", err)
+	}
+	if p.req.SortBy == SortRecency {
+		// Lance ranks by BM25; recency orders the same best matches newest first.
+		res.Notes = append(res.Notes, fmt.Sprintf("the query's words are common (over %d messages): these are the %d best matches, newest first", s.textIndex.limit(), len(cands)))
+	}
+	// More than textRouteLimit messages match unfiltered; count the filtered ones among the
+	// first 50,000 matches, so the total is honest and its cost bounded.
+	filters, args := messageFilters(p, false)
+	var n int
+	err = db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? LIMIT 50000) f
+		JOIN messages m ON m.rowid = f.rowid WHERE 1`+filters+` LIMIT ?)`, append(append([]any{match}, args...), matchCountCap+1)...).Scan(&n)
+	if err != nil {
+		return nil, fmt.Errorf("store: search: count: %w", err)
+	}
+	res.MatchedTotal, res.MatchedTotalIsLowerBound = max(min(n, matchCountCap), len(cands)), true
+	return cands, nil
+}
+
+// accepts checks a candidate against the plan's filters.
+func (p *plan) accepts(c candidate) bool {
+	f := p.req.Filters
+	switch {
+	case p.projectRE != nil && !p.projectRE.MatchString(c.project),
+		p.projectLiteral != "" && c.project != p.projectLiteral,
+		p.projectSub != "" && !strings.Contains(strings.ToLower(c.project), strings.ToLower(p.projectSub)),
+		f.SessionID != "" && c.sessionID != f.SessionID,
+		f.SourceAgent != "" && c.agent != f.SourceAgent && !strings.HasPrefix(c.agent, f.SourceAgent+"/"),
+		!p.subagents && strings.Contains(c.agent, "/"),
+		p.from != "" && c.timestamp < p.from,
+		p.to != "" && c.timestamp > p.to,
+		f.Role != "" && c.role != f.Role:
+		return false
+	}
+	return true
+}

@@ -1,0 +1,332 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pondhq/pond/session"
+)
+
+// chat is a session of alternating user and assistant text messages, a minute apart.
+func chat(id, agent, project, parent string, t0 time.Time, texts ...string) []session.Event {
+	ev := []session.Event{{Session: &session.Session{ID: id, SourceAgent: agent, Project: project, ParentSessionID: parent, CreatedAt: t0}}}
+	for i, text := range texts {
+		role := session.RoleUser
+		if i%2 == 1 {
+			role = session.RoleAssistant
+		}
+		mid := fmt.Sprintf("m%02d", i)
+		ev = append(ev,
+			session.Event{Message: &session.Message{SessionID: id, ID: mid, Role: role, Timestamp: t0.Add(time.Duration(i) * time.Minute)}},
+			session.Event{Part: &session.Part{SessionID: id, MessageID: mid, ID: "p0", Type: session.PartText, Provenance: session.Conversational, Text: text}})
+	}
+	return ev
+}
+
+func searchStore(t *testing.T) *Store {
+	t.Helper()
+	s := openTestStore(t, t.TempDir())
+	day := func(d int) time.Time { return time.Date(2026, 3, d, 10, 0, 0, 0, time.UTC) }
+	for _, ev := range [][]session.Event{
+		chat("pg", "claude-code", "/home/dev/payments", "", day(2),
+			"The pgx pool times out under load in the payments service",
+			"Raising MaxConns on the pgx pool and adding a context deadline fixed the timeout."),
+		chat("react", "codex-cli", "/home/dev/web", "", day(5),
+			"Migrate the Profile class component to hooks",
+			"Converted componentDidMount to useEffect; the profile page now uses hooks."),
+		chat("pg-sub", "claude-code/subagent", "/home/dev/payments", "pg", day(2),
+			"Subagent: measured pool wait times for the pgx pool"),
+		chat("ja", "gemini-cli", "/home/dev/tokyo", "", day(7),
+			"東京都の天気予報APIのレスポンスが遅い問題を調査してください",
+			"キャッシュを追加して東京都の天気予報の取得を高速化しました"),
+		chat("long", "pi-coding-agent", "/home/dev/big", "", day(9),
+			strings.Repeat("filler words about nothing in particular. ", 40)+"The kubernetes CrashLoopBackOff came from a missing ConfigMap."+strings.Repeat(" more filler after the point.", 40)),
+	} {
+		upsert(t, s, ev)
+	}
+	return s
+}
+
+func TestSearchFindsGroupsAndFilters(t *testing.T) {
+	s := searchStore(t)
+	ctx := context.Background()
+	search := func(req SearchRequest) *SearchResult {
+		t.Helper()
+		res, err := s.Search(ctx, req)
+		if err != nil {
+			t.Fatalf("Search(%+v): %v", req, err)
+		}
+		return res
+	}
+	ids := func(r *SearchResult) string {
+		var out []string
+		for _, g := range r.Sessions {
+			out = append(out, g.SessionID)
+		}
+		return strings.Join(out, ",")
+	}
+
+	r := search(SearchRequest{Query: "pgx pool"})
+	if ids(r) != "pg" || r.Sessions[0].MatchedMessageCount != 2 || r.Sessions[0].SessionMessagesCount != 2 {
+		t.Fatalf("pgx pool: sessions %q, %+v", ids(r), r.Sessions)
+	}
+	if r.MatchedTotal != 2 || r.SearchableInScope != 7 {
+		t.Errorf("pgx pool: matched %d searchable %d, want 2 and 7 (sub-agent left out)", r.MatchedTotal, r.SearchableInScope)
+	}
+	if m := r.Sessions[0].Matches; m[0].MessageID != "m01" || len(m[0].Highlights) == 0 {
+		t.Errorf("matches not newest first or not highlighted: %+v", m)
+	}
+
+	// Stemming: "timing out" finds "times out"/"timeout"? The stem of "times" is "time".
+	if r := search(SearchRequest{Query: "time"}); ids(r) != "pg" {
+		t.Errorf("stemmed query found %q", ids(r))
+	}
+
+	// A sub-kind lets sub-agents in and groups them under their root session.
+	r = search(SearchRequest{Query: "pool", Filters: SearchFilters{SourceAgent: "claude-code/subagent"}})
+	if ids(r) != "pg" || r.Sessions[0].Matches[0].SessionID != "pg-sub" {
+		t.Errorf("sub-kind search: %q %+v", ids(r), r.Sessions)
+	}
+	r = search(SearchRequest{Query: "pool", Filters: SearchFilters{SessionID: "pg-sub"}})
+	if ids(r) != "pg" || r.Sessions[0].MatchedMessageCount != 1 {
+		t.Errorf("session search: %q %+v", ids(r), r.Sessions)
+	}
+
+	// Filters.
+	for _, c := range []struct {
+		f    SearchFilters
+		want string
+	}{
+		{SearchFilters{Project: "PAYMENTS"}, "pg"},
+		{SearchFilters{Project: "re:/web$"}, ""},
+		{SearchFilters{Project: "lit:/home/dev/pay"}, ""},
+		{SearchFilters{Project: "lit:/home/dev/payments"}, "pg"},
+		{SearchFilters{SourceAgent: "claude"}, ""},
+		{SearchFilters{SourceAgent: "claude-code"}, "pg"},
+		{SearchFilters{FromDate: "2026-03-03"}, ""},
+		{SearchFilters{ToDate: "2026-03-02"}, "pg"},
+		{SearchFilters{Role: "assistant"}, "pg"},
+	} {
+		if got := ids(search(SearchRequest{Query: "pool", Filters: c.f})); got != c.want {
+			t.Errorf("filters %+v: got %q, want %q", c.f, got, c.want)
+		}
+	}
+
+	// Nothing found: the reason tells the cases apart.
+	if r := search(SearchRequest{Query: "pool", Filters: SearchFilters{FromDate: "2027-01-01"}}); r.Reason != "filters_excluded_everything" {
+		t.Errorf("reason %q", r.Reason)
+	}
+	if r := search(SearchRequest{Query: "zyzzyva"}); r.Reason != "no_match" || !strings.Contains(r.Hint, "pond sql") {
+		t.Errorf("reason %q hint %q", r.Reason, r.Hint)
+	}
+	// Any-word fallback when no message has every word.
+	if r := search(SearchRequest{Query: "hooks zyzzyva"}); ids(r) != "react" || len(r.Notes) < 2 {
+		t.Errorf("fallback: %q notes %v", ids(r), r.Notes)
+	}
+
+	// CJK: substrings of an unsegmented run, long and short.
+	if r := search(SearchRequest{Query: "天気予報"}); ids(r) != "ja" || r.Sessions[0].MatchedMessageCount != 2 {
+		t.Errorf("CJK trigram search: %q", ids(r))
+	}
+	if r := search(SearchRequest{Query: "東京"}); ids(r) != "ja" {
+		t.Errorf("CJK two-character search: %q", ids(r))
+	}
+
+	// Snippets are windows around the first informative term.
+	r = search(SearchRequest{Query: "CrashLoopBackOff"})
+	h := r.Sessions[0].Matches[0]
+	if !strings.HasPrefix(h.Text, "[") || !strings.Contains(h.Text, "more chars]") || !strings.Contains(h.Text, "CrashLoopBackOff") {
+		t.Errorf("snippet: %q", h.Text)
+	}
+	if got := h.Text[h.Highlights[0][0]:h.Highlights[0][1]]; got != "CrashLoopBackOff" {
+		t.Errorf("highlight covers %q", got)
+	}
+
+	// Recency sort puts the newest session first.
+	r = search(SearchRequest{Query: "the", SortBy: SortRecency})
+	if len(r.Sessions) < 2 || r.Sessions[0].SessionID != "long" {
+		t.Errorf("recency: %q", ids(r))
+	}
+
+	// Bad requests name the field.
+	var ve *ValidationError
+	for _, req := range []SearchRequest{{Query: " "}, {Query: "x", Mode: "fuzzy"}, {Query: "x", Filters: SearchFilters{FromDate: "03/02"}}, {Query: "x", Filters: SearchFilters{Project: "re:("}}} {
+		if _, err := s.Search(ctx, req); !errors.As(err, &ve) {
+			t.Errorf("Search(%+v) = %v, want a validation error", req, err)
+		}
+	}
+	if _, err := s.Search(ctx, SearchRequest{Query: "x", Mode: ModeVector}); !errors.Is(err, ErrEmbeddingsOff) {
+		t.Errorf("vector without embeddings: %v", err)
+	}
+}
+
+func TestSearchEmptyStore(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	res, err := s.Search(context.Background(), SearchRequest{Query: "anything"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Reason != "store_empty" || len(res.Sessions) != 0 {
+		t.Errorf("empty store: %+v", res)
+	}
+}
+
+func TestSnippet(t *testing.T) {
+	text := strings.Repeat("a", 1000) + " Needle " + strings.Repeat("b", 1000)
+	got, marks := Snippet(text, []string{"needle"}, 600)
+	if !strings.HasPrefix(got, "[701 chars before] ") || !strings.HasSuffix(got, " [+707 more chars]") {
+		t.Errorf("markers: %q…%q", got[:30], got[len(got)-30:])
+	}
+	if len(marks) != 1 || got[marks[0][0]:marks[0][1]] != "Needle" {
+		t.Errorf("marks %v", marks)
+	}
+	short, _ := Snippet("Ünïcode stays whole", []string{"stays"}, 600)
+	if short != "Ünïcode stays whole" {
+		t.Errorf("short text changed: %q", short)
+	}
+	// Terms mark whole words or their beginnings, not the inside of other words.
+	_, marks = Snippet("run pytest on the test suite", []string{"test"}, 600)
+	if len(marks) != 1 || marks[0][0] != 18 {
+		t.Errorf("word start: %v", marks)
+	}
+	// A stem matches an inflected word.
+	_, marks = Snippet("the build failed twice", []string{"failing"}, 600)
+	if len(marks) != 1 {
+		t.Errorf("stem not marked: %v", marks)
+	}
+}
+
+func TestSessionPagesAndMessages(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	ctx := context.Background()
+	t0 := time.Date(2026, 4, 1, 8, 0, 0, 0, time.UTC)
+	var texts []string
+	for i := 0; i < 45; i++ {
+		texts = append(texts, fmt.Sprintf("message number %d", i))
+	}
+	upsert(t, s, chat("big", "codex-cli", "/p", "", t0, texts...))
+	upsert(t, s, chat("child", "codex-cli/subagent", "/p", "big", t0, "child work"))
+	upsert(t, s, everyKind("kinds"))
+
+	page, err := s.GetSession(ctx, GetSessionRequest{ID: "big"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Messages) != 20 || page.FirstIndex != 1 || page.BeforeRemaining != 0 || page.AfterRemaining != 25 || len(page.Subagents) != 1 {
+		t.Fatalf("first page: %d msgs, first %d, before %d after %d, subagents %v", len(page.Messages), page.FirstIndex, page.BeforeRemaining, page.AfterRemaining, page.Subagents)
+	}
+	next, err := s.GetSession(ctx, GetSessionRequest{ID: "big", AfterMessageID: page.Messages[19].ID, Limit: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.Messages[0].Text != "message number 20" || next.AfterRemaining != 0 || len(next.Messages) != 25 || next.Subagents != nil {
+		t.Errorf("next page: first %q, after %d, n %d", next.Messages[0].Text, next.AfterRemaining, len(next.Messages))
+	}
+	end, err := s.GetSession(ctx, GetSessionRequest{ID: "big", From: "end", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end.Messages[4].Text != "message number 44" || end.BeforeRemaining != 40 {
+		t.Errorf("end page: %+v before %d", end.Messages[4], end.BeforeRemaining)
+	}
+	prev, err := s.GetSession(ctx, GetSessionRequest{ID: "big", BeforeMessageID: end.Messages[0].ID, Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prev.Messages[1].Text != "message number 39" || prev.BeforeRemaining != 38 || prev.AfterRemaining != 5 {
+		t.Errorf("before page: %+v", prev)
+	}
+	byMsg, err := s.GetSession(ctx, GetSessionRequest{ID: "m01", Limit: 1})
+	if err != nil || byMsg.ResolvedFromMessageID != "m01" || byMsg.Messages[0].ID != "m01" {
+		t.Errorf("message id resolution: %+v %v", byMsg, err)
+	}
+	var ve *ValidationError
+	if _, err := s.GetSession(ctx, GetSessionRequest{ID: "big", AfterMessageID: "gone"}); !errors.As(err, &ve) || ve.Field != "after_message_id" {
+		t.Errorf("stale anchor: %v", err)
+	}
+	if _, err := s.GetSession(ctx, GetSessionRequest{ID: "nope"}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown id: %v", err)
+	}
+
+	// A message with every part kind: full bodies, neighbours, summaries.
+	d, err := s.GetMessage(ctx, GetMessageRequest{ID: "m2", SessionID: "kinds", ContextBefore: new(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Target.ID != "m2" || len(d.TargetParts) != 7 || len(d.Before) != 1 || len(d.After) != 1 {
+		t.Fatalf("get message: target %q parts %d before %d after %d", d.Target.ID, len(d.TargetParts), len(d.Before), len(d.After))
+	}
+	if string(d.TargetParts[2].Result) != `"FAIL: TestX"` || !d.TargetParts[2].IsFailure {
+		t.Errorf("tool result body: %+v", d.TargetParts[2])
+	}
+	if len(d.Target.PartsSummary) != 6 || d.Target.PartsSummary[1].Label != "Bash" {
+		t.Errorf("parts summary: %+v", d.Target.PartsSummary)
+	}
+	m1, err := s.GetMessage(ctx, GetMessageRequest{ID: "m1", SessionID: "kinds"})
+	if err != nil || m1.TargetParts[1].Data == nil || len(m1.TargetParts[1].Data.Bytes) != 6 {
+		t.Errorf("file payload: %+v %v", m1, err)
+	}
+	if _, err := s.GetMessage(ctx, GetMessageRequest{ID: "big"}); !errors.As(err, &ve) || !strings.Contains(ve.Message, "get-session") {
+		t.Errorf("session id as message id: %v", err)
+	}
+}
+
+func TestFitPartsCutsOversizedBodies(t *testing.T) {
+	big := session.Part{ID: "p0", Type: session.PartToolResult, Result: []byte(`"` + strings.Repeat("x", 300_000) + `"`)}
+	small := session.Part{ID: "p1", Type: session.PartText, Text: "tail"}
+	kept, rest := fitParts([]session.Part{big, small}, PageBudgetBytes)
+	if len(kept) != 2 || rest != 0 || !strings.Contains(string(kept[0].Result), "more bytes]") || len(kept[0].Result) > PageBudgetBytes {
+		t.Errorf("kept %d rest %d", len(kept), rest)
+	}
+}
+
+// TestCommonWordsRouteToLance lowers the routing threshold so that a query of common words runs
+// on Lance's text index, and checks it agrees with FTS5 and keeps the filters.
+func TestCommonWordsRouteToLance(t *testing.T) {
+	d := loadRelevance(t)
+	s := relevanceStore(t, d, 20)
+	ctx := context.Background()
+	before, err := s.Search(ctx, SearchRequest{Query: "pgxpool", Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.textIndex.routeLimit = 1
+	if _, err := s.MaintainTextIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !s.textIndexReady(ctx) {
+		t.Fatal("text index not ready after MaintainTextIndex")
+	}
+	after, err := s.Search(ctx, SearchRequest{Query: "pgxpool", Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !after.MatchedTotalIsLowerBound || before.MatchedTotalIsLowerBound {
+		t.Errorf("the Lance route was not taken: before %+v after %+v", before.MatchedTotal, after.MatchedTotal)
+	}
+	if len(after.Sessions) == 0 || after.Sessions[0].SessionID != before.Sessions[0].SessionID {
+		t.Errorf("engines disagree on the best session: FTS5 %v, Lance %v", before.Sessions, after.Sessions)
+	}
+	// Filters hold on the Lance route too.
+	res, err := s.Search(ctx, SearchRequest{Query: "the test", Filters: SearchFilters{SourceAgent: "gemini-cli", Role: "user"}, Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range res.Sessions {
+		for _, h := range g.Matches {
+			if g.SourceAgent != "gemini-cli" || h.Role != "user" {
+				t.Errorf("filtered Lance search returned %s %s %s", g.SessionID, g.SourceAgent, h.Role)
+			}
+		}
+	}
+	// New rows are found before the index folds them in.
+	upsert(t, s, chat("fresh", "codex-cli", "/p", "", time.Now(), "zanzibar quokka the test"))
+	res, err = s.Search(ctx, SearchRequest{Query: "the test zanzibar"})
+	if err != nil || len(res.Sessions) == 0 || res.Sessions[0].SessionID != "fresh" {
+		t.Errorf("unindexed row not found: %+v %v", res, err)
+	}
+}

@@ -1,0 +1,186 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/pondhq/pond/embed"
+	"github.com/pondhq/pond/store/lance"
+)
+
+// VectorIndexMinRows is the embedded-row count from which Pond builds a vector index; below it
+// the vector arm searches exactly, which at this size is both fast and perfectly accurate. It is
+// far above what IVF training needs (256 partitions × a few dozen rows each).
+const VectorIndexMinRows = 100_000
+
+// embeddedCount counts messages that have a vector.
+func (s *Store) embeddedCount(ctx context.Context) (int64, error) {
+	n, err := s.tables[TableMessages].Count(ctx, "vector IS NOT NULL")
+	if err != nil {
+		return 0, fmt.Errorf("store: search: count embedded: %w", err)
+	}
+	return n, nil
+}
+
+// lanceFilters renders the plan's filters in Lance's SQL dialect over the messages table;
+// withVector keeps only embedded rows.
+func lanceFilters(p *plan, withVector bool) string {
+	where := []string{"search_text IS NOT NULL", "search_text <> ''"}
+	if withVector {
+		where = append(where, "vector IS NOT NULL")
+	}
+	f := p.req.Filters
+	switch {
+	case p.projectRE != nil:
+		where = append(where, "regexp_like(project, "+lance.Quote(p.projectRE.String())+")")
+	case p.projectLiteral != "":
+		where = append(where, "project = "+lance.Quote(p.projectLiteral))
+	case p.projectSub != "":
+		// Case-insensitive like the full-text arm's LIKE.
+		where = append(where, "lower(project) LIKE "+lance.Quote("%"+escapeLike(strings.ToLower(p.projectSub))+"%")+` ESCAPE '\'`)
+	}
+	if f.SessionID != "" {
+		where = append(where, "session_id = "+lance.Quote(f.SessionID))
+	}
+	if f.SourceAgent != "" {
+		where = append(where, "(source_agent = "+lance.Quote(f.SourceAgent)+" OR starts_with(source_agent, "+lance.Quote(f.SourceAgent+"/")+"))")
+	}
+	if !p.subagents {
+		where = append(where, "strpos(source_agent, '/') = 0")
+	}
+	if p.from != "" {
+		where = append(where, fmt.Sprintf("timestamp >= %d", parseISO(p.from).UnixMicro()))
+	}
+	if p.to != "" {
+		where = append(where, fmt.Sprintf("timestamp <= %d", parseISO(p.to).UnixMicro()))
+	}
+	if f.Role != "" {
+		where = append(where, "role = "+lance.Quote(f.Role))
+	}
+	return strings.Join(where, " AND ")
+}
+
+// vectorArm finds the messages nearest the query's embedding (cosine), pushing the filters
+// down into Lance. Scores are cosine similarity with a small recency bonus for ties.
+func (s *Store) vectorArm(ctx context.Context, p *plan, res *SearchResult) ([]candidate, error) {
+	vecs, err := s.embedder.Embed(ctx, []string{p.req.Query}, embed.Query)
+	if err != nil {
+		return nil, fmt.Errorf("store: search: embed the query: %w", err)
+	}
+	q := lance.Query{
+		Columns: []string{"session_id", "id", "role", "project", "source_agent", "timestamp"},
+		Filter:  lanceFilters(p, true),
+		Limit:   p.pool * 2,
+		Vector:  &lance.VectorQuery{Column: "vector", Vector: vecs[0], Distance: "cosine"},
+	}
+	var cands []candidate
+	err = s.tables[TableMessages].Scan(ctx, q, func(r arrow.Record) error {
+		str := func(name string) *array.String { return r.Column(r.Schema().FieldIndices(name)[0]).(*array.String) }
+		sid, mid, role, project, agent := str("session_id"), str("id"), str("role"), str("project"), str("source_agent")
+		ts := r.Column(r.Schema().FieldIndices("timestamp")[0]).(*array.Int64)
+		dist := r.Column(r.Schema().FieldIndices("_distance")[0]).(*array.Float32)
+		for i := 0; i < int(r.NumRows()); i++ {
+			cands = append(cands, candidate{
+				sessionID: sid.Value(i), messageID: mid.Value(i), role: role.Value(i), project: project.Value(i),
+				agent: agent.Value(i), timestamp: isoTime(microTime(ts.Value(i))),
+				score: 1 - float64(dist.Value(i)),
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: search: %w", err)
+	}
+	res.MatchedTotal = len(cands)
+	return cands, nil
+}
+
+// rrfK is reciprocal-rank fusion's constant: a hit's fused score is Σ 1/(rrfK + rank) over the
+// arms that found it.
+const rrfK = 60
+
+// hybridArms runs both arms and fuses their rankings.
+func (s *Store) hybridArms(ctx context.Context, db *sql.DB, p *plan, res *SearchResult) ([]candidate, error) {
+	type armResult struct {
+		cands []candidate
+		err   error
+	}
+	vecCh := make(chan armResult, 1)
+	vres := &SearchResult{}
+	go func() {
+		c, err := s.vectorArm(ctx, p, vres)
+		vecCh <- armResult{c, err}
+	}()
+	fres := &SearchResult{SearchableInScope: res.SearchableInScope}
+	text, err := s.ftsArm(ctx, db, p, fres)
+	vec := <-vecCh
+	if err != nil {
+		return nil, err
+	}
+	if vec.err != nil {
+		return nil, vec.err
+	}
+	res.Notes = append(res.Notes, fres.Notes...)
+	fused := map[string]*candidate{}
+	var order []string
+	for _, arm := range [][]candidate{rankByScore(text), rankByScore(vec.cands)} {
+		for rank, c := range arm {
+			k := c.key()
+			f := fused[k]
+			if f == nil {
+				cc := c
+				cc.score = 0
+				f = &cc
+				fused[k] = f
+				order = append(order, k)
+			}
+			f.score += 1.0 / float64(rrfK+rank+1)
+		}
+	}
+	out := make([]candidate, 0, len(order))
+	for _, k := range order {
+		out = append(out, *fused[k])
+	}
+	// Every message is some query's nearest neighbour, so "matched" is what full text matched
+	// plus the neighbours it did not.
+	res.MatchedTotal = fres.MatchedTotal + (len(out) - len(text))
+	res.MatchedTotalIsLowerBound = fres.MatchedTotalIsLowerBound
+	return out, nil
+}
+
+func rankByScore(c []candidate) []candidate {
+	sort.SliceStable(c, func(i, j int) bool { return c[i].score > c[j].score })
+	return c
+}
+
+// EnsureVectorIndex builds the vector index once enough messages are embedded, and reports
+// whether one exists afterwards. Below VectorIndexMinRows the exact search is used.
+func (s *Store) EnsureVectorIndex(ctx context.Context) (bool, error) {
+	t := s.tables[TableMessages]
+	idx, err := t.Indexes(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, i := range idx {
+		if len(i.Columns) > 0 && i.Columns[0] == "vector" {
+			return true, nil
+		}
+	}
+	n, err := s.embeddedCount(ctx)
+	if err != nil || n < VectorIndexMinRows {
+		return false, err
+	}
+	began := time.Now()
+	if err := t.CreateIndex(ctx, lance.IndexSpec{Column: "vector", Kind: lance.IndexIVFHNSWSQ, Name: "messages_vector", Distance: "cosine"}); err != nil {
+		return false, err
+	}
+	s.log.Info("built the vector index", "embedded", n, "took", time.Since(began))
+	return true, nil
+}

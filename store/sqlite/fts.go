@@ -1,0 +1,150 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// Full-text search lives in the mirror as two FTS5 indexes over messages.search_text, kept in
+// step with the messages table by triggers, so a message is searchable in the same transaction
+// that stores it (docs/benchmarks.md has the measurements that chose FTS5 over Lance's index):
+//
+//   - messages_fts: words (unicode61, diacritics folded, Porter stemming, like the original
+//     system's English-stemmed word index). It serves every query without CJK characters.
+//   - messages_cjk: trigrams of the messages that contain Chinese, Japanese or Korean text, which
+//     word tokenizers cannot segment (a run of ideographs is one "word" to unicode61). Queries
+//     containing CJK characters search it by substring.
+//
+// Both are external-content tables: they index messages' rows by rowid and store no copy of the
+// text.
+var ftsDDL = []string{
+	// Searchable messages counted per agent, project, role and UTC day, so that "N searchable in
+	// scope" is a sum over a few thousand rows for any filter but a session id.
+	`CREATE TABLE IF NOT EXISTS _pond_search_scope (
+		source_agent TEXT NOT NULL, project TEXT NOT NULL, role TEXT NOT NULL, day TEXT NOT NULL, n INTEGER NOT NULL,
+		PRIMARY KEY (source_agent, project, role, day)) WITHOUT ROWID`,
+	`CREATE TRIGGER IF NOT EXISTS messages_scope_insert AFTER INSERT ON messages
+		WHEN new.search_text IS NOT NULL AND new.search_text != '' BEGIN
+		INSERT INTO _pond_search_scope VALUES (new.source_agent, new.project, new.role, substr(new.timestamp, 1, 10), 1)
+			ON CONFLICT DO UPDATE SET n = n + 1;
+	END`,
+	`CREATE TRIGGER IF NOT EXISTS messages_scope_delete AFTER DELETE ON messages
+		WHEN old.search_text IS NOT NULL AND old.search_text != '' BEGIN
+		UPDATE _pond_search_scope SET n = n - 1 WHERE source_agent = old.source_agent AND project = old.project
+			AND role = old.role AND day = substr(old.timestamp, 1, 10);
+	END`,
+	`CREATE TRIGGER IF NOT EXISTS messages_scope_update AFTER UPDATE OF search_text ON messages
+		WHEN (old.search_text IS NOT NULL AND old.search_text != '') != (new.search_text IS NOT NULL AND new.search_text != '') BEGIN
+		INSERT INTO _pond_search_scope VALUES (new.source_agent, new.project, new.role, substr(new.timestamp, 1, 10),
+			CASE WHEN new.search_text IS NOT NULL AND new.search_text != '' THEN 1 ELSE -1 END)
+			ON CONFLICT DO UPDATE SET n = n + excluded.n;
+	END`,
+	`CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(search_text, content='messages', content_rowid='rowid',
+		tokenize='porter unicode61 remove_diacritics 2')`,
+	`CREATE VIRTUAL TABLE IF NOT EXISTS messages_cjk USING fts5(search_text, content='messages', content_rowid='rowid',
+		tokenize='trigram')`,
+	`CREATE TRIGGER IF NOT EXISTS messages_fts_insert AFTER INSERT ON messages
+		WHEN new.search_text IS NOT NULL AND new.search_text != '' BEGIN
+		INSERT INTO messages_fts(rowid, search_text) VALUES (new.rowid, new.search_text);
+		INSERT INTO messages_cjk(rowid, search_text) SELECT new.rowid, new.search_text WHERE new.search_text GLOB '` + cjkGlob + `';
+	END`,
+	`CREATE TRIGGER IF NOT EXISTS messages_fts_delete AFTER DELETE ON messages
+		WHEN old.search_text IS NOT NULL AND old.search_text != '' BEGIN
+		INSERT INTO messages_fts(messages_fts, rowid, search_text) VALUES ('delete', old.rowid, old.search_text);
+		INSERT INTO messages_cjk(messages_cjk, rowid, search_text) SELECT 'delete', old.rowid, old.search_text WHERE old.search_text GLOB '` + cjkGlob + `';
+	END`,
+	`CREATE TRIGGER IF NOT EXISTS messages_fts_update AFTER UPDATE OF search_text ON messages BEGIN
+		INSERT INTO messages_fts(messages_fts, rowid, search_text) SELECT 'delete', old.rowid, old.search_text
+			WHERE old.search_text IS NOT NULL AND old.search_text != '';
+		INSERT INTO messages_cjk(messages_cjk, rowid, search_text) SELECT 'delete', old.rowid, old.search_text
+			WHERE old.search_text GLOB '` + cjkGlob + `';
+		INSERT INTO messages_fts(rowid, search_text) SELECT new.rowid, new.search_text
+			WHERE new.search_text IS NOT NULL AND new.search_text != '';
+		INSERT INTO messages_cjk(rowid, search_text) SELECT new.rowid, new.search_text WHERE new.search_text GLOB '` + cjkGlob + `';
+	END`,
+}
+
+// cjkGlob matches text holding at least one character of the scripts word tokenizers leave
+// unsegmented: CJK ideographs (with extension A), hiragana, katakana and Hangul syllables.
+const cjkGlob = `*[㐀-鿿぀-ヿ가-힯]*`
+
+// IsCJK reports whether r belongs to the scripts cjkGlob matches.
+func IsCJK(r rune) bool {
+	return (r >= 0x3400 && r <= 0x9FFF) || (r >= 0x3040 && r <= 0x30FF) || (r >= 0xAC00 && r <= 0xD7AF)
+}
+
+// ensureFTS creates the full-text indexes and, when they are new on a mirror that already holds
+// messages, builds them from its rows.
+func ensureFTS(ctx context.Context, tx *sql.Tx) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'messages_fts'`).Scan(&n); err != nil {
+		return err
+	}
+	fresh := n == 0
+	for _, ddl := range ftsDDL {
+		if _, err := tx.ExecContext(ctx, ddl); err != nil {
+			return fmt.Errorf("full-text index: %w", err)
+		}
+	}
+	if !fresh {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO _pond_search_scope
+		SELECT source_agent, project, role, substr(timestamp, 1, 10), count(*) FROM messages
+		WHERE search_text IS NOT NULL AND search_text != '' GROUP BY 1, 2, 3, 4`); err != nil {
+		return fmt.Errorf("full-text index: count: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')`); err != nil {
+		return fmt.Errorf("full-text index: build: %w", err)
+	}
+	// 'rebuild' would index every row into the trigram table; only the CJK ones belong there.
+	if _, err := tx.ExecContext(ctx, `INSERT INTO messages_cjk(rowid, search_text)
+		SELECT rowid, search_text FROM messages WHERE search_text GLOB '`+cjkGlob+`'`); err != nil {
+		return fmt.Errorf("full-text index: build: %w", err)
+	}
+	return nil
+}
+
+// MatchExpr is a user's query turned into FTS5 MATCH expressions.
+type MatchExpr struct {
+	// Table is the index to search: messages_fts, or messages_cjk when the query holds CJK text.
+	Table string
+	// All requires every term; Any requires one of them (the fallback when All finds nothing).
+	All, Any string
+	// Terms are the query's words as typed (for snippets and highlighting).
+	Terms []string
+	// Short are CJK terms under three characters, which a trigram index cannot match: the
+	// caller filters on them with LIKE.
+	Short []string
+}
+
+// ParseQuery splits a query into terms on white space and quotes each one, so that FTS5's query
+// syntax (AND, NEAR, column filters, *) never applies to what a user typed: a term with
+// punctuation such as pgx.Pool becomes the phrase "pgx pool". It returns false when the query
+// has nothing searchable.
+func ParseQuery(q string) (MatchExpr, bool) {
+	var e MatchExpr
+	e.Table = "messages_fts"
+	for _, f := range strings.Fields(q) {
+		if strings.IndexFunc(f, IsCJK) >= 0 {
+			e.Table = "messages_cjk"
+		}
+	}
+	var quoted []string
+	for _, f := range strings.Fields(q) {
+		if !strings.ContainsFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) {
+			continue
+		}
+		e.Terms = append(e.Terms, f)
+		if e.Table == "messages_cjk" && len([]rune(f)) < 3 {
+			e.Short = append(e.Short, f)
+			continue
+		}
+		quoted = append(quoted, `"`+strings.ReplaceAll(f, `"`, `""`)+`"`)
+	}
+	e.All, e.Any = strings.Join(quoted, " "), strings.Join(quoted, " OR ")
+	return e, len(e.Terms) > 0
+}
