@@ -26,14 +26,9 @@ Examples:
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.ID = args[0]
-			s, err := openStore(cmd.Context(), "pond get-session")
+			page, err := getSessionRead(cmd.Context(), req)
 			if err != nil {
 				return err
-			}
-			defer s.Close()
-			page, err := s.GetSession(cmd.Context(), req)
-			if err != nil {
-				return readError(err)
 			}
 			return render(cmd.OutOrStdout(), format, page, page.Render)
 		},
@@ -65,14 +60,9 @@ Examples:
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.ID = args[0]
 			req.ContextBefore, req.ContextAfter = &before, &after
-			s, err := openStore(cmd.Context(), "pond get-message")
+			d, err := getMessageRead(cmd.Context(), req)
 			if err != nil {
 				return err
-			}
-			defer s.Close()
-			d, err := s.GetMessage(cmd.Context(), req)
-			if err != nil {
-				return readError(err)
 			}
 			return render(cmd.OutOrStdout(), format, d, d.Render)
 		},

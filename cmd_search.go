@@ -40,19 +40,9 @@ Examples:
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.Query = args[0]
-			s, err := openStore(cmd.Context(), "pond search")
+			res, err := searchRead(cmd.Context(), req)
 			if err != nil {
 				return err
-			}
-			defer s.Close()
-			if req.Mode == store.ModeVector || req.Mode == store.ModeHybrid {
-				if err := useConfiguredEmbedder(s); err != nil {
-					return err
-				}
-			}
-			res, err := s.Search(cmd.Context(), req)
-			if err != nil {
-				return readError(err)
 			}
 			return render(cmd.OutOrStdout(), format, res, func() string { return res.Render(store.SearchTextBudget) })
 		},

@@ -13,6 +13,7 @@ import (
 	"github.com/pondhq/pond/daemon/capture"
 	"github.com/pondhq/pond/daemon/config"
 	"github.com/pondhq/pond/daemon/mcpserver"
+	"github.com/pondhq/pond/embed/onnx"
 	"github.com/pondhq/pond/ipc"
 	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/paths"
@@ -86,6 +87,12 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	defer st.Close()
+	if cfg.Embeddings.Enabled && cfg.Embeddings.Model != "" {
+		if err := useEmbedder(st, cfg, opts.Dirs); err != nil {
+			// Full-text search still works; vector search says why it cannot run.
+			log.Error("daemon: semantic search unavailable", "error", err)
+		}
+	}
 
 	d := &daemon{opts: opts, log: log, hub: ipc.NewHub(1024), started: time.Now().UTC(), cfgChanged: make(chan struct{}, 1)}
 	if d.watch, err = newWatcher(log, opts.Debounce); err != nil {
@@ -129,6 +136,20 @@ func Run(ctx context.Context, opts Options) error {
 	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
+	return nil
+}
+
+// useEmbedder loads the configured embedding model for vector search.
+func useEmbedder(st *store.Store, cfg *config.Config, dirs paths.Dirs) error {
+	lib, _ := paths.ONNXRuntimeLib(cfg.ONNXRuntime.Library, dirs)
+	if _, err := onnx.Init(lib.Path); err != nil {
+		return fmt.Errorf("ONNX Runtime: %w (run pond doctor)", err)
+	}
+	e, err := onnx.Open(cfg.Embeddings.Model)
+	if err != nil {
+		return err
+	}
+	st.UseEmbedder(e)
 	return nil
 }
 

@@ -12,6 +12,9 @@ import (
 // *apitype.Error for failures the caller can act on; any other error is internal.
 type API interface {
 	Status(ctx context.Context) (*apitype.Status, error)
+	Search(ctx context.Context, req *apitype.SearchRequest) (*apitype.SearchResult, error)
+	GetSession(ctx context.Context, req *apitype.GetSessionRequest) (*apitype.SessionPage, error)
+	GetMessage(ctx context.Context, req *apitype.GetMessageRequest) (*apitype.MessageDetail, error)
 	SQL(ctx context.Context, req *apitype.SQLRequest) (*apitype.SQLResponse, error)
 	Ingest(ctx context.Context, req *apitype.IngestRequest) (*apitype.IngestResponse, error)
 	Adapters(ctx context.Context) (*apitype.AdaptersResponse, error)

@@ -50,6 +50,18 @@ func (c *Client) Status(ctx context.Context) (*apitype.Status, error) {
 	return do[apitype.Status](ctx, c, "GET", "/v1/status", nil)
 }
 
+func (c *Client) Search(ctx context.Context, req *apitype.SearchRequest) (*apitype.SearchResult, error) {
+	return do[apitype.SearchResult](ctx, c, "POST", "/v1/search", req)
+}
+
+func (c *Client) GetSession(ctx context.Context, req *apitype.GetSessionRequest) (*apitype.SessionPage, error) {
+	return do[apitype.SessionPage](ctx, c, "POST", "/v1/get-session", req)
+}
+
+func (c *Client) GetMessage(ctx context.Context, req *apitype.GetMessageRequest) (*apitype.MessageDetail, error) {
+	return do[apitype.MessageDetail](ctx, c, "POST", "/v1/get-message", req)
+}
+
 func (c *Client) SQL(ctx context.Context, req *apitype.SQLRequest) (*apitype.SQLResponse, error) {
 	return do[apitype.SQLResponse](ctx, c, "POST", "/v1/x/sql", req)
 }

@@ -36,6 +36,9 @@ type Server struct {
 func (s *Server) table() []route {
 	return []route{
 		{"GET", "/v1/status", get(s, s.API.Status)},
+		{"POST", "/v1/search", post(s, s.API.Search)},
+		{"POST", "/v1/get-session", post(s, s.API.GetSession)},
+		{"POST", "/v1/get-message", post(s, s.API.GetMessage)},
 		{"POST", "/v1/x/sql", post(s, s.API.SQL)},
 		{"POST", "/v1/sql", post(s, s.API.SQL)}, // alias of x/sql
 		{"POST", "/v1/ingest", post(s, s.API.Ingest)},

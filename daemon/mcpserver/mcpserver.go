@@ -47,10 +47,13 @@ const Instructions = `Pond is the local archive of every coding-agent session on
 When to use it: before redoing work, when the user refers to an earlier session ("like we did last week", "the migration from yesterday"), or after a context compaction to recover what was decided.
 
 How:
-- pond_status says what the archive holds (sessions per agent, last capture).
-- pond_sql runs one read-only SQL statement over the archive (tables sessions, messages, parts; read schema://pond-sql first). Use it for exact strings inside tool calls and results, counts, and "latest" questions: ORDER BY timestamp DESC.
-- To read a session's latest state, read it from the end (ORDER BY timestamp DESC LIMIT n), not from the start.
-- Weak or empty results are not proof that something never happened: widen the terms, drop filters, or check exact strings with SQL (search_text LIKE '%term%', or the parts table for tool bodies).`
+- Search first: pond_search with distinctive words finds the sessions and message ids. Sort by recency for "the latest decision"; after a compaction, search with from_date set to today.
+- pond_get_session reads, analyses or summarises a session (any id from search works). Read from the end (from: "end") for its latest state; page with the anchors the output names.
+- pond_get_message expands one message: full tool calls and results, with its neighbours.
+- pond_sql runs one read-only SQL statement (tables sessions, messages, parts; read schema://pond-sql first). It is the way to find exact strings inside tool calls and results, which search does not cover, and to count.
+- Weak or empty search results are not proof that something never happened: try other words, drop filters, or check exact strings with pond_sql (search_text LIKE '%term%', or parts for tool bodies).
+- Sub-agent sessions are left out of search unless you name a sub-kind (claude-code/subagent) or a session.
+- pond_status says what the archive holds and when it last captured.`
 
 // New builds the server over api.
 func New(api ipc.API, version string, log *slog.Logger) *mcp.Server {
@@ -73,6 +76,13 @@ type handlers struct{ api ipc.API }
 // tools is the tool list: one entry per tool.
 func (h *handlers) tools() []func(*mcp.Server) {
 	return []func(*mcp.Server){
+		func(s *mcp.Server) { mcp.AddTool(s, readOnly("pond_search", searchDoc, SearchBudget), h.search) },
+		func(s *mcp.Server) {
+			mcp.AddTool(s, readOnly("pond_get_session", getSessionDoc, PageBudget), h.getSession)
+		},
+		func(s *mcp.Server) {
+			mcp.AddTool(s, readOnly("pond_get_message", getMessageDoc, PageBudget), h.getMessage)
+		},
 		func(s *mcp.Server) { mcp.AddTool(s, readOnly("pond_status", statusDoc, SearchBudget), h.status) },
 		func(s *mcp.Server) { mcp.AddTool(s, readOnly("pond_sql", sqlDoc, SearchBudget), h.sql) },
 	}
@@ -244,7 +254,8 @@ func (h *handlers) stats(ctx context.Context, req *mcp.ReadResourceRequest) (*mc
 }
 
 // toolDocs are the tools' descriptions, for schema://pond.
-var toolDocs = map[string]string{"pond_status": statusDoc, "pond_sql": sqlDoc}
+var toolDocs = map[string]string{"pond_search": searchDoc, "pond_get_session": getSessionDoc, "pond_get_message": getMessageDoc,
+	"pond_status": statusDoc, "pond_sql": sqlDoc}
 
 func (h *handlers) toolsDoc(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	var b strings.Builder
@@ -262,6 +273,15 @@ func (h *handlers) toolsDoc(_ context.Context, req *mcp.ReadResourceRequest) (*m
 
 func contents(uri, mime, s string) *mcp.ReadResourceResult {
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: s}}}
+}
+
+// convert copies src into dst through their JSON (wire types to the store's, for rendering).
+func convert(src, dst any) error {
+	b, err := json.Marshal(src)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, dst)
 }
 
 func text(s string) *mcp.CallToolResult {
