@@ -202,9 +202,13 @@ func TestDaemonEndToEnd(t *testing.T) {
 	// Live capture: a new session in a new project folder is captured without a sync command.
 	const liveID = "0e0e0e0e-1111-4222-8333-444444444444"
 	writeSession(t, filepath.Join(home, ".claude", "projects", "-srv-live"), liveID)
-	waitFor(t, "the new session to be captured", func() bool {
-		return sqlCount(t, d.client, "SELECT count(*) AS n FROM messages WHERE session_id = '"+liveID+"'") > 0
+	waitFor(t, "the new session to be searchable", func() bool {
+		res, err := d.client.Search(ctx, &apitype.SearchRequest{Query: "calc_test", Filters: apitype.SearchFilters{SessionID: liveID}})
+		return err == nil && len(res.Sessions) == 1
 	})
+	if out, code := run(t, bin, env, "search", "calc_test", "--session", liveID, "--format", "json"); code != 0 || !strings.Contains(out, liveID) {
+		t.Fatalf("pond search through the daemon: %d %s", code, out)
+	}
 
 	// MCP through `pond mcp`, with the Go SDK.
 	cmd := exec.Command(bin, "mcp")
@@ -214,7 +218,7 @@ func TestDaemonEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) < 2 {
+	if err != nil || len(tools.Tools) != 5 {
 		t.Fatalf("tools: %+v, %v", tools, err)
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "pond_sql", Arguments: map[string]any{"query": "SELECT count(*) AS n FROM sessions WHERE session_id = '" + liveID + "'"}})
@@ -234,6 +238,14 @@ func TestDaemonEndToEnd(t *testing.T) {
 	// MCP through `pond mcp`, with the official TypeScript SDK from npm.
 	t.Run("npm_client", func(t *testing.T) {
 		dir := npmClientDir(t)
+		// The client script is the repository's; the cache holds its node_modules.
+		script, err := os.ReadFile("scripts/mcpclient/client.mjs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "client.mjs"), script, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		node := exec.Command("node", filepath.Join(dir, "client.mjs"), bin, "mcp")
 		node.Env = env
 		var stderr bytes.Buffer
@@ -253,7 +265,14 @@ func TestDaemonEndToEnd(t *testing.T) {
 				IsError bool
 				Text    string
 			}
-			SQL       struct{ IsError bool }
+			SQL        struct{ IsError bool }
+			Search     struct{ IsError bool }
+			GetSession struct{ IsError bool }
+			GetMessage struct {
+				IsError bool
+				ID      string
+				Text    string
+			}
 			ToolError struct{ IsError bool }
 			Stats     struct{ Corpus struct{ Sessions int } }
 			RPCError  *struct{ Code int }
@@ -261,8 +280,9 @@ func TestDaemonEndToEnd(t *testing.T) {
 		if err := json.Unmarshal(out, &got); err != nil {
 			t.Fatalf("npm client output %s: %v", out, err)
 		}
-		if got.Server.Name != "pond" || len(got.Tools) < 2 || !got.Tools[0].ReadOnly || len(got.Resources) != 3 ||
-			got.Status.IsError || got.SQL.IsError || !got.ToolError.IsError || got.Stats.Corpus.Sessions == 0 || got.RPCError == nil {
+		if got.Server.Name != "pond" || len(got.Tools) != 5 || !got.Tools[0].ReadOnly || len(got.Resources) != 3 ||
+			got.Status.IsError || got.SQL.IsError || got.Search.IsError || got.GetSession.IsError || got.GetMessage.IsError ||
+			got.GetMessage.ID == "" || !strings.Contains(got.GetMessage.Text, got.GetMessage.ID) || !got.ToolError.IsError || got.Stats.Corpus.Sessions == 0 || got.RPCError == nil {
 			t.Fatalf("npm client saw %s", out)
 		}
 	})

@@ -421,7 +421,7 @@ func TestMCPOverSocket(t *testing.T) {
 			t.Errorf("%s is not annotated read-only and idempotent", tl.Name)
 		}
 	}
-	if got := strings.Join(names, " "); got != "pond_sql pond_status" {
+	if got := strings.Join(names, " "); got != "pond_get_message pond_get_session pond_search pond_sql pond_status" {
 		t.Errorf("tools %q", got)
 	}
 	call := func(name string, args map[string]any) *mcp.CallToolResult {
@@ -441,6 +441,34 @@ func TestMCPOverSocket(t *testing.T) {
 	if r := call("pond_sql", map[string]any{"query": "DROP TABLE sessions"}); !r.IsError || !strings.Contains(textOf(r), "refused") {
 		t.Errorf("refused SQL is not a tool error: %+v", r)
 	}
+	// Recall: search finds the fixture session, get_session and get_message read it.
+	r := call("pond_search", map[string]any{"query": "calc_test", "limit": 3})
+	if r.IsError || !strings.Contains(textOf(r), "7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b") {
+		t.Fatalf("pond_search: %s", textOf(r))
+	}
+	if r := call("pond_search", map[string]any{"query": "x", "mode": "semantic"}); !r.IsError {
+		t.Errorf("a bad mode is not a tool error: %s", textOf(r))
+	}
+	if r := call("pond_search", map[string]any{"query": "calc", "mode": "vector"}); !r.IsError || !strings.Contains(textOf(r), "semantic search is off") {
+		t.Errorf("vector search with embeddings off: %s", textOf(r))
+	}
+	if r := call("pond_get_session", map[string]any{"session_id": "7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b", "from": "end", "limit": 2}); r.IsError || !strings.Contains(textOf(r), "7f3c2a10") {
+		t.Errorf("pond_get_session: %s", textOf(r))
+	}
+	msg, err := s.client.SQL(ctx, &apitype.SQLRequest{Query: "SELECT message_id FROM messages WHERE session_id = '7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b' ORDER BY timestamp LIMIT 1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mid := msg.Rows[0]["message_id"].(string)
+	if r := call("pond_get_message", map[string]any{"message_id": mid, "context_after": 1}); r.IsError || !strings.Contains(textOf(r), mid) {
+		t.Errorf("pond_get_message: %s", textOf(r))
+	}
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "pond_get_session", Arguments: map[string]any{"id": "no-such-session"}})
+	var nf *jsonrpc.Error
+	if !errors.As(err, &nf) || nf.Code != mcpserver.CodeNotFound {
+		t.Errorf("unknown session: %v, want JSON-RPC error %d", err, mcpserver.CodeNotFound)
+	}
+
 	res, err := cs.ListResources(ctx, nil)
 	if err != nil || len(res.Resources) != 3 {
 		t.Fatalf("resources: %+v, %v", res, err)
@@ -455,5 +483,41 @@ func TestMCPOverSocket(t *testing.T) {
 	var we *jsonrpc.Error
 	if !errors.As(err, &we) {
 		t.Errorf("unknown resource: %v, want a JSON-RPC error", err)
+	}
+}
+
+func TestRecallRoutes(t *testing.T) {
+	s := serve(t, ipc.ListenOptions{})
+	ctx := context.Background()
+	if _, err := s.client.Sync(ctx, &apitype.SyncRequest{Adapter: "claude-code"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.client.Search(ctx, &apitype.SearchRequest{Query: "calc_test", Filters: apitype.SearchFilters{Project: "demo"}})
+	if err != nil || len(res.Sessions) == 0 || res.Sessions[0].SessionID != "7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b" {
+		t.Fatalf("search: %+v, %v", res, err)
+	}
+	hit := res.Sessions[0].Matches[0]
+	page, err := s.client.GetSession(ctx, &apitype.GetSessionRequest{ID: hit.MessageID, Limit: 2})
+	if err != nil || page.ResolvedFromMessageID != hit.MessageID || len(page.Messages) == 0 {
+		t.Fatalf("get-session from a message id: %+v, %v", page, err)
+	}
+	d, err := s.client.GetMessage(ctx, &apitype.GetMessageRequest{MessageID: hit.MessageID})
+	if err != nil || d.Target.ID != hit.MessageID {
+		t.Fatalf("get-message: %+v, %v", d, err)
+	}
+	// The original's object form of the project filter, and its errors.
+	for body, want := range map[string]int{
+		`{"query":"calc_test","filters":{"project":{"regex":"^/srv/"}}}`:  200,
+		`{"query":"calc_test","filters":{"project":{"contains":"demo"}}}`: 200,
+		`{"query":"calc_test","filters":{"project":{"contains":1}}}`:      400,
+		`{"query":"calc_test","mode":"vector"}`:                           400,
+		`{"query":"calc_test","sort_by":"loudness"}`:                      400,
+	} {
+		if status, code, _ := s.raw(t, "POST", "/v1/search", strings.NewReader(body)); status != want {
+			t.Errorf("%s: %d %s, want %d", body, status, code, want)
+		}
+	}
+	if status, code, _ := s.raw(t, "POST", "/v1/get-session", strings.NewReader(`{"id":"nope"}`)); status != 404 || code != apitype.CodeNotFound {
+		t.Errorf("unknown session: %d %s", status, code)
 	}
 }
