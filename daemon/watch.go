@@ -56,9 +56,22 @@ func (w *watcher) setRoots(roots map[string][]string) {
 			delete(w.dirs, d)
 		}
 	}
+	old := w.roots
 	w.roots = want
-	for r := range want {
+	added := false
+	for r, a := range want {
 		w.addTree(r)
+		if _, ok := old[r]; !ok {
+			// Files written before this watch existed raised no event: read the root once.
+			w.pending[a] = true
+			added = true
+		}
+	}
+	if added {
+		select {
+		case w.ready <- struct{}{}:
+		default:
+		}
 	}
 }
 
