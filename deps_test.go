@@ -55,6 +55,8 @@ var layers = []struct {
 	{"session", nil},
 	{"paths", nil},
 	{"embed", nil},
+	// The tray and the installer speak to the daemon through ipc without linking the store.
+	{"ipc", []string{"session"}},
 }
 
 // TestDependencyRules keeps the heavy native dependencies in the one place each belongs, so that

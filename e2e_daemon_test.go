@@ -30,7 +30,7 @@ var (
 )
 
 // sharedBinary builds the pond binary once for the daemon tests (a link takes tens of seconds).
-func sharedBinary(t *testing.T) string {
+func sharedBinary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the pond binary")
@@ -62,7 +62,7 @@ type daemonProc struct {
 }
 
 // startDaemon starts the real daemon in env and waits until its API answers.
-func startDaemon(t *testing.T, bin string, env []string, home string, args ...string) *daemonProc {
+func startDaemon(t testing.TB, bin string, env []string, home string, args ...string) *daemonProc {
 	t.Helper()
 	d := &daemonProc{log: &bytes.Buffer{}, done: make(chan error, 1)}
 	d.cmd = exec.Command(bin, append([]string{"daemon", "--log-level", "debug"}, args...)...)
@@ -99,7 +99,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 }
 
 // waitFor polls cond for up to 30 seconds.
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {

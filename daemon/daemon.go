@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pondhq/pond/daemon/capture"
@@ -164,6 +165,36 @@ type daemon struct {
 
 	mu      sync.Mutex
 	lastErr string
+	dirty   atomic.Bool // rows were added since the last upkeep
+}
+
+// upkeepEvery is how often the daemon folds new rows into the indexes, when rows came in.
+const upkeepEvery = 10 * time.Minute
+
+// upkeep folds the rows captured since the last run into Lance's text index (building it once
+// the archive is large enough), in the write slot and under the store lock. Compaction and
+// old-version cleanup are not wired yet: the store has no API for them.
+func (d *daemon) upkeep(ctx context.Context) {
+	if !d.dirty.Load() {
+		return
+	}
+	if err := d.svc.acquireWrite(ctx, true); err != nil {
+		return // a sync is running; the next tick tries again
+	}
+	defer d.svc.releaseWrite()
+	lock, err := store.AcquireLock(ctx, d.opts.Dirs.State.Path, "pond daemon (upkeep)", nil)
+	if err != nil {
+		return
+	}
+	defer lock.Release()
+	what, err := d.svc.Store.MaintainTextIndex(ctx)
+	if err != nil {
+		d.log.Error("daemon: upkeep", "error", err)
+		d.setErr(err)
+		return
+	}
+	d.dirty.Store(false)
+	d.log.Info("daemon: upkeep", "did", what)
 }
 
 func (d *daemon) configChanged() {
@@ -187,6 +218,8 @@ func (d *daemon) syncLoop(ctx context.Context) error {
 	d.refreshRoots()
 	tick := time.NewTicker(d.opts.SyncEvery)
 	defer tick.Stop()
+	upkeep := time.NewTicker(upkeepEvery)
+	defer upkeep.Stop()
 	var retry <-chan time.Time
 	pending := map[string]bool{}
 	all := true // the start-up sync
@@ -213,6 +246,8 @@ func (d *daemon) syncLoop(ctx context.Context) error {
 				pending[a] = true
 			}
 		case <-retry:
+		case <-upkeep.C:
+			d.upkeep(ctx)
 		}
 	}
 }
@@ -273,6 +308,7 @@ func (d *daemon) autoSync(ctx context.Context, all bool, only map[string]bool) (
 	}
 	d.setErr(nil)
 	if rep.Inserted.Sessions+rep.Inserted.Messages > 0 {
+		d.dirty.Store(true)
 		d.log.Info("daemon: captured", "sessions", rep.Inserted.Sessions, "messages", rep.Inserted.Messages, "parts", rep.Inserted.Parts)
 	}
 	return false
