@@ -106,7 +106,6 @@ func BenchmarkDaemonIdle(b *testing.B) {
 				b.Fatal(err)
 			}
 			d := startDaemon(b, bin, env, home)
-			defer func() { d.cmd.Process.Kill(); <-d.done }()
 			ctx := context.Background()
 			deadline := time.Now().Add(60 * time.Second)
 			var st *apitype.Status

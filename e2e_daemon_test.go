@@ -386,3 +386,12 @@ func TestDaemonKilledMidSync(t *testing.T) {
 		t.Errorf("doctor --verify after the kill: %s", out)
 	}
 }
+
+// TestMain removes the binary sharedBinary built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sharedBin != "" {
+		os.RemoveAll(filepath.Dir(sharedBin))
+	}
+	os.Exit(code)
+}
