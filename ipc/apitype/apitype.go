@@ -27,22 +27,21 @@ const MaxIngestEvents = 1000
 
 // Error codes, stable tokens for clients. The HTTP status of each is in ipc.
 const (
-	CodeValidation       = "validation_failed"
-	CodeVersion          = "version_unsupported"
-	CodeNamespace        = "namespace_unknown"
-	CodeNotFound         = "not_found"
-	CodeMethod           = "method_not_allowed"
-	CodeTooLarge         = "payload_too_large"
-	CodeForbidden        = "forbidden"
-	CodeConflict         = "conflict" // e.g. another writer holds the store; retry
-	CodeRefused          = "refused"  // a SQL statement the read-only gate refuses
-	CodeStorage          = "storage_unavailable"
-	CodeInternal         = "internal"
-	CodeDeclined         = "consent_declined"
-	CodeUnknownAdapter   = "unknown_adapter"
-	CodeSyncRunning      = "sync_running"
-	CodeNotImplemented   = "not_implemented"
-	CodeUnsupportedMedia = "unsupported_media_type"
+	CodeValidation     = "validation_failed"
+	CodeVersion        = "version_unsupported"
+	CodeNamespace      = "namespace_unknown"
+	CodeNotFound       = "not_found"
+	CodeMethod         = "method_not_allowed"
+	CodeTooLarge       = "payload_too_large"
+	CodeForbidden      = "forbidden"
+	CodeConflict       = "conflict" // e.g. another writer holds the store; retry
+	CodeRefused        = "refused"  // a SQL statement the read-only gate refuses
+	CodeStorage        = "storage_unavailable"
+	CodeInternal       = "internal"
+	CodeDeclined       = "consent_declined"
+	CodeUnknownAdapter = "unknown_adapter"
+	CodeSyncRunning    = "sync_running"
+	CodeNotImplemented = "not_implemented"
 )
 
 // Error is the error body's inner object: {"error": {"code", "message", "details"}}.
