@@ -18,6 +18,12 @@ import (
 // stemming, ASCII folding, no positions — the original system's choice.
 const textIndexName = "messages_search_text"
 
+func textIndexSpec() lance.IndexSpec {
+	return lance.IndexSpec{Column: "search_text", Kind: lance.IndexFTS, Name: textIndexName, Replace: true,
+		FTS: &lance.FTSParams{BaseTokenizer: "simple", Language: "English", Stem: new(true), ASCIIFolding: new(true),
+			LowerCase: new(true), WithPosition: new(false)}}
+}
+
 // textIndexState caches whether the Lance text index exists: once it does it stays; while it
 // does not, the check is repeated at most every 30 s.
 type textIndexState struct {
@@ -73,10 +79,7 @@ func (s *Store) MaintainTextIndex(ctx context.Context) (string, error) {
 		return fmt.Sprintf("text index: not needed yet (%d messages; built past %d)", n, s.textIndex.limit()), nil
 	}
 	began := time.Now()
-	err = t.CreateIndex(ctx, lance.IndexSpec{Column: "search_text", Kind: lance.IndexFTS, Name: textIndexName, Replace: true,
-		FTS: &lance.FTSParams{BaseTokenizer: "simple", Language: "English", Stem: new(true), ASCIIFolding: new(true),
-			LowerCase: new(true), WithPosition: new(false)}})
-	if err != nil {
+	if err = t.CreateIndex(ctx, textIndexSpec()); err != nil {
 		return "", err
 	}
 	s.textIndex.ready.Store(true)
