@@ -78,9 +78,10 @@ func escapeLike(s string) string {
 // Full-text routing. SQLite FTS5 answers in microseconds when a query matches few messages,
 // but ranks every match, so a query of common words costs time in proportion to the archive;
 // Lance's inverted index finds the best k without scoring every match (docs/benchmarks.md has
-// both measured). A query whose words match more than textRouteLimit messages goes to Lance
-// when its text index exists, whatever the filters (Lance applies them before ranking, where
-// FTS5 would still walk every match); everything else, and every CJK query, goes to FTS5.
+// both measured). A query whose words match more than textRouteLimit messages, searching a
+// scope as large, goes to Lance when its text index exists; everything else, and every CJK
+// query, goes to FTS5. Small scopes stay off Lance: its brute-force path for short allow-lists
+// returned wrong rows (docs/benchmarks.md, "Findings").
 const textRouteLimit = 20_000
 
 // ftsArm finds messages whose search text holds every query term, or, when none does, any of
@@ -117,7 +118,7 @@ func (s *Store) ftsArm(ctx context.Context, db querier, p *plan, res *SearchResu
 // routeToLance decides where a word query runs (see textRouteLimit).
 func (s *Store) routeToLance(ctx context.Context, db querier, e sqlite.MatchExpr, anyTerm bool, scope int) bool {
 	limit := s.textIndex.limit()
-	if e.Table != "messages_fts" || scope == 0 || !s.textIndexReady(ctx) {
+	if e.Table != "messages_fts" || scope <= limit || !s.textIndexReady(ctx) {
 		return false
 	}
 	match := e.All
@@ -166,6 +167,16 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 	}
 	where += filters
 	args = append(args, fargs...)
+	if sid := p.req.Filters.SessionID; sid != "" && e.Table != "" {
+		// A session's messages sit in a narrow band of rowids (stored together): bounding the
+		// index scan to it spares walking every match of a common word in the archive.
+		var lo, hi sql.NullInt64
+		if err := db.QueryRowContext(ctx, `SELECT min(rowid), max(rowid) FROM messages WHERE session_id = ?`, sid).Scan(&lo, &hi); err != nil {
+			return nil, fmt.Errorf("store: search: %w", err)
+		}
+		where += ` AND ` + e.Table + `.rowid BETWEEN ? AND ?`
+		args = append(args, lo.Int64, hi.Int64)
+	}
 	order := `score DESC, m.timestamp DESC`
 	if p.req.SortBy == SortRecency {
 		order = `m.timestamp DESC`

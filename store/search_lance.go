@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -95,24 +96,25 @@ func (s *Store) lanceTextArm(ctx context.Context, db querier, p *plan, e sqlite.
 		op, match = "or", e.Any
 	}
 	q := lance.Query{
-		Columns: []string{"session_id", "id", "role", "project", "source_agent", "timestamp"},
+		Columns: []string{"session_id", "id", "role", "project", "source_agent", "timestamp", "search_text"},
 		Filter:  lanceFilters(p, false),
 		Limit:   p.pool,
 		FTS:     &lance.FTSQuery{Query: strings.Join(e.Terms, " "), Column: "search_text", Operator: op},
 	}
+	words := queryWords(p.req.Query)
 	var cands []candidate
 	err := s.tables[TableMessages].Scan(ctx, q, func(r arrow.Record) error {
 		col := func(name string) arrow.Array { return r.Column(r.Schema().FieldIndices(name)[0]) }
 		sid, mid, role := col("session_id").(*array.String), col("id").(*array.String), col("role").(*array.String)
 		project, agent := col("project").(*array.String), col("source_agent").(*array.String)
-		ts, score := col("timestamp").(*array.Int64), col("_score").(*array.Float32)
+		ts, score, text := col("timestamp").(*array.Int64), col("_score").(*array.Float32), col("search_text").(*array.String)
 		for i := 0; i < int(r.NumRows()); i++ {
 			c := candidate{sessionID: sid.Value(i), messageID: mid.Value(i), role: role.Value(i), project: project.Value(i),
 				agent: agent.Value(i), timestamp: isoTime(microTime(ts.Value(i))), score: float64(score.Value(i))}
-			if p.accepts(c) {
+			if p.accepts(c) && holdsTerms(text.Value(i), words, anyTerm) {
 				cands = append(cands, c)
 			} else {
-				s.log.Warn("search: Lance returned a row outside the filters; dropped", "session", c.sessionID, "message", c.messageID)
+				s.log.Warn("search: Lance returned a row that does not match; dropped", "session", c.sessionID, "message", c.messageID)
 			}
 		}
 		return nil
@@ -135,6 +137,27 @@ func (s *Store) lanceTextArm(ctx context.Context, db querier, p *plan, e sqlite.
 	}
 	res.MatchedTotal, res.MatchedTotalIsLowerBound = max(min(n, matchCountCap), len(cands)), true
 	return cands, nil
+}
+
+// queryWords are the query's words as a word tokenizer sees them.
+func queryWords(q string) []string {
+	return strings.FieldsFunc(q, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+}
+
+// holdsTerms checks that text holds every word (or, with anyTerm, one) at a word start, by a
+// prefix of three or more characters: lenient enough for any stemmer's matches ("running"
+// finds "runs"), strict enough to catch a row without the words.
+func holdsTerms(text string, words []string, anyTerm bool) bool {
+	for _, w := range words {
+		found, _ := findPrefix(text, w, 3)
+		if anyTerm && found >= 0 {
+			return true
+		}
+		if !anyTerm && found < 0 {
+			return false
+		}
+	}
+	return !anyTerm
 }
 
 // accepts checks a candidate against the plan's filters.
