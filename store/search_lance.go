@@ -97,7 +97,7 @@ func (s *Store) lanceTextArm(ctx context.Context, db querier, p *plan, e sqlite.
 	}
 	q := lance.Query{
 		Columns: []string{"session_id", "id", "role", "project", "source_agent", "timestamp", "search_text"},
-		Filter:  lanceFilters(p, false),
+		Filter:  lanceFilters(p),
 		Limit:   p.pool,
 		FTS:     &lance.FTSQuery{Query: strings.Join(e.Terms, " "), Column: "search_text", Operator: op},
 	}
