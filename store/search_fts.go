@@ -98,7 +98,7 @@ func (s *Store) ftsArm(ctx context.Context, db querier, p *plan, res *SearchResu
 		var cands []candidate
 		var err error
 		if s.routeToLance(ctx, db, e, anyTerm, res.SearchableInScope) {
-			cands, err = s.lanceTextArm(ctx, db, p, e, anyTerm, res)
+			cands, err = s.lanceTextArm(ctx, p, e, anyTerm, res)
 		} else {
 			cands, err = s.ftsMatch(ctx, db, p, e, anyTerm, res)
 		}

@@ -33,7 +33,8 @@ func (s *Store) embeddedCount(ctx context.Context) (int64, error) {
 // names only small columns: a prefilter reads every row of the columns it names, and reading
 // search_text or the vectors themselves made a filtered vector search ten times slower (only
 // rows with search text are embedded, and rows without a vector never come back as
-// neighbours, so neither test is needed).
+// neighbours, so neither test is needed). For the same reason sub-agent sessions, a minority,
+// are not excluded here: the arms ask for more rows and drop them afterwards (plan.accepts).
 func lanceFilters(p *plan) string {
 	var where []string
 	f := p.req.Filters
@@ -51,9 +52,6 @@ func lanceFilters(p *plan) string {
 	}
 	if f.SourceAgent != "" {
 		where = append(where, "(source_agent = "+lance.Quote(f.SourceAgent)+" OR starts_with(source_agent, "+lance.Quote(f.SourceAgent+"/")+"))")
-	}
-	if !p.subagents {
-		where = append(where, "strpos(source_agent, '/') = 0")
 	}
 	if p.from != "" {
 		where = append(where, fmt.Sprintf("timestamp >= %d", parseISO(p.from).UnixMicro()))
@@ -90,11 +88,14 @@ func (s *Store) vectorArm(ctx context.Context, p *plan, res *SearchResult) ([]ca
 			if d := dist.Value(i); dist.IsNull(i) || d != d {
 				continue // no vector: not a neighbour
 			}
-			cands = append(cands, candidate{
+			c := candidate{
 				sessionID: sid.Value(i), messageID: mid.Value(i), role: role.Value(i), project: project.Value(i),
 				agent: agent.Value(i), timestamp: isoTime(microTime(ts.Value(i))),
 				score: 1 - float64(dist.Value(i)),
-			})
+			}
+			if p.accepts(c) {
+				cands = append(cands, c)
+			}
 		}
 		return nil
 	})
