@@ -415,7 +415,7 @@ func messageViews(ctx context.Context, db querier, sid string, ids []string) ([]
 	if len(ids) == 0 {
 		return []MessageView{}, nil
 	}
-	marks := strings.Repeat(",?", len(ids))[1:]
+	marks := placeholders(len(ids))
 	args := []any{sid}
 	for _, id := range ids {
 		args = append(args, id)

@@ -38,23 +38,28 @@ func (r *SearchResult) Render(budget int) string {
 		return b.String()
 	}
 	b.WriteString("key: session [rank] best score | matched/total messages | project | agent | session id\n")
-	share := max(budget-b.Len(), 1000) / len(r.Sessions)
+	share := (budget - b.Len() - 200) / len(r.Sessions)
 	for i, g := range r.Sessions {
-		start := b.Len()
-		fmt.Fprintf(&b, "\nsession [%d] best %.2f | %d/%d | %s | %s | %s\n", i+1, g.BestScore, g.MatchedMessageCount,
+		head := fmt.Sprintf("\nsession [%d] best %.2f | %d/%d | %s | %s | %s\n", i+1, g.BestScore, g.MatchedMessageCount,
 			g.SessionMessagesCount, g.Project, g.SourceAgent, g.SessionID)
+		if b.Len()+len(head)+300 > budget {
+			fmt.Fprintf(&b, "\n... %d more sessions past the %d-character budget: --format json lists them all\n", len(r.Sessions)-i, budget)
+			break
+		}
+		start := b.Len()
+		b.WriteString(head)
 		for j, h := range g.Matches {
-			head := fmt.Sprintf("--- [%d] %.2f | %s | %s | %s", j+1, h.Score, h.Role, shortTime(h.Timestamp), h.MessageID)
+			hit := fmt.Sprintf("--- [%d] %.2f | %s | %s | %s", j+1, h.Score, h.Role, shortTime(h.Timestamp), h.MessageID)
 			if h.SessionID != g.SessionID {
-				head += " | sub-agent " + h.SessionID
+				hit += " | sub-agent " + h.SessionID
 			}
-			text := markTerms(h.Text, h.Highlights)
-			left := share - (b.Len() - start) - len(head) - 8
+			left := share - (b.Len() - start) - len(hit) - 30
 			if j > 0 && left < 200 {
 				fmt.Fprintf(&b, "... %d more match(es): pond get-message ID, or pond get-session %s\n", len(g.Matches)-j, g.SessionID)
 				break
 			}
-			fmt.Fprintf(&b, "%s ---\n%s\n", head, clipChars(text, max(left, 300)))
+			// The first hit always shows, at least its start.
+			fmt.Fprintf(&b, "%s ---\n%s\n", hit, clipChars(markTerms(h.Text, h.Highlights), max(left, 60)))
 		}
 	}
 	if r.HasMore {

@@ -321,7 +321,10 @@ func (s *Store) group(ctx context.Context, db querier, p *plan, cands []candidat
 	for _, c := range cands {
 		best = max(best, c.score)
 	}
-	meta := map[string]*sessionMeta{}
+	meta, err := loadSessionMeta(ctx, db, cands)
+	if err != nil {
+		return err
+	}
 	var order []string
 	groups := map[string]*SessionHits{}
 	for _, c := range cands {
@@ -349,26 +352,101 @@ func (s *Store) group(ctx context.Context, db querier, p *plan, cands []candidat
 		g.MatchedMessageCount++
 		g.Matches = append(g.Matches, Hit{SessionID: c.sessionID, MessageID: c.messageID, Role: c.role, Timestamp: c.timestamp, Score: round3(score)})
 	}
+	if err := s.fillGroups(ctx, db, p, order, groups); err != nil {
+		return err
+	}
+	for _, id := range order {
+		res.Sessions = append(res.Sessions, *groups[id])
+	}
+	return nil
+}
+
+// fillGroups adds each kept session's message count and each hit's snippet, reading both in
+// one query each.
+func (s *Store) fillGroups(ctx context.Context, db querier, p *plan, order []string, groups map[string]*SessionHits) error {
+	args := make([]any, len(order))
+	for i, id := range order {
+		args[i] = id
+	}
+	rows, err := db.QueryContext(ctx, `SELECT session_id, count(*) FROM messages WHERE session_id IN (`+placeholders(len(order))+`) GROUP BY session_id`, args...)
+	if err != nil {
+		return fmt.Errorf("store: search: %w", err)
+	}
+	for rows.Next() {
+		var id string
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			rows.Close()
+			return err
+		}
+		groups[id].SessionMessagesCount = n
+	}
+	rows.Close()
+	var keys []any
+	var values []string
+	for _, id := range order {
+		for _, h := range groups[id].Matches {
+			keys, values = append(keys, h.SessionID, h.MessageID), append(values, "(?,?)")
+		}
+	}
+	texts := map[string]string{}
+	rows, err = db.QueryContext(ctx, `SELECT session_id, message_id, coalesce(search_text, '') FROM messages
+		WHERE (session_id, message_id) IN (VALUES `+strings.Join(values, ",")+`)`, keys...)
+	if err != nil {
+		return fmt.Errorf("store: search: read hits: %w", err)
+	}
+	for rows.Next() {
+		var sid, mid, text string
+		if err := rows.Scan(&sid, &mid, &text); err != nil {
+			rows.Close()
+			return err
+		}
+		texts[sid+"\x00"+mid] = text
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
 	terms := highlightTerms(p.req.Query)
 	for _, id := range order {
 		g := groups[id]
 		g.BestScore = round3(g.BestScore)
 		sort.SliceStable(g.Matches, func(i, j int) bool { return g.Matches[i].Timestamp > g.Matches[j].Timestamp })
-		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE session_id = ?`, id).Scan(&g.SessionMessagesCount); err != nil {
-			return fmt.Errorf("store: search: %w", err)
-		}
 		for i := range g.Matches {
 			h := &g.Matches[i]
-			var text string
-			if err := db.QueryRowContext(ctx, `SELECT coalesce(search_text, '') FROM messages WHERE session_id = ? AND message_id = ?`,
-				h.SessionID, h.MessageID).Scan(&text); err != nil {
-				return fmt.Errorf("store: search: read %s/%s: %w", h.SessionID, h.MessageID, err)
-			}
-			h.Text, h.Highlights = Snippet(text, terms, SnippetChars)
+			h.Text, h.Highlights = Snippet(texts[h.SessionID+"\x00"+h.MessageID], terms, SnippetChars)
 		}
-		res.Sessions = append(res.Sessions, *g)
 	}
 	return nil
+}
+
+func placeholders(n int) string { return strings.Repeat(",?", n)[1:] }
+
+// loadSessionMeta reads the sessions of all candidates in one query.
+func loadSessionMeta(ctx context.Context, db querier, cands []candidate) (map[string]*sessionMeta, error) {
+	meta := map[string]*sessionMeta{}
+	var args []any
+	seen := map[string]bool{}
+	for _, c := range cands {
+		if !seen[c.sessionID] {
+			seen[c.sessionID] = true
+			args = append(args, c.sessionID)
+		}
+	}
+	rows, err := db.QueryContext(ctx, `SELECT session_id, coalesce(parent_session_id, ''), project, source_agent, created_at
+		FROM sessions WHERE session_id IN (`+placeholders(len(args))+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: search: sessions: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		m := &sessionMeta{}
+		if err := rows.Scan(&m.id, &m.parent, &m.project, &m.agent, &m.createdAt); err != nil {
+			return nil, err
+		}
+		meta[m.id] = m
+	}
+	return meta, rows.Err()
 }
 
 func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }

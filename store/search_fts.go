@@ -78,9 +78,10 @@ func escapeLike(s string) string {
 // Full-text routing. SQLite FTS5 answers in microseconds when a query matches few messages,
 // but ranks every match, so a query of common words costs time in proportion to the archive;
 // Lance's inverted index finds the best k without scoring every match (docs/benchmarks.md has
-// both measured). A query whose words match more than textRouteLimit messages, in a scope as
-// large, goes to Lance when its text index exists; everything else, and every CJK query, to
-// FTS5.
+// both measured). A query whose words match more than textRouteLimit messages, searching a
+// scope as large, goes to Lance when its text index exists; everything else, and every CJK
+// query, goes to FTS5. Small scopes stay off Lance: its brute-force path for short allow-lists
+// returned wrong rows (docs/benchmarks.md, "Findings").
 const textRouteLimit = 20_000
 
 // ftsArm finds messages whose search text holds every query term, or, when none does, any of
@@ -97,7 +98,7 @@ func (s *Store) ftsArm(ctx context.Context, db querier, p *plan, res *SearchResu
 		var cands []candidate
 		var err error
 		if s.routeToLance(ctx, db, e, anyTerm, res.SearchableInScope) {
-			cands, err = s.lanceTextArm(ctx, db, p, e, anyTerm, res)
+			cands, err = s.lanceTextArm(ctx, p, e, anyTerm, res)
 		} else {
 			cands, err = s.ftsMatch(ctx, db, p, e, anyTerm, res)
 		}
@@ -166,6 +167,16 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 	}
 	where += filters
 	args = append(args, fargs...)
+	if sid := p.req.Filters.SessionID; sid != "" && e.Table != "" {
+		// A session's messages sit in a narrow band of rowids (stored together): bounding the
+		// index scan to it spares walking every match of a common word in the archive.
+		var lo, hi sql.NullInt64
+		if err := db.QueryRowContext(ctx, `SELECT min(rowid), max(rowid) FROM messages WHERE session_id = ?`, sid).Scan(&lo, &hi); err != nil {
+			return nil, fmt.Errorf("store: search: %w", err)
+		}
+		where += ` AND ` + e.Table + `.rowid BETWEEN ? AND ?`
+		args = append(args, lo.Int64, hi.Int64)
+	}
 	order := `score DESC, m.timestamp DESC`
 	if p.req.SortBy == SortRecency {
 		order = `m.timestamp DESC`

@@ -330,3 +330,25 @@ func TestCommonWordsRouteToLance(t *testing.T) {
 		t.Errorf("unindexed row not found: %+v %v", res, err)
 	}
 }
+
+func TestRenderStaysWithinBudget(t *testing.T) {
+	res := &SearchResult{Mode: ModeFTS, SortBy: SortRelevance, MatchedTotal: 400}
+	for i := 0; i < MaxSearchLimit; i++ {
+		g := SessionHits{SessionID: fmt.Sprintf("session-%03d", i), Project: "/home/dev/a/rather/long/project/path", SourceAgent: "claude-code"}
+		for j := 0; j < 2; j++ {
+			g.Matches = append(g.Matches, Hit{MessageID: fmt.Sprint(j), Role: "user", Text: strings.Repeat("words and more words ", 30)})
+		}
+		res.Sessions = append(res.Sessions, g)
+	}
+	for _, n := range []int{1, 5, 200} {
+		r := *res
+		r.Sessions = res.Sessions[:n]
+		out := r.Render(SearchTextBudget)
+		if len(out) > SearchTextBudget {
+			t.Errorf("%d sessions rendered in %d characters", n, len(out))
+		}
+		if !strings.Contains(out, "session-000") || (n == 200 && !strings.Contains(out, "more sessions past")) {
+			t.Errorf("%d sessions: %s", n, out)
+		}
+	}
+}

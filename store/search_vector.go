@@ -29,13 +29,14 @@ func (s *Store) embeddedCount(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
-// lanceFilters renders the plan's filters in Lance's SQL dialect over the messages table;
-// withVector keeps only embedded rows.
-func lanceFilters(p *plan, withVector bool) string {
-	where := []string{"search_text IS NOT NULL", "search_text <> ''"}
-	if withVector {
-		where = append(where, "vector IS NOT NULL")
-	}
+// lanceFilters renders the plan's filters in Lance's SQL dialect over the messages table. It
+// names only small columns: a prefilter reads every row of the columns it names, and reading
+// search_text or the vectors themselves made a filtered vector search ten times slower (only
+// rows with search text are embedded, and rows without a vector never come back as
+// neighbours, so neither test is needed). For the same reason sub-agent sessions, a minority,
+// are not excluded here: the arms ask for more rows and drop them afterwards (plan.accepts).
+func lanceFilters(p *plan) string {
+	var where []string
 	f := p.req.Filters
 	switch {
 	case p.projectRE != nil:
@@ -51,9 +52,6 @@ func lanceFilters(p *plan, withVector bool) string {
 	}
 	if f.SourceAgent != "" {
 		where = append(where, "(source_agent = "+lance.Quote(f.SourceAgent)+" OR starts_with(source_agent, "+lance.Quote(f.SourceAgent+"/")+"))")
-	}
-	if !p.subagents {
-		where = append(where, "strpos(source_agent, '/') = 0")
 	}
 	if p.from != "" {
 		where = append(where, fmt.Sprintf("timestamp >= %d", parseISO(p.from).UnixMicro()))
@@ -76,7 +74,7 @@ func (s *Store) vectorArm(ctx context.Context, p *plan, res *SearchResult) ([]ca
 	}
 	q := lance.Query{
 		Columns: []string{"session_id", "id", "role", "project", "source_agent", "timestamp"},
-		Filter:  lanceFilters(p, true),
+		Filter:  lanceFilters(p),
 		Limit:   p.pool * 2,
 		Vector:  &lance.VectorQuery{Column: "vector", Vector: vecs[0], Distance: "cosine"},
 	}
@@ -87,11 +85,17 @@ func (s *Store) vectorArm(ctx context.Context, p *plan, res *SearchResult) ([]ca
 		ts := r.Column(r.Schema().FieldIndices("timestamp")[0]).(*array.Int64)
 		dist := r.Column(r.Schema().FieldIndices("_distance")[0]).(*array.Float32)
 		for i := 0; i < int(r.NumRows()); i++ {
-			cands = append(cands, candidate{
+			if d := dist.Value(i); dist.IsNull(i) || d != d {
+				continue // no vector: not a neighbour
+			}
+			c := candidate{
 				sessionID: sid.Value(i), messageID: mid.Value(i), role: role.Value(i), project: project.Value(i),
 				agent: agent.Value(i), timestamp: isoTime(microTime(ts.Value(i))),
 				score: 1 - float64(dist.Value(i)),
-			})
+			}
+			if p.accepts(c) {
+				cands = append(cands, c)
+			}
 		}
 		return nil
 	})

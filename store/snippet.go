@@ -95,14 +95,14 @@ func Snippet(text string, terms []string, width int) (string, [][2]int) {
 // prefix of at least four characters; it returns the byte offset and length of the match, or
 // -1. Words start where a letter or digit follows anything else (so "test" is not found
 // inside "pytest", as the word index would not have matched it there either).
-func findStem(s, term string) (int, int) {
+func findStem(s, term string) (int, int) { return findPrefix(s, term, 4) }
+
+// findPrefix is findStem with the shortest prefix tried given.
+func findPrefix(s, term string, shortest int) (int, int) {
 	runes := []rune(term)
-	for l := len(runes); l >= min(4, len(runes)); l-- {
+	for l := len(runes); l >= min(shortest, len(runes)); l-- {
 		if i, n := indexWordFold(s, string(runes[:l])); i >= 0 {
 			return i, n
-		}
-		if l < 4 {
-			break
 		}
 	}
 	return -1, 0
