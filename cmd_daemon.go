@@ -23,6 +23,7 @@ func newDaemonCmd() *cobra.Command {
 	var memCeiling int64
 	var logLevel string
 	var openSockets bool
+	var listen string
 	cmd := &cobra.Command{
 		Use:   "daemon",
 		Short: "Run Pond's per-user service: live capture, the socket API and the MCP server",
@@ -37,9 +38,14 @@ With capture consent granted (pond consent grant) it syncs every enabled adapter
 again when their files change (a watcher on each agent's folder), and every --sync-every.
 It exits with code 75 past its memory ceiling so the service manager restarts it.
 
+--listen 127.0.0.1:PORT also serves the API over loopback TCP (off by default): every request
+needs "Authorization: Bearer <token>" with the token from api-token in the state directory
+(created 0600), and a Host header naming that address.
+
 Logs go to stderr. Examples:
   pond daemon
-  pond daemon --sync-every 10m --log-level debug`,
+  pond daemon --sync-every 10m --log-level debug
+  pond daemon --listen 127.0.0.1:7777`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			d, err := resolveDirs()
@@ -52,7 +58,7 @@ Logs go to stderr. Examples:
 			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 			err = daemon.Run(cmd.Context(), daemon.Options{Dirs: d, Version: version, Log: log, SyncEvery: syncEvery,
-				Debounce: debounce, MemoryCeiling: memCeiling, OpenSockets: openSockets})
+				Debounce: debounce, MemoryCeiling: memCeiling, OpenSockets: openSockets, Listen: listen})
 			switch {
 			case errors.Is(err, daemon.ErrMemoryCeiling):
 				return &exitError{code: daemon.ExitRestart, err: err}
@@ -67,6 +73,7 @@ Logs go to stderr. Examples:
 	f.DurationVar(&debounce, "debounce", 50*time.Millisecond, "how long an agent's files must be quiet before they are read")
 	f.Int64Var(&memCeiling, "memory-ceiling", 4<<30, "exit with code 75 past this resident size in bytes (-1: never)")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	f.StringVar(&listen, "listen", "", "also serve the API on this loopback address (127.0.0.1:PORT); every request needs the bearer token in the state dir's api-token file")
 	f.BoolVar(&openSockets, "test-open-sockets", false, "tests only: let every user connect, so the peer-uid check answers 403")
 	f.MarkHidden("test-open-sockets")
 	return cmd

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -40,6 +42,9 @@ type Options struct {
 	// MemoryCeiling makes the daemon exit (ErrMemoryCeiling) past this resident size
 	// (default 4 GiB; negative: none).
 	MemoryCeiling int64
+	// Listen, when set, also serves the API on this loopback TCP address, every request with
+	// the bearer token from the state directory's api-token file and a Host naming the address.
+	Listen string
 	// OpenSockets opens the sockets to every user so the peer-uid check refuses them (tests).
 	OpenSockets bool
 	// Ready is called once both sockets listen.
@@ -81,6 +86,17 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	defer mcpLn.Close()
+	var tcpLn net.Listener
+	var token string
+	if opts.Listen != "" {
+		if token, err = ipc.LoadToken(filepath.Join(opts.Dirs.State.Path, ipc.TokenFileName)); err != nil {
+			return err
+		}
+		if tcpLn, err = ipc.ListenTCP(opts.Listen); err != nil {
+			return err
+		}
+		defer tcpLn.Close()
+	}
 
 	st, err := store.Open(ctx, store.Options{DataDir: opts.Dirs.Data.Path, StateDir: opts.Dirs.State.Path, Command: "pond daemon",
 		Logger: log, Lance: lance.Options{ReadConsistency: time.Second, IndexCacheBytes: 64 << 20, MetadataCacheBytes: 32 << 20}})
@@ -119,6 +135,10 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	api := &ipc.Server{API: d.svc, Hub: d.hub, Version: opts.Version, Log: log}
 	goRun("api", func(ctx context.Context) error { return api.Serve(ctx, apiLn) })
+	if tcpLn != nil {
+		goRun("api-tcp", func(ctx context.Context) error { return api.ServeTCP(ctx, tcpLn, token) })
+		log.Info("daemon: also listening on TCP", "addr", tcpLn.Addr().String(), "token_file", filepath.Join(opts.Dirs.State.Path, ipc.TokenFileName))
+	}
 	goRun("mcp", func(ctx context.Context) error {
 		return mcpserver.ServeListener(ctx, mcpLn, mcpserver.New(d.svc, opts.Version, log), log)
 	})

@@ -521,3 +521,58 @@ func TestRecallRoutes(t *testing.T) {
 		t.Errorf("unknown session: %d %s", status, code)
 	}
 }
+
+// TestTCPListener: the optional loopback listener wants the token and its own Host.
+func TestTCPListener(t *testing.T) {
+	if _, err := ipc.ListenTCP("0.0.0.0:0"); err == nil {
+		t.Fatal("a non-loopback address was accepted")
+	}
+	s := serve(t, ipc.ListenOptions{})
+	tokenFile := filepath.Join(s.dirs.State.Path, ipc.TokenFileName)
+	token, err := ipc.LoadToken(tokenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(tokenFile); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("token file: %v, %v", st.Mode(), err)
+	}
+	if again, _ := ipc.LoadToken(tokenFile); again != token {
+		t.Fatal("the token changed on a second load")
+	}
+	ln, err := ipc.ListenTCP("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go (&ipc.Server{API: s.svc, Version: "test"}).ServeTCP(ctx, ln, token)
+	addr := ln.Addr().String()
+	tests := []struct {
+		name, host, auth string
+		want             int
+	}{
+		{"ok", addr, "Bearer " + token, 200},
+		{"localhost_name", strings.Replace(addr, "127.0.0.1", "localhost", 1), "Bearer " + token, 200},
+		{"no_token", addr, "", 401},
+		{"wrong_token", addr, "Bearer " + strings.Repeat("0", 64), 401},
+		{"rebinding_host", "evil.example:80", "Bearer " + token, 403},
+		{"other_port", "127.0.0.1:1", "Bearer " + token, 403},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest("GET", "http://"+addr+"/v1/status", nil)
+			req.Host = tt.host
+			if tt.auth != "" {
+				req.Header.Set("Authorization", tt.auth)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tt.want {
+				t.Errorf("got %d, want %d", resp.StatusCode, tt.want)
+			}
+		})
+	}
+}

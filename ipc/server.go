@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pondhq/pond/ipc/apitype"
@@ -27,8 +28,10 @@ type Server struct {
 	// AllowUID reports whether a peer uid may use the API (default: only this process's uid).
 	AllowUID func(uid int) bool
 
-	routes map[string]map[string]http.HandlerFunc // path -> method -> handler
-	done   chan struct{}
+	initOnce  sync.Once
+	closeOnce sync.Once
+	routes    map[string]map[string]http.HandlerFunc // path -> method -> handler
+	done      chan struct{}
 }
 
 // route table: one line per route. Writes and queries are POST with a JSON body; reads
@@ -56,38 +59,32 @@ type route struct {
 	h            http.HandlerFunc
 }
 
-// Handler is the whole API: the route table behind the peer, body-size and header checks.
-func (s *Server) Handler() http.Handler {
-	if s.Log == nil {
-		s.Log = slog.New(slog.DiscardHandler)
-	}
-	if s.done == nil {
-		s.done = make(chan struct{})
-	}
-	s.routes = map[string]map[string]http.HandlerFunc{}
-	for _, r := range s.table() {
-		if s.routes[r.path] == nil {
-			s.routes[r.path] = map[string]http.HandlerFunc{}
+// init builds the route table once, however many listeners the server has.
+func (s *Server) init() {
+	s.initOnce.Do(func() {
+		if s.Log == nil {
+			s.Log = slog.New(slog.DiscardHandler)
 		}
-		s.routes[r.path][r.method] = r.h
-	}
-	return http.HandlerFunc(s.serveHTTP)
+		s.done = make(chan struct{})
+		s.routes = map[string]map[string]http.HandlerFunc{}
+		for _, r := range s.table() {
+			if s.routes[r.path] == nil {
+				s.routes[r.path] = map[string]http.HandlerFunc{}
+			}
+			s.routes[r.path][r.method] = r.h
+		}
+	})
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set(apitype.HeaderRequestID, newRequestID())
 	w.Header().Set(apitype.HeaderVersion, s.Version)
-	uid, err := peerUIDFrom(r.Context())
-	allowed := s.AllowUID
-	if allowed == nil {
-		allowed = SameUser
+	gate, _ := r.Context().Value(gateKey{}).(func(*http.Request) *apitype.Error)
+	if gate == nil {
+		gate = s.peerGate
 	}
-	if err != nil || !allowed(uid) {
-		msg := fmt.Sprintf("peer uid %d is not the daemon's user", uid)
-		if err != nil {
-			msg = "cannot read the peer's credentials: " + err.Error()
-		}
-		writeError(w, &apitype.Error{Code: apitype.CodeForbidden, Message: msg})
+	if err := gate(r); err != nil {
+		writeError(w, err)
 		return
 	}
 	byMethod, ok := s.routes[r.URL.Path]
@@ -109,6 +106,24 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, apitype.MaxBodyBytes)
 	h(w, r)
 }
+
+// peerGate is the Unix socket's check: the peer's uid, from the kernel.
+func (s *Server) peerGate(r *http.Request) *apitype.Error {
+	uid, err := peerUIDFrom(r.Context())
+	allowed := s.AllowUID
+	if allowed == nil {
+		allowed = SameUser
+	}
+	switch {
+	case err != nil:
+		return &apitype.Error{Code: apitype.CodeForbidden, Message: "cannot read the peer's credentials: " + err.Error()}
+	case !allowed(uid):
+		return &apitype.Error{Code: apitype.CodeForbidden, Message: fmt.Sprintf("peer uid %d is not the daemon's user", uid)}
+	}
+	return nil
+}
+
+type gateKey struct{}
 
 func (s *Server) paths() []string {
 	var out []string
@@ -195,6 +210,8 @@ func StatusOf(code string) int {
 		return http.StatusBadRequest
 	case apitype.CodeForbidden, apitype.CodeDeclined:
 		return http.StatusForbidden
+	case apitype.CodeUnauthorized:
+		return http.StatusUnauthorized
 	case apitype.CodeNotFound:
 		return http.StatusNotFound
 	case apitype.CodeMethod:
@@ -241,12 +258,27 @@ func newRequestID() string {
 	return "req_" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-// Serve serves the API on ln until ctx ends, then stops taking requests, ends watch streams
-// and waits up to five seconds for requests in flight.
+// Serve serves the API on the Unix socket ln until ctx ends, then stops taking requests, ends
+// watch streams and waits up to five seconds for requests in flight.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	return s.serve(ctx, ln, withPeerUID)
+}
+
+// ServeTCP serves the API on the loopback listener ln from ListenTCP: every request needs
+// the bearer token and a Host naming the listener.
+func (s *Server) ServeTCP(ctx context.Context, ln net.Listener, token string) error {
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	gate := tcpGate(token, port)
+	return s.serve(ctx, ln, func(ctx context.Context, _ net.Conn) context.Context {
+		return context.WithValue(ctx, gateKey{}, gate)
+	})
+}
+
+func (s *Server) serve(ctx context.Context, ln net.Listener, connContext func(context.Context, net.Conn) context.Context) error {
+	s.init()
 	hs := &http.Server{
-		Handler:           s.Handler(),
-		ConnContext:       withPeerUID,
+		Handler:           http.HandlerFunc(s.serveHTTP),
+		ConnContext:       connContext,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.Log.Handler(), slog.LevelWarn),
 	}
@@ -257,7 +289,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
-	close(s.done)
+	s.closeOnce.Do(func() { close(s.done) })
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return hs.Shutdown(sctx)

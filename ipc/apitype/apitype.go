@@ -34,6 +34,7 @@ const (
 	CodeMethod         = "method_not_allowed"
 	CodeTooLarge       = "payload_too_large"
 	CodeForbidden      = "forbidden"
+	CodeUnauthorized   = "unauthorized"
 	CodeConflict       = "conflict" // e.g. another writer holds the store; retry
 	CodeRefused        = "refused"  // a SQL statement the read-only gate refuses
 	CodeStorage        = "storage_unavailable"
