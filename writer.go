@@ -90,6 +90,13 @@ func (localWriter) Sync(ctx context.Context, req SyncRequest, notify func(string
 	eng := &capture.Engine{Store: s, Env: env, Cursors: &capture.Cursors{Dir: d.State.Path},
 		Stamp: store.Stamp{PondVersion: version}, Log: logger()}
 	rep, runErr := eng.Sync(ctx, targets, capture.Options{DryRun: req.DryRun, Verify: req.Verify, Progress: req.Progress})
+	if !req.DryRun && rep != nil && rep.Inserted.Messages > 0 {
+		// Keep the text index caught up, so common-word searches stay on it (a fold, when
+		// the index exists; building it is pond optimize's job).
+		if _, err := s.MaintainTextIndex(ctx, false); err != nil {
+			notify("text index not updated: " + err.Error())
+		}
+	}
 	if !req.DryRun {
 		if err := capture.SaveLastSync(d.State.Path, rep, runErr); err != nil {
 			return nil, err
