@@ -191,8 +191,8 @@ type daemon struct {
 // upkeepEvery is how often the daemon folds new rows into the indexes, when rows came in.
 const upkeepEvery = 10 * time.Minute
 
-// upkeep folds the rows captured since the last run into Lance's text index (building it once
-// the archive is large enough), in the write slot and under the store lock. Compaction and
+// upkeep builds Lance's text index once the archive is large enough (syncs only fold new rows
+// into an existing one), in the write slot; the store takes its lock. Compaction and
 // old-version cleanup are not wired yet: the store has no API for them.
 func (d *daemon) upkeep(ctx context.Context) {
 	if !d.dirty.Load() {
@@ -202,12 +202,7 @@ func (d *daemon) upkeep(ctx context.Context) {
 		return // a sync is running; the next tick tries again
 	}
 	defer d.svc.releaseWrite()
-	lock, err := store.AcquireLock(ctx, d.opts.Dirs.State.Path, "pond daemon (upkeep)", nil)
-	if err != nil {
-		return
-	}
-	defer lock.Release()
-	what, err := d.svc.Store.MaintainTextIndex(ctx)
+	what, err := d.svc.Store.MaintainTextIndex(ctx, true)
 	if err != nil {
 		d.log.Error("daemon: upkeep", "error", err)
 		d.setErr(err)

@@ -439,6 +439,13 @@ func (s *Service) runSync(ctx context.Context, targets []capture.Target, opts ca
 	eng := &capture.Engine{Store: s.Store, Env: s.Env, Cursors: &capture.Cursors{Dir: s.Dirs.State.Path},
 		Stamp: store.Stamp{PondVersion: s.Version}, Log: s.log()}
 	rep, runErr := eng.Sync(ctx, targets, opts)
+	if !opts.DryRun && rep != nil && rep.Inserted.Messages > 0 {
+		// Keep the text index caught up, so common-word searches stay on it (a fold, when the
+		// index exists; building it is upkeep's and pond optimize's job).
+		if _, err := s.Store.MaintainTextIndex(ctx, false); err != nil && ctx.Err() == nil {
+			s.log().Warn("text index not updated", "error", err)
+		}
+	}
 	if !opts.DryRun {
 		if err := capture.SaveLastSync(s.Dirs.State.Path, rep, runErr); err != nil && runErr == nil {
 			runErr = err

@@ -256,7 +256,7 @@ func BenchmarkSearch(b *testing.B) {
 			b.Logf("archive built in %s", built)
 			ctx := context.Background()
 			t := time.Now()
-			msg, err := s.MaintainTextIndex(ctx)
+			msg, err := s.MaintainTextIndex(ctx, true)
 			if err != nil {
 				b.Fatal(err)
 			}

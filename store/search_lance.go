@@ -76,11 +76,17 @@ func (s *Store) hasTextIndex(ctx context.Context) (bool, error) {
 	return false, nil
 }
 
-// MaintainTextIndex builds Lance's text index once the archive holds more messages than FTS5
-// alone serves quickly, and afterwards folds newly added rows into it. Queries never wait for
-// it: rows it has not caught up with are scanned, and until it exists every query uses FTS5.
-// It writes to Lance, so callers hold the store lock.
-func (s *Store) MaintainTextIndex(ctx context.Context) (string, error) {
+// MaintainTextIndex folds newly added rows into Lance's text index and, with build, creates
+// the index once the archive holds more messages than FTS5 alone serves quickly (a one-off that
+// takes about two minutes at a million messages, so sync only folds and the daemon's upkeep and
+// pond optimize build). Queries never wait for it: until the index exists and has caught up,
+// they use FTS5. It takes the store lock.
+func (s *Store) MaintainTextIndex(ctx context.Context, build bool) (string, error) {
+	lock, err := AcquireLock(ctx, s.opts.StateDir, s.opts.Command, nil)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Release()
 	t := s.tables[TableMessages]
 	defer s.textIndex.checkedAt.Store(0) // look again on the next query
 	exists, err := s.hasTextIndex(ctx)
@@ -88,10 +94,13 @@ func (s *Store) MaintainTextIndex(ctx context.Context) (string, error) {
 		return "", err
 	}
 	if exists {
-		if _, err := t.Optimize(ctx, lance.OptimizeSpec{Index: true}); err != nil {
+		if _, err := t.Optimize(ctx, lance.OptimizeSpec{Index: true, IndexNames: []string{textIndexName}}); err != nil {
 			return "", err
 		}
 		return "text index: new rows folded in", nil
+	}
+	if !build {
+		return "text index: none yet (pond optimize builds it)", nil
 	}
 	n, err := t.Count(ctx, "")
 	if err != nil {

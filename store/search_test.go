@@ -295,7 +295,7 @@ func TestCommonWordsRouteToLance(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.textIndex.routeLimit = 1
-	if _, err := s.MaintainTextIndex(ctx); err != nil {
+	if _, err := s.MaintainTextIndex(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	if !s.textIndexReady(ctx) {

@@ -165,7 +165,8 @@ func rankByScore(c []candidate) []candidate {
 }
 
 // EnsureVectorIndex builds the vector index once enough messages are embedded, and reports
-// whether one exists afterwards. Below VectorIndexMinRows the exact search is used.
+// whether one exists afterwards. Below VectorIndexMinRows the exact search is used. It takes
+// the store lock when it builds.
 func (s *Store) EnsureVectorIndex(ctx context.Context) (bool, error) {
 	t := s.tables[TableMessages]
 	idx, err := t.Indexes(ctx)
@@ -177,10 +178,19 @@ func (s *Store) EnsureVectorIndex(ctx context.Context) (bool, error) {
 			return true, nil
 		}
 	}
+	minRows := int64(VectorIndexMinRows)
+	if s.vectorIndexMin > 0 {
+		minRows = int64(s.vectorIndexMin)
+	}
 	n, err := s.embeddedCount(ctx)
-	if err != nil || n < VectorIndexMinRows {
+	if err != nil || n < minRows {
 		return false, err
 	}
+	lock, err := AcquireLock(ctx, s.opts.StateDir, s.opts.Command, nil)
+	if err != nil {
+		return false, err
+	}
+	defer lock.Release()
 	began := time.Now()
 	if err := t.CreateIndex(ctx, lance.IndexSpec{Column: "vector", Kind: lance.IndexIVFHNSWSQ, Name: "messages_vector", Distance: "cosine"}); err != nil {
 		return false, err

@@ -55,6 +55,8 @@ type Store struct {
 	search     *sql.DB
 	searchErr  error
 	textIndex  textIndexState
+	// vectorIndexMin overrides VectorIndexMinRows (tests).
+	vectorIndexMin int
 }
 
 // Open opens the store in opts.DataDir, creating its tables when missing and adding columns a

@@ -284,11 +284,13 @@ func (t *Table) Indexes(ctx context.Context) ([]IndexInfo, error) {
 // OptimizeSpec selects the parts of optimize to run, in this order: compact small fragments,
 // fold new rows into existing indexes, prune versions older than PruneOlderThanSecs.
 type OptimizeSpec struct {
-	Compact               bool   `json:"compact,omitempty"`
-	TargetRowsPerFragment int    `json:"target_rows_per_fragment,omitempty"`
-	Index                 bool   `json:"index,omitempty"`
-	PruneOlderThanSecs    *int64 `json:"prune_older_than_secs,omitempty"`
-	DeleteUnverified      bool   `json:"delete_unverified,omitempty"`
+	Compact               bool `json:"compact,omitempty"`
+	TargetRowsPerFragment int  `json:"target_rows_per_fragment,omitempty"`
+	Index                 bool `json:"index,omitempty"`
+	// IndexNames limits Index to the indexes named (empty: every index).
+	IndexNames         []string `json:"index_names,omitempty"`
+	PruneOlderThanSecs *int64   `json:"prune_older_than_secs,omitempty"`
+	DeleteUnverified   bool     `json:"delete_unverified,omitempty"`
 }
 
 // OptimizeResult reports what optimize did.

@@ -371,6 +371,8 @@ struct OptimizeSpec {
     target_rows_per_fragment: Option<usize>,
     #[serde(default)]
     index: bool,
+    /// Fold only the indexes named (absent: every index).
+    index_names: Option<Vec<String>>,
     /// Remove versions older than this many seconds (absent: no cleanup).
     prune_older_than_secs: Option<u64>,
     #[serde(default)]
@@ -408,7 +410,9 @@ pub extern "C" fn pond_table_optimize(
             }
         }
         if spec.index {
-            block_on(t.table.optimize(OptimizeAction::Index(OptimizeOptions::default())))
+            let mut options = OptimizeOptions::default();
+            options.index_names = spec.index_names.clone();
+            block_on(t.table.optimize(OptimizeAction::Index(options)))
                 .map_err(|e| format!("fold new rows into indexes: {e}"))?;
             out.insert("indexes_folded".into(), json!(true));
         }
