@@ -56,7 +56,7 @@ var layers = []struct {
 	{"paths", nil},
 	{"embed", nil},
 	// The tray and the installer speak to the daemon through ipc without linking the store.
-	{"ipc", []string{"session"}},
+	{"ipc", []string{"session", "internal"}},
 }
 
 // TestDependencyRules keeps the heavy native dependencies in the one place each belongs, so that
