@@ -395,3 +395,23 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// TestDaemonMemoryCeiling: past its memory ceiling the daemon exits with code 75, for the
+// service manager to restart it, and leaves no socket behind.
+func TestDaemonMemoryCeiling(t *testing.T) {
+	bin := sharedBinary(t)
+	home, env := isolatedHome(t)
+	d := startDaemon(t, bin, env, home, "--memory-ceiling", "1000000")
+	select {
+	case err := <-d.done:
+		d.done <- err
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 75 {
+			t.Fatalf("exit: %v, want code 75", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the daemon did not exit past its ceiling")
+	}
+	if _, err := os.Lstat(filepath.Join(home, "run", "pond", "pond.sock")); !os.IsNotExist(err) {
+		t.Errorf("pond.sock left behind: %v", err)
+	}
+}

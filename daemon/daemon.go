@@ -341,7 +341,7 @@ func (d *daemon) setErr(err error) {
 // memoryGuard ends the daemon past its memory ceiling, so the service manager restarts it
 // with a clean heap and fresh native caches instead of letting it grow without bound.
 func (d *daemon) memoryGuard(ctx context.Context) error {
-	t := time.NewTicker(15 * time.Second)
+	t := time.NewTicker(5 * time.Second)
 	defer t.Stop()
 	for {
 		select {
