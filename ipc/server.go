@@ -25,8 +25,6 @@ type Server struct {
 	Hub     *Hub
 	Version string
 	Log     *slog.Logger
-	// AllowUID reports whether a peer uid may use the API (default: only this process's uid).
-	AllowUID func(uid int) bool
 
 	initOnce  sync.Once
 	closeOnce sync.Once
@@ -110,14 +108,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 // peerGate is the Unix socket's check: the peer's uid, from the kernel.
 func (s *Server) peerGate(r *http.Request) *apitype.Error {
 	uid, err := peerUIDFrom(r.Context())
-	allowed := s.AllowUID
-	if allowed == nil {
-		allowed = SameUser
-	}
 	switch {
 	case err != nil:
 		return &apitype.Error{Code: apitype.CodeForbidden, Message: "cannot read the peer's credentials: " + err.Error()}
-	case !allowed(uid):
+	case !SameUser(uid):
 		return &apitype.Error{Code: apitype.CodeForbidden, Message: fmt.Sprintf("peer uid %d is not the daemon's user", uid)}
 	}
 	return nil
