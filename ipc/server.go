@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -97,6 +98,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		for m := range byMethod {
 			allow = append(allow, m)
 		}
+		sort.Strings(allow)
 		w.Header().Set("Allow", strings.Join(allow, ", "))
 		writeError(w, &apitype.Error{Code: apitype.CodeMethod, Message: fmt.Sprintf("%s %s: use %s", r.Method, r.URL.Path, strings.Join(allow, " or "))})
 		return
