@@ -190,6 +190,18 @@ func newStatusCmd() *cobra.Command {
 					b.WriteString("last sync: never; run pond sync\n")
 				}
 				fmt.Fprintf(&b, "capture consent: %s\n", rep.Consent)
+				if e := rep.Embeddings; e.Enabled {
+					fmt.Fprintf(&b, "semantic search: on (%s), %d of %d messages embedded\n", e.Model, e.Embedded, rep.Messages)
+				} else {
+					b.WriteString("semantic search: off\n")
+				}
+				for _, ix := range rep.Indexes {
+					fmt.Fprintf(&b, "index %s.%s (%s)", ix.Table, ix.Name, ix.Kind)
+					if ix.UnindexedRows != nil && *ix.UnindexedRows > 0 {
+						fmt.Fprintf(&b, ": %d rows not yet folded in", *ix.UnindexedRows)
+					}
+					b.WriteString("\n")
+				}
 				if dm := rep.Daemon; dm != nil {
 					fmt.Fprintf(&b, "daemon: pid %d since %s, watching %d folders", dm.PID, dm.StartedAt.Local().Format(time.DateTime), dm.Watching)
 					if dm.LastError != "" {

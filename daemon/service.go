@@ -158,6 +158,21 @@ func (s *Service) Status(ctx context.Context) (*apitype.Status, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	if err := s.Store.Mirror().DB().QueryRowContext(ctx,
+		`SELECT count(*) FROM messages WHERE coalesce(embedding_model, '') != ''`).Scan(&st.Embeddings.Embedded); err != nil {
+		return nil, err
+	}
+	st.Indexes = []apitype.IndexState{}
+	for _, name := range []string{store.TableSessions, store.TableMessages, store.TableParts} {
+		ixs, err := s.Store.Table(name).Indexes(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, ix := range ixs {
+			st.Indexes = append(st.Indexes, apitype.IndexState{Table: name, Name: ix.Name, Kind: ix.Kind,
+				IndexedRows: ix.IndexedRows, UnindexedRows: ix.UnindexedRows})
+		}
+	}
 	if ls, ok := capture.ReadLastSync(s.Dirs.State.Path); ok {
 		st.LastSync = &apitype.LastSync{FinishedAt: ls.FinishedAt, DurationSecs: ls.DurationSecs, SessionsInserted: ls.SessionsInserted,
 			MessagesInserted: ls.MessagesInserted, Outcome: ls.Outcome, Error: ls.Error}

@@ -492,6 +492,10 @@ func TestRecallRoutes(t *testing.T) {
 	if _, err := s.client.Sync(ctx, &apitype.SyncRequest{Adapter: "claude-code"}); err != nil {
 		t.Fatal(err)
 	}
+	st, err := s.client.Status(ctx)
+	if err != nil || st.Sessions == 0 || st.Indexes == nil || st.Embeddings.Enabled || st.Embeddings.Embedded != 0 || st.LastSync == nil {
+		t.Fatalf("status after a sync: %+v, %v", st, err)
+	}
 	res, err := s.client.Search(ctx, &apitype.SearchRequest{Query: "calc_test", Filters: apitype.SearchFilters{Project: "demo"}})
 	if err != nil || len(res.Sessions) == 0 || res.Sessions[0].SessionID != "7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b" {
 		t.Fatalf("search: %+v, %v", res, err)

@@ -240,14 +240,19 @@ func (h *handlers) stats(ctx context.Context, req *mcp.ReadResourceRequest) (*mc
 	if err != nil {
 		return nil, mapError(err)
 	}
-	var emb any
+	var emb any // null when semantic search is off, as the original's
 	if st.Embeddings.Enabled {
-		emb = st.Embeddings
+		pct := 0.0
+		if st.Messages > 0 {
+			pct = 100 * float64(st.Embeddings.Embedded) / float64(st.Messages)
+		}
+		emb = map[string]any{"model": st.Embeddings.Model, "embedded": st.Embeddings.Embedded, "embedded_percent": pct}
 	}
 	b, _ := json.MarshalIndent(map[string]any{
 		"corpus":     map[string]int64{"sessions": st.Sessions, "messages": st.Messages, "parts": st.Parts},
 		"agents":     st.Agents,
 		"embeddings": emb,
+		"indices":    st.Indexes,
 		"last_sync":  st.LastSync,
 	}, "", "  ")
 	return contents(req.Params.URI, "application/json", string(b)), nil

@@ -81,6 +81,7 @@ type Status struct {
 	Consent         string       `json:"consent"`
 	Adapters        []Adapter    `json:"adapters"`
 	Embeddings      Embeddings   `json:"embeddings"`
+	Indexes         []IndexState `json:"indexes"`
 	// Daemon is set when a daemon answered (absent when the CLI read the store itself).
 	Daemon *DaemonInfo `json:"daemon,omitempty"`
 }
@@ -102,10 +103,21 @@ type LastSync struct {
 	Error            string  `json:"error,omitempty"`
 }
 
-// Embeddings is the semantic-search state.
+// Embeddings is the semantic-search state: whether it is on, and how many messages carry an
+// embedding (of any model).
 type Embeddings struct {
-	Enabled bool   `json:"enabled"`
-	Model   string `json:"model,omitempty"`
+	Enabled  bool   `json:"enabled"`
+	Model    string `json:"model,omitempty"`
+	Embedded int64  `json:"embedded"`
+}
+
+// IndexState is one Lance index and how far it covers its table.
+type IndexState struct {
+	Table         string `json:"table"`
+	Name          string `json:"name"`
+	Kind          string `json:"kind"`
+	IndexedRows   *int64 `json:"indexed_rows,omitempty"`
+	UnindexedRows *int64 `json:"unindexed_rows,omitempty"`
 }
 
 // DaemonInfo describes the running daemon.
