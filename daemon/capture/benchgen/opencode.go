@@ -2,11 +2,11 @@ package benchgen
 
 import (
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/pondhq/pond/store/sqlite"
@@ -19,8 +19,14 @@ import (
 type opencodeFormat struct {
 	created  bool
 	projects map[string]bool
-	script   strings.Builder // rows not yet written
-	pending  int             // sessions in script
+	rows     []row // not yet written
+	pending  int   // sessions in rows
+}
+
+// row is one row to insert; table names the table and, for sessions, the columns.
+type row struct {
+	table  string
+	values []any
 }
 
 // opencodeSchema is OpenCode 1.18's schema for the tables the adapter reads.
@@ -67,33 +73,15 @@ func (o *opencodeFormat) write(root string, c *conv) (int64, error) {
 	}
 	var n int64
 	insert := func(table string, values ...any) {
-		var b strings.Builder
-		b.WriteString("INSERT INTO ")
-		b.WriteString(table)
-		b.WriteString(" VALUES(")
-		for i, v := range values {
-			if i > 0 {
-				b.WriteByte(',')
-			}
+		for _, v := range values {
 			switch v := v.(type) {
-			case nil:
-				b.WriteString("NULL")
-			case int64:
-				b.WriteString(strconv.FormatInt(v, 10))
-			case int:
-				b.WriteString(strconv.Itoa(v))
 			case string:
-				b.WriteString("'" + strings.ReplaceAll(v, "'", "''") + "'")
 				n += int64(len(v))
 			case json.RawMessage:
-				b.WriteString("'" + strings.ReplaceAll(string(v), "'", "''") + "'")
 				n += int64(len(v))
-			default:
-				panic(fmt.Sprintf("benchgen: opencode value of type %T", v))
 			}
 		}
-		b.WriteString(");\n")
-		o.script.WriteString(b.String())
+		o.rows = append(o.rows, row{table, values})
 	}
 	sum := sha256.Sum256([]byte(c.cwd))
 	projectID := hex.EncodeToString(sum[:20])
@@ -155,10 +143,32 @@ func (o *opencodeFormat) flush(root string) error {
 	if o.pending == 0 {
 		return nil
 	}
-	script := "BEGIN;\n" + o.script.String() + "COMMIT;\n"
-	o.script.Reset()
-	o.pending = 0
-	return sqlite.CreateFromScript(o.db(root), script)
+	err := sqlite.WriteAgentDB(o.db(root), func(tx *sql.Tx) error {
+		stmts := map[string]*sql.Stmt{}
+		for _, r := range o.rows {
+			st := stmts[r.table]
+			if st == nil {
+				q := "INSERT INTO " + r.table + " VALUES(?" + strings.Repeat(",?", len(r.values)-1) + ")"
+				var err error
+				if st, err = tx.Prepare(q); err != nil {
+					return err
+				}
+				defer st.Close()
+				stmts[r.table] = st
+			}
+			for i, v := range r.values {
+				if raw, ok := v.(json.RawMessage); ok {
+					r.values[i] = string(raw) // OpenCode's data columns are TEXT
+				}
+			}
+			if _, err := st.Exec(r.values...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	o.rows, o.pending = o.rows[:0], 0
+	return err
 }
 
 func (o *opencodeFormat) finish(root string) error {
