@@ -19,10 +19,11 @@ import (
 // BenchmarkSyncFiveFormats syncs benchgen's default corpus (2,000 sessions, ~500k messages in
 // the five agents' native formats) into an empty store in-process, then syncs again with
 // nothing changed. The corpus is written before the clock starts. Run with -benchtime=1x; set
-// POND_BENCH_SESSIONS to a smaller number for a quick profile.
+// POND_BENCH_SESSIONS to a smaller number for a quick profile, POND_BENCH_FLUSH_MB to try
+// another flush size.
 func BenchmarkSyncFiveFormats(b *testing.B) {
 	cfg := benchgen.Default()
-	if n := benchSessions(); n > 0 {
+	if n := benchEnv("POND_BENCH_SESSIONS"); n > 0 {
 		cfg.Sessions = n
 	}
 	for i := 0; i < b.N; i++ {
@@ -43,13 +44,14 @@ func BenchmarkSyncFiveFormats(b *testing.B) {
 		}
 		b.ResetTimer()
 		t0 := time.Now()
-		rep, err := eng.Sync(context.Background(), targets, Options{})
+		opts := Options{FlushBytes: int64(benchEnv("POND_BENCH_FLUSH_MB")) << 20}
+		rep, err := eng.Sync(context.Background(), targets, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
 		cold := time.Since(t0)
 		t0 = time.Now()
-		warm, err := eng.Sync(context.Background(), targets, Options{})
+		warm, err := eng.Sync(context.Background(), targets, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -69,9 +71,9 @@ func BenchmarkSyncFiveFormats(b *testing.B) {
 	}
 }
 
-// benchSessions is POND_BENCH_SESSIONS, or 0.
-func benchSessions() int {
-	n, _ := strconv.Atoi(os.Getenv("POND_BENCH_SESSIONS"))
+// benchEnv is an integer knob from the environment, or 0.
+func benchEnv(name string) int {
+	n, _ := strconv.Atoi(os.Getenv(name))
 	return n
 }
 

@@ -32,7 +32,10 @@ type Target struct {
 type Options struct {
 	DryRun bool // classify sources, read and write nothing
 	Verify bool // ignore cursors: read every source from the start
-	// FlushSessions and FlushBytes bound a write batch (defaults 100 sessions, 64 MiB).
+	// FlushSessions and FlushBytes bound a write batch (defaults 100 sessions, 4 MiB). Small
+	// batches cost no speed and keep memory down: a batch is held several times over while it
+	// is stored (events, Arrow records and their IPC copy, mirror rows), and the next one is
+	// read meanwhile (see docs/benchmarks.md, sync).
 	FlushSessions int
 	FlushBytes    int64
 	// Progress, when set, is called after each source.
@@ -114,7 +117,7 @@ func (e *Engine) Sync(ctx context.Context, targets []Target, opts Options) (*Rep
 		opts.FlushSessions = 100
 	}
 	if opts.FlushBytes <= 0 {
-		opts.FlushBytes = 64 << 20
+		opts.FlushBytes = 4 << 20
 	}
 	if e.Log == nil {
 		e.Log = slog.New(slog.DiscardHandler)
@@ -218,6 +221,9 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*Adap
 	var inBatch []pending
 	flush := func() error {
 		if len(batch) == 0 {
+			if len(inBatch) == 0 {
+				return nil // nothing read: the cursors on disk are current (a warm sync writes nothing)
+			}
 			for _, p := range inBatch {
 				cursors.Set(p.root, p.src.Key, p.cur)
 			}
