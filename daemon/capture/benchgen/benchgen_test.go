@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/adaptertest"
 	"github.com/pondhq/pond/adapters/all"
 	"github.com/pondhq/pond/session"
@@ -93,5 +92,3 @@ func TestDeterministic(t *testing.T) {
 		t.Errorf("two runs: %+v vs %+v", a.Total(), b.Total())
 	}
 }
-
-var _ adapters.Adapter // the adapters are reached through the registry
