@@ -50,6 +50,15 @@ type ModelConfig struct {
 	BatchSize int `json:"batch_size,omitempty"`
 }
 
+// ID names the model and its variant, e.g. "intfloat/multilingual-e5-small@int8": what rows
+// record as their embedding_model.
+func (c ModelConfig) ID() string {
+	if c.Variant == "" {
+		return c.Name
+	}
+	return c.Name + "@" + c.Variant
+}
+
 // Prefix is the text prepended to inputs of kind k.
 func (c ModelConfig) Prefix(k Kind) string {
 	if k == Query {

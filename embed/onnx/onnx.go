@@ -137,12 +137,7 @@ func (e *Embedder) Close() {
 func (e *Embedder) Dimensions() int { return e.cfg.Dimensions }
 
 // Model names the model and its variant, e.g. "intfloat/e5-small-v2@int8".
-func (e *Embedder) Model() string {
-	if e.cfg.Variant == "" {
-		return e.cfg.Name
-	}
-	return e.cfg.Name + "@" + e.cfg.Variant
-}
+func (e *Embedder) Model() string { return e.cfg.ID() }
 
 // Config is the model's configuration.
 func (e *Embedder) Config() embed.ModelConfig { return e.cfg }
