@@ -95,21 +95,20 @@ func (s *Store) Backfill(ctx context.Context, e embed.Embedder, opts BackfillOpt
 	if err != nil {
 		return rep, err
 	}
-	defer func() { rep.Elapsed = time.Since(start) }()
 	for {
 		keys, texts, err := s.pendingBatch(ctx, filter, opts.BatchRows)
 		if err != nil {
-			return s.finishBackfill(ctx, rep, filter, err)
+			return s.finishBackfill(ctx, rep, start, filter, err)
 		}
 		if len(keys) == 0 {
 			break
 		}
 		vecs, err := e.Embed(ctx, texts, embed.Passage)
 		if err != nil {
-			return s.finishBackfill(ctx, rep, filter, fmt.Errorf("store: embed %d messages: %w", len(texts), err))
+			return s.finishBackfill(ctx, rep, start, filter, fmt.Errorf("store: embed %d messages: %w", len(texts), err))
 		}
 		if err := s.writeVectors(ctx, keys, vecs, e.Model()); err != nil {
-			return s.finishBackfill(ctx, rep, filter, err)
+			return s.finishBackfill(ctx, rep, start, filter, err)
 		}
 		rep.Embedded += len(keys)
 		rep.Batches++
@@ -117,11 +116,12 @@ func (s *Store) Backfill(ctx context.Context, e embed.Embedder, opts BackfillOpt
 			opts.Progress(BackfillProgress{Done: rep.Embedded, Total: int(total)})
 		}
 	}
-	return s.finishBackfill(ctx, rep, filter, nil)
+	return s.finishBackfill(ctx, rep, start, filter, nil)
 }
 
-// finishBackfill fills in what remains to embed and passes err on.
-func (s *Store) finishBackfill(ctx context.Context, rep BackfillReport, filter string, err error) (BackfillReport, error) {
+// finishBackfill fills in the time taken and what remains to embed, and passes err on.
+func (s *Store) finishBackfill(ctx context.Context, rep BackfillReport, start time.Time, filter string, err error) (BackfillReport, error) {
+	rep.Elapsed = time.Since(start)
 	// Counted with a fresh context: after an interruption the caller still wants to know.
 	if n, cerr := s.tables[TableMessages].Count(context.WithoutCancel(ctx), filter); cerr == nil {
 		rep.Remaining = n

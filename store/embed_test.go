@@ -243,3 +243,35 @@ func TestReindexedMessageIsEmbeddedAgain(t *testing.T) {
 		t.Errorf("re-embedded vector has cosine %.5f with the new text's", c)
 	}
 }
+
+// Backfills leave many small fragments; Optimize compacts them and keeps every row and vector.
+func TestOptimizeAfterBackfill(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, t.TempDir())
+	for i := range 4 {
+		upsert(t, s, everyKind(fmt.Sprintf("s%d", i)))
+	}
+	e := openEmbedder(t, "")
+	if _, err := s.Backfill(ctx, e, BackfillOptions{BatchRows: 2}); err != nil {
+		t.Fatal(err)
+	}
+	before := readVectors(t, s)
+	res, err := s.Optimize(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Table == TableMessages && (r.Before.Fragments < 2 || r.After.Fragments >= r.Before.Fragments) {
+			t.Errorf("messages fragments %d -> %d, want fewer", r.Before.Fragments, r.After.Fragments)
+		}
+		if r.After.Rows != r.Before.Rows {
+			t.Errorf("%s rows %d -> %d", r.Table, r.Before.Rows, r.After.Rows)
+		}
+	}
+	after := readVectors(t, s)
+	for k, v := range before {
+		if cosine(v.vec, after[k].vec) < 0.999999 || v.model != after[k].model {
+			t.Errorf("%s: vector or model changed by optimize", k)
+		}
+	}
+}
