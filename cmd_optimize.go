@@ -26,6 +26,9 @@ func (r OptimizeReport) text() string {
 		if e.Embedded > 0 {
 			fmt.Fprintf(&b, " (%.1f messages/s)", float64(e.Embedded)/e.Elapsed.Seconds())
 		}
+		if e.Truncated > 0 {
+			fmt.Fprintf(&b, "; %d long messages embedded from their first tokens only", e.Truncated)
+		}
 		if e.Remaining > 0 {
 			fmt.Fprintf(&b, "; %d still to embed", e.Remaining)
 		}

@@ -35,6 +35,7 @@ type BackfillReport struct {
 	Model     string        `json:"model"`
 	Embedded  int           `json:"embedded"`
 	Batches   int           `json:"batches"`
+	Truncated int           `json:"truncated"` // texts cut at the model's max_tokens before embedding
 	Remaining int64         `json:"remaining"` // still to embed (non-zero after an interruption)
 	Elapsed   time.Duration `json:"elapsed_ns"`
 }
@@ -103,7 +104,7 @@ func (s *Store) Backfill(ctx context.Context, e embed.Embedder, opts BackfillOpt
 		if len(keys) == 0 {
 			break
 		}
-		vecs, err := e.Embed(ctx, texts, embed.Passage)
+		vecs, cut, err := embedTexts(ctx, e, texts)
 		if err != nil {
 			return s.finishBackfill(ctx, rep, start, filter, fmt.Errorf("store: embed %d messages: %w", len(texts), err))
 		}
@@ -111,6 +112,7 @@ func (s *Store) Backfill(ctx context.Context, e embed.Embedder, opts BackfillOpt
 			return s.finishBackfill(ctx, rep, start, filter, err)
 		}
 		rep.Embedded += len(keys)
+		rep.Truncated += cut
 		rep.Batches++
 		if opts.Progress != nil {
 			opts.Progress(BackfillProgress{Done: rep.Embedded, Total: int(total)})
@@ -127,6 +129,29 @@ func (s *Store) finishBackfill(ctx context.Context, rep BackfillReport, start ti
 		rep.Remaining = n
 	}
 	return rep, err
+}
+
+// truncationReporter is an embedder that says which inputs it cut at its token limit.
+type truncationReporter interface {
+	EmbedTruncated(ctx context.Context, texts []string, kind embed.Kind) ([][]float32, []bool, error)
+}
+
+// embedTexts embeds passages and counts those cut at the model's token limit (when the
+// embedder reports it).
+func embedTexts(ctx context.Context, e embed.Embedder, texts []string) ([][]float32, int, error) {
+	tr, ok := e.(truncationReporter)
+	if !ok {
+		vecs, err := e.Embed(ctx, texts, embed.Passage)
+		return vecs, 0, err
+	}
+	vecs, truncated, err := tr.EmbedTruncated(ctx, texts, embed.Passage)
+	n := 0
+	for _, t := range truncated {
+		if t {
+			n++
+		}
+	}
+	return vecs, n, err
 }
 
 type messageKey struct{ session, id string }

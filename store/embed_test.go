@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -273,5 +275,25 @@ func TestOptimizeAfterBackfill(t *testing.T) {
 		if cosine(v.vec, after[k].vec) < 0.999999 || v.model != after[k].model {
 			t.Errorf("%s: vector or model changed by optimize", k)
 		}
+	}
+}
+
+// Messages longer than the model's 512 tokens are embedded from their start, and counted.
+func TestBackfillCountsTruncatedMessages(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, t.TempDir())
+	sess := &session.Session{ID: "s", SourceAgent: "claude-code", Project: "/p", CreatedAt: base}
+	long := &session.Message{SessionID: "s", ID: "long", Role: session.RoleUser, Timestamp: base}
+	short := &session.Message{SessionID: "s", ID: "short", Role: session.RoleUser, Timestamp: base.Add(time.Second)}
+	upsert(t, s, []session.Event{{Session: sess}, {Message: long},
+		{Part: &session.Part{SessionID: "s", MessageID: "long", ID: "p", Type: session.PartText, Provenance: session.Conversational, Text: strings.Repeat("the build failed again ", 400)}},
+		{Message: short},
+		{Part: &session.Part{SessionID: "s", MessageID: "short", ID: "p", Type: session.PartText, Provenance: session.Conversational, Text: "ok"}}})
+	rep, err := s.Backfill(ctx, openEmbedder(t, ""), BackfillOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Embedded != 2 || rep.Truncated != 1 {
+		t.Fatalf("report %+v, want 2 embedded and 1 truncated", rep)
 	}
 }
