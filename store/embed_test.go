@@ -22,7 +22,7 @@ import (
 
 // openEmbedder opens the registry-packaged test model, optionally under another name (a copy
 // of its config, the same files), as a model change would present itself.
-func openEmbedder(t *testing.T, rename string) *onnx.Embedder {
+func openEmbedder(t testing.TB, rename string) *onnx.Embedder {
 	t.Helper()
 	lib, dir := os.Getenv("POND_ONNXRUNTIME_LIB"), os.Getenv("POND_TEST_MODEL_DIR")
 	if lib == "" || dir == "" {
@@ -62,7 +62,7 @@ type storedVector struct {
 	vec         []float32
 }
 
-func readVectors(t *testing.T, s *Store) map[string]storedVector {
+func readVectors(t testing.TB, s *Store) map[string]storedVector {
 	t.Helper()
 	out := map[string]storedVector{}
 	q := lance.Query{Columns: []string{"session_id", "id", "search_text", "vector", "embedding_model"}, Filter: searchable}
