@@ -58,7 +58,9 @@ var (
 	e5HFConfig  = File{Path: "onnx/config.json", Name: "config.json"}
 )
 
-// Known are the models `pond model install` can fetch by name; the first is the default.
+// Known are the models `pond model install` can fetch by name; the first is the default. The
+// int8 file is the export sentence-transformers made for AVX512-VNNI; ONNX Runtime runs its
+// MatMulInteger kernels on any x86-64 or arm64 CPU, fastest where VNNI exists.
 var Known = []Spec{
 	{
 		Name: "intfloat/multilingual-e5-small", Revision: e5Revision, Config: e5Config("int8"),

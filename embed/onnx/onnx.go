@@ -143,8 +143,8 @@ func (e *Embedder) Model() string { return e.cfg.ID() }
 func (e *Embedder) Config() embed.ModelConfig { return e.cfg }
 
 // Embed returns one unit vector per text, in order. All texts are tokenized at once (inputs are
-// cut at the model's max_tokens; Truncated reports which), then run in batches of up to
-// BatchSize rows sorted by token length, so that a batch pads little.
+// cut at the model's max_tokens; EmbedTruncated reports which), then run in batches (BatchSize
+// rows, or one for int8 models) sorted by token length, so that a batch pads little.
 func (e *Embedder) Embed(ctx context.Context, texts []string, kind embed.Kind) ([][]float32, error) {
 	vecs, _, err := e.EmbedTruncated(ctx, texts, kind)
 	return vecs, err
