@@ -117,7 +117,7 @@ Examples:
 			return render(cmd.OutOrStdout(), format, rep, rep.text)
 		},
 	}
-	cmd.Flags().BoolVar(&embedRows, "embed", false, "embed messages that have no vector yet (needs `pond model install`)")
+	cmd.Flags().BoolVar(&embedRows, "embed", false, "embed messages that have no vector yet (needs an installed model: pond model install)")
 	cmd.Flags().BoolVar(&force, "force-embed", false, "also re-embed messages another model embedded")
 	cmd.Flags().IntVar(&batch, "batch", 256, "messages embedded and committed at once")
 	cmd.Flags().BoolVar(&skipTables, "embed-only", false, "skip compaction: only embed")
