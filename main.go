@@ -64,6 +64,6 @@ Start with:
 	addGlobalFlags(root)
 	root.AddCommand(newVersionCmd(), newDoctorCmd(), newSyncCmd(), newStatusCmd(), newAdaptersCmd(), newConsentCmd(),
 		newConfigCmd(), newSQLCmd(), newExportCmd(), newImportCmd(), newMirrorCmd(),
-		newSearchCmd(), newGetSessionCmd(), newGetMessageCmd())
+		newSearchCmd(), newGetSessionCmd(), newGetMessageCmd(), newModelCmd(), newOptimizeCmd())
 	return root
 }

@@ -362,7 +362,7 @@ func (s *Store) writeLance(ctx context.Context, b *batch, updates []sqlite.Searc
 			text = lance.Quote(u.SearchText)
 		}
 		filter := "session_id = " + lance.Quote(u.SessionID) + " AND id = " + lance.Quote(u.MessageID)
-		if _, err := s.tables[TableMessages].Update(ctx, filter, map[string]string{"search_text": text, "ingest_seq": fmt.Sprint(u.IngestSeq)}); err != nil {
+		if _, err := s.tables[TableMessages].Update(ctx, filter, map[string]string{"search_text": text, "ingest_seq": fmt.Sprint(u.IngestSeq), "vector": "NULL", "embedding_model": "NULL"}); err != nil {
 			return fmt.Errorf("store: reindex message %s/%s: %w", u.SessionID, u.MessageID, err)
 		}
 	}

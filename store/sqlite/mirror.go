@@ -291,7 +291,7 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 		st.Close()
 	}
 	for _, u := range r.Updates {
-		if _, err := tx.ExecContext(ctx, `UPDATE messages SET search_text = ?, ingest_seq = ? WHERE session_id = ? AND message_id = ?`,
+		if _, err := tx.ExecContext(ctx, `UPDATE messages SET search_text = ?, embedding_model = NULL, ingest_seq = ? WHERE session_id = ? AND message_id = ?`,
 			nullable(u.SearchText), u.IngestSeq, u.SessionID, u.MessageID); err != nil {
 			return fmt.Errorf("mirror: update message %s/%s: %w", u.SessionID, u.MessageID, err)
 		}
