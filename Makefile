@@ -23,7 +23,7 @@ GO := go
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION) -X main.nativeDir=$(NATIVE_DIR)
 
-.PHONY: setup build test bench native-check fmt vet clean print-env
+.PHONY: setup build test bench bench-sync native-check fmt vet clean print-env
 
 setup:
 	@scripts/setup.sh
@@ -40,6 +40,10 @@ test: native-check
 
 bench: native-check
 	$(GO) test -tags $(GO_TAGS) -run '^$$' -bench '$(BENCH)' -benchmem $(PKGS)
+
+# Issue 4's whole-process sync benchmark (five formats, cold and warm): scripts/bench-sync.sh.
+bench-sync: native-check
+	scripts/bench-sync.sh
 
 fmt:
 	gofmt -l -w .

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -51,6 +52,12 @@ func fixtureHome(b *testing.B) (home string, env []string) {
 	return home, env
 }
 
+func pondCmd(bin string, env []string, args ...string) *exec.Cmd {
+	c := exec.Command(bin, args...)
+	c.Env = env
+	return c
+}
+
 // procCPU is the process's user+system CPU time, from /proc.
 func procCPU(b *testing.B, pid int) time.Duration {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -93,17 +100,17 @@ func BenchmarkDaemonIdle(b *testing.B) {
 	for _, withModel := range []bool{false, true} {
 		b.Run(map[bool]string{false: "embeddings_off", true: "int8_model"}[withModel], func(b *testing.B) {
 			home, env := fixtureHome(b)
-			cfg := "[consent]\ncapture = \"granted\"\n"
+			if out, err := pondCmd(bin, env, "consent", "grant").CombinedOutput(); err != nil {
+				b.Fatalf("consent grant: %v %s", err, out)
+			}
 			if withModel {
-				model := os.Getenv("POND_TEST_MODEL_DIR")
-				if model == "" {
+				dir := os.Getenv("POND_TEST_MODEL_DIR")
+				if dir == "" {
 					b.Skip("POND_TEST_MODEL_DIR is not set (make bench sets it)")
 				}
-				cfg += fmt.Sprintf("[embeddings]\nenabled = true\nmodel = %q\n", model)
-			}
-			os.MkdirAll(filepath.Join(home, ".config", "pond"), 0o700)
-			if err := os.WriteFile(filepath.Join(home, ".config", "pond", "config.toml"), []byte(cfg), 0o600); err != nil {
-				b.Fatal(err)
+				if out, err := pondCmd(bin, env, "model", "install", "--from", dir).CombinedOutput(); err != nil {
+					b.Fatalf("model install: %v %s", err, out)
+				}
 			}
 			d := startDaemon(b, bin, env, home)
 			ctx := context.Background()
@@ -119,6 +126,9 @@ func BenchmarkDaemonIdle(b *testing.B) {
 					b.Fatalf("no start-up sync: %+v %v\n%s", st, err, d.log.String())
 				}
 				time.Sleep(100 * time.Millisecond)
+			}
+			if withModel && strings.Contains(d.log.String(), "semantic search unavailable") {
+				b.Fatalf("the model did not load:\n%s", d.log.String())
 			}
 			time.Sleep(2 * time.Second) // let the start-up settle
 			for b.Loop() {

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pondhq/pond/embed/onnx"
-	"github.com/pondhq/pond/paths"
 	"github.com/pondhq/pond/store"
 )
 
@@ -61,23 +60,27 @@ Examples:
 	return cmd
 }
 
-// useConfiguredEmbedder turns on semantic search with the model the config names, when the
-// user has turned it on.
+// useConfiguredEmbedder turns on semantic search with the installed model the config names,
+// when the user has turned it on (otherwise the store refuses vector search, saying how to
+// turn it on).
 func useConfiguredEmbedder(s *store.Store) error {
 	d, cfg, _, err := loadConfig()
 	if err != nil {
 		return err
 	}
 	if !cfg.Embeddings.Enabled || cfg.Embeddings.Model == "" {
-		return nil // the store refuses vector search with the reason
+		return nil
 	}
-	lib, _ := paths.ONNXRuntimeLib(cfg.ONNXRuntime.Library, d)
-	if _, err := onnx.Init(lib.Path); err != nil {
-		return fmt.Errorf("semantic search needs ONNX Runtime: %w (run pond doctor)", err)
-	}
-	e, err := onnx.Open(cfg.Embeddings.Model)
+	in, err := activeModel(d, cfg)
 	if err != nil {
-		return fmt.Errorf("semantic search: %w", err)
+		return err
+	}
+	if err := initONNX(d, cfg); err != nil {
+		return fmt.Errorf("semantic search: %w (pond doctor checks it)", err)
+	}
+	e, err := onnx.Open(in.Dir)
+	if err != nil {
+		return fmt.Errorf("semantic search: %w; `pond model verify` checks the installed files", err)
 	}
 	s.UseEmbedder(e)
 	return nil

@@ -94,6 +94,15 @@ func TestDependencyRules(t *testing.T) {
 				t.Errorf("%s links the native library; only store/lance and embed/tokenizer may", p.ImportPath)
 			}
 		}
+		// The store sees embedding models only through the embed interface: ONNX Runtime and
+		// model downloads stay out of it.
+		if under(p.ImportPath, "store") {
+			for _, d := range p.Deps {
+				if under(d, "embed/onnx") || under(d, "embed/model") {
+					t.Errorf("%s depends on %s; the store may use only the embed interface", p.ImportPath, d)
+				}
+			}
+		}
 		// What each package may depend on among our own packages (transitively).
 		for _, l := range layers {
 			if !under(p.ImportPath, l.pkg) {

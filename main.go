@@ -64,6 +64,7 @@ Start with:
 	addGlobalFlags(root)
 	root.AddCommand(newVersionCmd(), newDoctorCmd(), newSyncCmd(), newStatusCmd(), newAdaptersCmd(), newConsentCmd(),
 		newConfigCmd(), newSQLCmd(), newExportCmd(), newImportCmd(), newMirrorCmd(),
-		newSearchCmd(), newGetSessionCmd(), newGetMessageCmd(), newDaemonCmd(), newMCPCmd(), newServeCmd())
+		newSearchCmd(), newGetSessionCmd(), newGetMessageCmd(), newModelCmd(), newOptimizeCmd(),
+		newDaemonCmd(), newMCPCmd(), newServeCmd())
 	return root
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/pondhq/pond/daemon"
@@ -101,6 +102,27 @@ func reportOf(resp *apitype.SyncResponse, notify func(string)) (*capture.Report,
 		return nil, fmt.Errorf("sync report: %w", err)
 	}
 	return &rep, nil
+}
+
+// editConfigHere applies f to the config file from this process. Only the model commands use
+// it: the API has no route for the embedding settings yet, so a running daemon picks the new
+// model up when it restarts (the user is told).
+func editConfigHere(ctx context.Context, notes io.Writer, f func(*config.Config) error) (string, error) {
+	d, cfg, _, err := loadConfig()
+	if err != nil {
+		return "", err
+	}
+	if err := f(cfg); err != nil {
+		return "", err
+	}
+	if err := cfg.Save(d.ConfigFile.Path); err != nil {
+		return "", err
+	}
+	if c := daemonClient(ctx); c != nil {
+		c.Close()
+		fmt.Fprintln(notes, "a Pond daemon is running: restart it (pond daemon) to use the new embedding setting")
+	}
+	return d.ConfigFile.Path, nil
 }
 
 // localWriter writes from this process.

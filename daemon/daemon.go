@@ -16,6 +16,7 @@ import (
 	"github.com/pondhq/pond/daemon/capture"
 	"github.com/pondhq/pond/daemon/config"
 	"github.com/pondhq/pond/daemon/mcpserver"
+	"github.com/pondhq/pond/embed/model"
 	"github.com/pondhq/pond/embed/onnx"
 	"github.com/pondhq/pond/ipc"
 	"github.com/pondhq/pond/ipc/apitype"
@@ -160,13 +161,18 @@ func Run(ctx context.Context, opts Options) error {
 	return nil
 }
 
-// useEmbedder loads the configured embedding model for vector search.
+// useEmbedder loads the configured embedding model (an installed name@revision) for vector
+// search.
 func useEmbedder(st *store.Store, cfg *config.Config, dirs paths.Dirs) error {
+	in, err := model.Load(filepath.Join(dirs.Data.Path, "models"), cfg.Embeddings.Model)
+	if err != nil {
+		return err
+	}
 	lib, _ := paths.ONNXRuntimeLib(cfg.ONNXRuntime.Library, dirs)
 	if _, err := onnx.Init(lib.Path); err != nil {
 		return fmt.Errorf("ONNX Runtime: %w (run pond doctor)", err)
 	}
-	e, err := onnx.Open(cfg.Embeddings.Model)
+	e, err := onnx.Open(in.Dir)
 	if err != nil {
 		return err
 	}

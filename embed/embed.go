@@ -44,6 +44,19 @@ type ModelConfig struct {
 	Normalize     bool   `json:"normalize"`
 	QueryPrefix   string `json:"query_prefix"`
 	PassagePrefix string `json:"passage_prefix"`
+	// BatchSize is how many texts run at once (0: the runtime's default). Models whose
+	// activations are quantised per run (dynamic int8) want 1: in a batch, a text's vector
+	// would depend on its neighbours.
+	BatchSize int `json:"batch_size,omitempty"`
+}
+
+// ID names the model and its variant, e.g. "intfloat/multilingual-e5-small@int8": what rows
+// record as their embedding_model.
+func (c ModelConfig) ID() string {
+	if c.Variant == "" {
+		return c.Name
+	}
+	return c.Name + "@" + c.Variant
 }
 
 // Prefix is the text prepended to inputs of kind k.

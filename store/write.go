@@ -282,6 +282,53 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	}
 
 	mark("encode")
+	// Lance and the mirror are written at the same time; the mirror commits only after Lance
+	// has, so it never holds a row Lance lacks (the key lookups above trust it).
+	rows := b.mirrorRows()
+	rows.Updates = updates
+	lanceErr := make(chan error, 1)
+	var lanceTime time.Duration
+	go func() {
+		t0 := time.Now()
+		err := s.writeLance(ctx, b, updates)
+		lanceTime = time.Since(t0)
+		lanceErr <- err
+	}()
+	var lerr error
+	waited := false
+	var waitTime time.Duration
+	merr := s.mirror.ApplyWhen(ctx, rows, func() error {
+		t0 := time.Now()
+		waited = true
+		lerr = <-lanceErr
+		waitTime = time.Since(t0)
+		return lerr
+	})
+	if !waited {
+		lerr = <-lanceErr // never return (and release the lock) while Lance is still writing
+	}
+	out.Phases["lance"] = lanceTime
+	out.Phases["mirror"] = time.Since(phase) - waitTime // the mirror's own work, overlapping Lance's
+	switch {
+	case lerr != nil:
+		return nil, lerr
+	case merr != nil:
+		return nil, fmt.Errorf("store: mirror: %w", merr)
+	}
+	// The mirror now reflects exactly these Lance versions.
+	for _, name := range tableNames {
+		v, err := s.tables[name].Version(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.versions[name] = v
+	}
+	return out, nil
+}
+
+// writeLance appends the batch's messages, parts and then sessions to Lance, and sets the
+// recomputed search text of stored messages.
+func (s *Store) writeLance(ctx context.Context, b *batch, updates []sqlite.SearchTextUpdate) error {
 	mem := memory.DefaultAllocator
 	optSize := func(o session.Options) int {
 		n := 0
@@ -305,7 +352,7 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 			err := s.tables[w.table].Append(ctx, rec)
 			rec.Release()
 			if err != nil {
-				return nil, fmt.Errorf("store: append %d rows to %s: %w", c[1]-c[0], w.table, err)
+				return fmt.Errorf("store: append %d rows to %s: %w", c[1]-c[0], w.table, err)
 			}
 		}
 	}
@@ -315,26 +362,11 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 			text = lance.Quote(u.SearchText)
 		}
 		filter := "session_id = " + lance.Quote(u.SessionID) + " AND id = " + lance.Quote(u.MessageID)
-		if _, err := s.tables[TableMessages].Update(ctx, filter, map[string]string{"search_text": text, "ingest_seq": fmt.Sprint(u.IngestSeq)}); err != nil {
-			return nil, fmt.Errorf("store: reindex message %s/%s: %w", u.SessionID, u.MessageID, err)
+		if _, err := s.tables[TableMessages].Update(ctx, filter, map[string]string{"search_text": text, "ingest_seq": fmt.Sprint(u.IngestSeq), "vector": "NULL", "embedding_model": "NULL"}); err != nil {
+			return fmt.Errorf("store: reindex message %s/%s: %w", u.SessionID, u.MessageID, err)
 		}
 	}
-	mark("lance")
-	rows := b.mirrorRows()
-	rows.Updates = updates
-	if err := s.mirror.Apply(ctx, rows); err != nil {
-		return nil, fmt.Errorf("store: mirror: %w", err)
-	}
-	mark("mirror")
-	// The mirror now reflects exactly these Lance versions.
-	for _, name := range tableNames {
-		v, err := s.tables[name].Version(ctx)
-		if err != nil {
-			return nil, err
-		}
-		s.versions[name] = v
-	}
-	return out, nil
+	return nil
 }
 
 type storedLabels struct{ agent, project string }

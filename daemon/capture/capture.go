@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/pondhq/pond/adapters"
@@ -31,7 +32,10 @@ type Target struct {
 type Options struct {
 	DryRun bool // classify sources, read and write nothing
 	Verify bool // ignore cursors: read every source from the start
-	// FlushSessions and FlushBytes bound a write batch (defaults 100 sessions, 64 MiB).
+	// FlushSessions and FlushBytes bound a write batch (defaults 100 sessions, 4 MiB). Small
+	// batches cost no speed and keep memory down: a batch is held several times over while it
+	// is stored (events, Arrow records and their IPC copy, mirror rows), and the next one is
+	// read meanwhile (see docs/benchmarks.md, sync).
 	FlushSessions int
 	FlushBytes    int64
 	// Progress, when set, is called after each source.
@@ -113,7 +117,7 @@ func (e *Engine) Sync(ctx context.Context, targets []Target, opts Options) (*Rep
 		opts.FlushSessions = 100
 	}
 	if opts.FlushBytes <= 0 {
-		opts.FlushBytes = 64 << 20
+		opts.FlushBytes = 4 << 20
 	}
 	if e.Log == nil {
 		e.Log = slog.New(slog.DiscardHandler)
@@ -147,15 +151,32 @@ type pending struct {
 	cur  adapters.Cursor
 }
 
+// job is one source to classify and maybe read, with the cursor it had when the sync began.
+type job struct {
+	root  string
+	src   adapters.Source
+	cur   adapters.Cursor
+	known bool
+}
+
+// readResult is a job done by the reader: a skip reason, or what the read produced.
+type readResult struct {
+	job
+	skip string // why the source was not read; "" when it was (or, in a dry run, would be)
+	read bool   // Read ran: next, em and err hold its result
+	next adapters.Cursor
+	em   *emitter
+	err  error
+}
+
 func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*AdapterReport, error) {
 	a := t.Adapter
 	ar := &AdapterReport{Adapter: a.Name(), Roots: t.Roots, Skipped: map[string]int{}, Unknown: map[string]int{}, Named: t.Named}
-	type scanned struct {
-		root string
-		srcs []adapters.Source
+	cursors, err := e.Cursors.Load(a.Name())
+	if err != nil {
+		return nil, err
 	}
-	var all []scanned
-	total := 0
+	var jobs []job
 	for _, root := range t.Roots {
 		srcs, err := a.Scan(ctx, e.Env, root)
 		if err != nil {
@@ -168,17 +189,31 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*Adap
 			}
 			continue
 		}
-		all = append(all, scanned{root, srcs})
-		total += len(srcs)
+		for _, src := range srcs {
+			cur, known := cursors.Get(root, src.Key)
+			if opts.Verify {
+				cur, known = adapters.Cursor{}, false
+			}
+			jobs = append(jobs, job{root, src, cur, known})
+		}
 	}
 	if len(t.Roots) == 0 {
 		ar.Reason, ar.Error = "not_found", "no "+a.Name()+" data found on this machine"
 	}
-	ar.Sources = total
-	cursors, err := e.Cursors.Load(a.Name())
-	if err != nil {
-		return nil, err
-	}
+	ar.Sources = len(jobs)
+
+	// Sources are read on their own goroutine while the batch before is being stored, so
+	// parsing and storing overlap; the reader stays at most about one batch ahead (budget).
+	rctx, cancel := context.WithCancel(ctx)
+	results := make(chan readResult, opts.FlushSessions)
+	budget := newBudget(2 * opts.FlushBytes)
+	go e.readSources(rctx, a, jobs, opts.DryRun, results, budget)
+	defer func() {
+		cancel()
+		budget.stop()
+		for range results { // let the reader finish before returning
+		}
+	}()
 
 	var batch []session.Event
 	var batchBytes int64
@@ -186,6 +221,9 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*Adap
 	var inBatch []pending
 	flush := func() error {
 		if len(batch) == 0 {
+			if len(inBatch) == 0 {
+				return nil // nothing read: the cursors on disk are current (a warm sync writes nothing)
+			}
 			for _, p := range inBatch {
 				cursors.Set(p.root, p.src.Key, p.cur)
 			}
@@ -207,81 +245,71 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*Adap
 		for _, p := range inBatch {
 			cursors.Set(p.root, p.src.Key, p.cur)
 		}
+		budget.release(batchBytes)
+		clear(batch) // drop the stored events now, not when the slice is next overwritten
 		batch, batchBytes, batchSessions, inBatch = batch[:0], 0, 0, inBatch[:0]
 		return e.Cursors.Save(a.Name(), cursors)
 	}
 
 	done := 0
-	for _, sc := range all {
-		for _, src := range sc.srcs {
-			if err := ctx.Err(); err != nil {
+	for r := range results {
+		done++
+		switch {
+		case r.skip != "":
+			ar.Skipped[r.skip]++
+			e.progress(opts, a.Name(), done, len(jobs))
+			continue
+		case !r.read && r.known: // dry run
+			ar.Updated++
+			continue
+		case !r.read:
+			ar.New++
+			continue
+		}
+		em := r.em
+		ar.MalformedCount += len(em.malformed)
+		for _, p := range em.malformed {
+			if len(ar.Malformed) < maxProblems {
+				ar.Malformed = append(ar.Malformed, p)
+			}
+		}
+		for k, n := range em.unknown {
+			ar.Unknown[k] += n
+		}
+		if r.err != nil {
+			budget.release(em.bytes)
+			ar.Skipped[SkipUnimportable]++
+			if len(ar.Unreadable) < maxProblems {
+				ar.Unreadable = append(ar.Unreadable, Problem{Path: r.src.Path, Error: r.err.Error()})
+			}
+			e.Log.Warn("capture: source unreadable", "adapter", a.Name(), "source", r.src.Key, "error", r.err)
+			continue
+		}
+		next := r.next
+		if next.Stamp == "" {
+			next.Stamp = r.src.Stamp
+		}
+		switch {
+		case len(em.events) == 0 && !r.known:
+			ar.Skipped[SkipEmpty]++
+		case r.known:
+			ar.Updated++
+		default:
+			ar.New++
+		}
+		batch = append(batch, em.events...)
+		batchBytes += em.bytes
+		batchSessions++
+		inBatch = append(inBatch, pending{r.root, r.src, next})
+		if batchSessions >= opts.FlushSessions || batchBytes >= opts.FlushBytes {
+			if err := flush(); err != nil {
 				return nil, err
 			}
-			done++
-			cur, known := cursors.Get(sc.root, src.Key)
-			if opts.Verify {
-				cur, known = adapters.Cursor{}, false
-			}
-			switch {
-			case src.Skip != "":
-				ar.Skipped[src.Skip]++
-				e.progress(opts, a.Name(), done, total)
-				continue
-			case known && cur.Stamp == src.Stamp:
-				ar.Skipped[SkipFresh]++
-				e.progress(opts, a.Name(), done, total)
-				continue
-			case opts.DryRun && known:
-				ar.Updated++
-				continue
-			case opts.DryRun:
-				ar.New++
-				continue
-			}
-			em := &emitter{}
-			next, err := a.Read(ctx, e.Env, src, cur, em)
-			ar.MalformedCount += len(em.malformed)
-			for _, p := range em.malformed {
-				if len(ar.Malformed) < maxProblems {
-					ar.Malformed = append(ar.Malformed, p)
-				}
-			}
-			for k, n := range em.unknown {
-				ar.Unknown[k] += n
-			}
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
-				ar.Skipped[SkipUnimportable]++
-				if len(ar.Unreadable) < maxProblems {
-					ar.Unreadable = append(ar.Unreadable, Problem{Path: src.Path, Error: err.Error()})
-				}
-				e.Log.Warn("capture: source unreadable", "adapter", a.Name(), "source", src.Key, "error", err)
-				continue
-			}
-			if next.Stamp == "" {
-				next.Stamp = src.Stamp
-			}
-			switch {
-			case len(em.events) == 0 && !known:
-				ar.Skipped[SkipEmpty]++
-			case known:
-				ar.Updated++
-			default:
-				ar.New++
-			}
-			batch = append(batch, em.events...)
-			batchBytes += em.bytes
-			batchSessions++
-			inBatch = append(inBatch, pending{sc.root, src, next})
-			if batchSessions >= opts.FlushSessions || batchBytes >= opts.FlushBytes {
-				if err := flush(); err != nil {
-					return nil, err
-				}
-			}
-			e.progress(opts, a.Name(), done, total)
 		}
+		e.progress(opts, a.Name(), done, len(jobs))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	if !opts.DryRun {
 		if err := flush(); err != nil {
@@ -295,6 +323,84 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*Adap
 		ar.Unknown = nil
 	}
 	return ar, nil
+}
+
+// readSources classifies each job and reads those that changed, sending one result per job in
+// order, and closes out when done or when ctx ends.
+func (e *Engine) readSources(ctx context.Context, a adapters.Adapter, jobs []job, dryRun bool, out chan<- readResult, budget *budget) {
+	defer close(out)
+	for _, j := range jobs {
+		r := readResult{job: j}
+		switch {
+		case j.src.Skip != "":
+			r.skip = j.src.Skip
+		case j.known && j.cur.Stamp == j.src.Stamp:
+			r.skip = SkipFresh
+		case dryRun:
+		default:
+			if !budget.wait() {
+				return
+			}
+			r.read, r.em = true, &emitter{}
+			r.next, r.err = a.Read(ctx, e.Env, j.src, j.cur, r.em)
+			budget.take(r.em.bytes)
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		select {
+		case out <- r:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// budget bounds the bytes read but not yet stored. The reader waits while the budget is spent
+// (it may overshoot by one source, so one huge session never stalls the sync); the writer
+// releases a batch's bytes once it is stored.
+type budget struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	limit   int64
+	used    int64
+	stopped bool
+}
+
+func newBudget(limit int64) *budget {
+	b := &budget{limit: limit}
+	b.cond = sync.NewCond(&b.mu)
+	return b
+}
+
+// wait blocks until the budget has room; false when stopped.
+func (b *budget) wait() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.used >= b.limit && !b.stopped {
+		b.cond.Wait()
+	}
+	return !b.stopped
+}
+
+func (b *budget) take(n int64) {
+	b.mu.Lock()
+	b.used += n
+	b.mu.Unlock()
+}
+
+func (b *budget) release(n int64) {
+	b.mu.Lock()
+	b.used -= n
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+func (b *budget) stop() {
+	b.mu.Lock()
+	b.stopped = true
+	b.mu.Unlock()
+	b.cond.Broadcast()
 }
 
 func (e *Engine) progress(opts Options, adapter string, done, total int) {

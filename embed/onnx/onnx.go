@@ -44,7 +44,8 @@ func Init(libPath string) (version string, err error) {
 	return ort.GetVersion(), nil
 }
 
-// BatchSize is how many texts run through the model at once.
+// BatchSize is how many texts run through the model at once unless the model's config says
+// otherwise (embed.ModelConfig.BatchSize).
 const BatchSize = 32
 
 // Embedder runs one model. It is safe for concurrent use; runs are serialised because ONNX
@@ -53,6 +54,7 @@ type Embedder struct {
 	cfg     embed.ModelConfig
 	tok     *tokenizer.Tokenizer
 	inputs  []string // model input names, in order
+	batch   int      // rows per run
 	output  string
 	runMu   sync.Mutex
 	session *ort.DynamicAdvancedSession
@@ -73,7 +75,17 @@ func Open(dir string) (*Embedder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("onnx: inspect %s: %w", modelPath, err)
 	}
-	e := &Embedder{cfg: cfg}
+	e := &Embedder{cfg: cfg, batch: cfg.BatchSize}
+	switch {
+	case e.batch > 0:
+	case cfg.Variant == "int8":
+		// Dynamically quantised models scale activations over the whole run, padding and
+		// neighbours included: batched, a text's vector drifts (cosine ~0.996 with its lone
+		// vector). One text per run keeps vectors reproducible.
+		e.batch = 1
+	default:
+		e.batch = BatchSize
+	}
 	for _, in := range ins {
 		switch in.Name {
 		case "input_ids", "attention_mask", "token_type_ids":
@@ -125,53 +137,69 @@ func (e *Embedder) Close() {
 func (e *Embedder) Dimensions() int { return e.cfg.Dimensions }
 
 // Model names the model and its variant, e.g. "intfloat/e5-small-v2@int8".
-func (e *Embedder) Model() string {
-	if e.cfg.Variant == "" {
-		return e.cfg.Name
-	}
-	return e.cfg.Name + "@" + e.cfg.Variant
-}
+func (e *Embedder) Model() string { return e.cfg.ID() }
 
 // Config is the model's configuration.
 func (e *Embedder) Config() embed.ModelConfig { return e.cfg }
 
-// Embed returns one unit vector per text, in order. Texts are run in batches of BatchSize,
-// sorted by length so that a batch pads little.
+// Embed returns one unit vector per text, in order. All texts are tokenized at once (inputs are
+// cut at the model's max_tokens; EmbedTruncated reports which), then run in batches (BatchSize
+// rows, or one for int8 models) sorted by token length, so that a batch pads little.
 func (e *Embedder) Embed(ctx context.Context, texts []string, kind embed.Kind) ([][]float32, error) {
-	order := make([]int, len(texts))
-	for i := range order {
-		order[i] = i
+	vecs, _, err := e.EmbedTruncated(ctx, texts, kind)
+	return vecs, err
+}
+
+// EmbedTruncated is Embed that also reports which texts were cut at max_tokens.
+func (e *Embedder) EmbedTruncated(ctx context.Context, texts []string, kind embed.Kind) ([][]float32, []bool, error) {
+	if len(texts) == 0 {
+		return nil, nil, nil
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return len(texts[a]) - len(texts[b]) })
-	out := make([][]float32, len(texts))
 	prefix := e.cfg.Prefix(kind)
-	batch := make([]string, 0, BatchSize)
-	for start := 0; start < len(order); start += BatchSize {
+	in := make([]string, len(texts))
+	for i, t := range texts {
+		in[i] = prefix + t
+	}
+	enc, err := e.tok.Encode(in, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	lens := make([]int, enc.Rows)
+	order := make([]int, enc.Rows)
+	for i := range order {
+		order[i], lens[i] = i, enc.Len(i)
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return lens[a] - lens[b] })
+	out := make([][]float32, len(texts))
+	for start := 0; start < len(order); start += e.batch {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		idx := order[start:min(start+BatchSize, len(order))]
-		batch = batch[:0]
-		for _, i := range idx {
-			batch = append(batch, prefix+texts[i])
-		}
-		vecs, err := e.embedBatch(batch)
+		idx := order[start:min(start+e.batch, len(order))]
+		vecs, err := e.runBatch(enc, idx, lens[idx[len(idx)-1]])
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for j, i := range idx {
 			out[i] = vecs[j]
 		}
 	}
-	return out, nil
+	return out, enc.Truncated, nil
 }
 
-func (e *Embedder) embedBatch(texts []string) ([][]float32, error) {
-	enc, err := e.tok.Encode(texts, true)
-	if err != nil {
-		return nil, err
+// runBatch runs rows idx of enc, cut to width columns (their longest length: sorted input).
+func (e *Embedder) runBatch(enc tokenizer.Batch, idx []int, width int) ([][]float32, error) {
+	rows := len(idx)
+	cols := map[string][]int64{"input_ids": enc.IDs, "attention_mask": enc.AttentionMask, "token_type_ids": enc.TypeIDs}
+	data := map[string][]int64{}
+	for name, src := range cols {
+		dst := make([]int64, rows*width)
+		for j, i := range idx {
+			copy(dst[j*width:(j+1)*width], src[i*enc.Width:i*enc.Width+width])
+		}
+		data[name] = dst
 	}
-	shape := ort.NewShape(int64(enc.Rows), int64(enc.Width))
+	shape := ort.NewShape(int64(rows), int64(width))
 	inputs := make([]ort.Value, len(e.inputs))
 	defer func() {
 		for _, v := range inputs {
@@ -180,9 +208,9 @@ func (e *Embedder) embedBatch(texts []string) ([][]float32, error) {
 			}
 		}
 	}()
+	var err error
 	for i, name := range e.inputs {
-		data := map[string][]int64{"input_ids": enc.IDs, "attention_mask": enc.AttentionMask, "token_type_ids": enc.TypeIDs}[name]
-		if inputs[i], err = ort.NewTensor(shape, data); err != nil {
+		if inputs[i], err = ort.NewTensor(shape, data[name]); err != nil {
 			return nil, fmt.Errorf("onnx: input %s: %w", name, err)
 		}
 	}
@@ -203,14 +231,14 @@ func (e *Embedder) embedBatch(texts []string) ([][]float32, error) {
 		return nil, fmt.Errorf("onnx: output %s is %T, want a float32 tensor", e.output, outputs[0])
 	}
 	s := hidden.GetShape()
-	if len(s) != 3 || s[0] != int64(enc.Rows) || s[1] != int64(enc.Width) {
-		return nil, fmt.Errorf("onnx: output shape %v, want [%d %d dim]", s, enc.Rows, enc.Width)
+	if len(s) != 3 || s[0] != int64(rows) || s[1] != int64(width) {
+		return nil, fmt.Errorf("onnx: output shape %v, want [%d %d dim]", s, rows, width)
 	}
 	dim := int(s[2])
 	if dim != e.cfg.Dimensions {
 		return nil, fmt.Errorf("onnx: model gives %d dimensions, its config says %d", dim, e.cfg.Dimensions)
 	}
-	return meanPool(hidden.GetData(), enc.AttentionMask, enc.Rows, enc.Width, dim, e.cfg.Normalize), nil
+	return meanPool(hidden.GetData(), data["attention_mask"], rows, width, dim, e.cfg.Normalize), nil
 }
 
 // meanPool averages each row's token vectors over its attention mask, then L2-normalises.

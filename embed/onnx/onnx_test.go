@@ -11,7 +11,7 @@ import (
 
 // testEmbedder loads the registry-packaged test model that `make setup` installs; `make test`
 // exports its location and the ONNX Runtime library's.
-func testEmbedder(t *testing.T) *Embedder {
+func testEmbedder(t testing.TB) *Embedder {
 	t.Helper()
 	lib, dir := os.Getenv("POND_ONNXRUNTIME_LIB"), os.Getenv("POND_TEST_MODEL_DIR")
 	if lib == "" || dir == "" {

@@ -60,8 +60,8 @@ func New(cfg Config) *Generator {
 	return g
 }
 
-// text returns about n bytes of Zipf-distributed words.
-func (g *Generator) text(n int) string {
+// Text returns about n bytes of Zipf-distributed words.
+func (g *Generator) Text(n int) string {
 	var b strings.Builder
 	b.Grow(n + 16)
 	for b.Len() < n {
@@ -73,13 +73,14 @@ func (g *Generator) text(n int) string {
 	return b.String()
 }
 
-func (g *Generator) textSize() int {
-	// log-normal: median 300 B, p95 4 KB.
+// TextSize draws the size of a message text: log-normal, median 300 B, p95 4 KB.
+func (g *Generator) TextSize() int {
 	v := math.Exp(math.Log(300) + 1.575*g.rng.NormFloat64())
 	return int(math.Min(math.Max(v, 8), 64<<10))
 }
 
-func (g *Generator) resultSize() int {
+// ResultSize draws the size of a tool result: log-uniform over 1–32 KB.
+func (g *Generator) ResultSize() int {
 	return int(math.Exp(math.Log(1024) + g.rng.Float64()*math.Log(32)))
 }
 
@@ -107,8 +108,8 @@ func (g *Generator) Next() []session.Event {
 		if m%2 == 1 {
 			role = session.RoleAssistant
 		}
-		text := g.text(g.textSize())
-		raw, _ := json.Marshal(map[string]any{"type": string(role), "uuid": fmt.Sprintf("%s-m%d", id, m), "payload": g.text(len(text) * 3 / 2)})
+		text := g.Text(g.TextSize())
+		raw, _ := json.Marshal(map[string]any{"type": string(role), "uuid": fmt.Sprintf("%s-m%d", id, m), "payload": g.Text(len(text) * 3 / 2)})
 		msg := &session.Message{SessionID: id, ID: fmt.Sprintf("m%04d", m), Role: role, Timestamp: ts,
 			Options: session.Options{"source": raw}}
 		ev = append(ev, session.Event{Message: msg})
@@ -119,16 +120,16 @@ func (g *Generator) Next() []session.Event {
 			case p == 0 || r < 0.4:
 				part.Type, part.Text = session.PartText, text
 				if p > 0 {
-					part.Text = g.text(g.textSize())
+					part.Text = g.Text(g.TextSize())
 				}
 			case r < 0.6:
 				call := fmt.Sprintf("call_%d_%d", m, p)
 				part.Type, part.CallID, part.Name = session.PartToolCall, call, []string{"Bash", "Read", "Edit", "Grep"}[g.rng.IntN(4)]
-				part.Params, _ = json.Marshal(map[string]string{"command": g.text(60)})
+				part.Params, _ = json.Marshal(map[string]string{"command": g.Text(60)})
 			default:
 				part.Type, part.CallID, part.Name = session.PartToolResult, fmt.Sprintf("call_%d_%d", m, p-1), "Bash"
 				part.IsFailure = g.rng.IntN(10) == 0
-				part.Result, _ = json.Marshal(g.text(g.resultSize()))
+				part.Result, _ = json.Marshal(g.Text(g.ResultSize()))
 			}
 			ev = append(ev, session.Event{Part: part})
 		}

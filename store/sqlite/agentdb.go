@@ -44,3 +44,27 @@ func CreateFromScript(path, script string) error {
 	}
 	return nil
 }
+
+// WriteAgentDB opens (creating) the database at path for writing and runs fn in one
+// transaction, committed when fn returns nil: for tests and benchmark generators that build an
+// agent's database row by row (a script of many rows is slow to run in one Exec). Pond itself
+// never writes an agent's database.
+func WriteAgentDB(path string, fn func(tx *sql.Tx) error) error {
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		return fmt.Errorf("sqlite: write %s: %w", path, err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return fmt.Errorf("sqlite: write %s: %w", path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: write %s: %w", path, err)
+	}
+	return nil
+}

@@ -216,8 +216,16 @@ func nullable(s string) any {
 
 // Apply inserts rows in one transaction and raises each table's watermark to the highest
 // ingest_seq it applied. Rows already present are left alone, so applying twice converges.
-func (m *Mirror) Apply(ctx context.Context, r *Rows) error {
+func (m *Mirror) Apply(ctx context.Context, r *Rows) error { return m.ApplyWhen(ctx, r, nil) }
+
+// ApplyWhen is Apply that commits only once ready (when not nil) returns nil, and rolls back
+// when it returns an error, which it returns. The writer inserts the rows while it commits the
+// same rows to Lance, and the mirror still never gets ahead of Lance.
+func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) error {
 	if r.Len() == 0 {
+		if ready != nil {
+			return ready()
+		}
 		return nil
 	}
 	tx, err := m.db.BeginTx(ctx, nil)
@@ -283,7 +291,7 @@ func (m *Mirror) Apply(ctx context.Context, r *Rows) error {
 		st.Close()
 	}
 	for _, u := range r.Updates {
-		if _, err := tx.ExecContext(ctx, `UPDATE messages SET search_text = ?, ingest_seq = ? WHERE session_id = ? AND message_id = ?`,
+		if _, err := tx.ExecContext(ctx, `UPDATE messages SET search_text = ?, embedding_model = NULL, ingest_seq = ? WHERE session_id = ? AND message_id = ?`,
 			nullable(u.SearchText), u.IngestSeq, u.SessionID, u.MessageID); err != nil {
 			return fmt.Errorf("mirror: update message %s/%s: %w", u.SessionID, u.MessageID, err)
 		}
@@ -293,6 +301,11 @@ func (m *Mirror) Apply(ctx context.Context, r *Rows) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO _pond_watermarks(table_name, seq) VALUES (?, ?)
 			ON CONFLICT(table_name) DO UPDATE SET seq = max(seq, excluded.seq)`, table, seq); err != nil {
 			return fmt.Errorf("mirror: watermark: %w", err)
+		}
+	}
+	if ready != nil {
+		if err := ready(); err != nil {
+			return err
 		}
 	}
 	if err := tx.Commit(); err != nil {

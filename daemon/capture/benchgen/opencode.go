@@ -1,0 +1,183 @@
+package benchgen
+
+import (
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/pondhq/pond/store/sqlite"
+)
+
+// opencodeFormat writes an OpenCode ≥1.2 database: <data dir>/opencode.db with the 1.18
+// schema's project, session, message and part tables (and their indexes, which OpenCode's own
+// reads and the adapter's rely on). A user turn and an answer are a message row with one text
+// part; a tool run is an assistant message with one completed (or failed) tool part.
+type opencodeFormat struct {
+	created  bool
+	projects map[string]bool
+	rows     []row // not yet written
+	pending  int   // sessions in rows
+}
+
+// row is one row to insert; table names the table and, for sessions, the columns.
+type row struct {
+	table  string
+	values []any
+}
+
+// opencodeSchema is OpenCode 1.18's schema for the tables the adapter reads.
+const opencodeSchema = "CREATE TABLE `project` (`id` text PRIMARY KEY, `worktree` text NOT NULL, `vcs` text, `name` text, " +
+	"`icon_url` text, `icon_url_override` text, `icon_color` text, `time_created` integer NOT NULL, " +
+	"`time_updated` integer NOT NULL, `time_initialized` integer, `sandboxes` text NOT NULL, `commands` text);\n" +
+	"CREATE TABLE `session` (`id` text PRIMARY KEY, `project_id` text NOT NULL, `workspace_id` text, `parent_id` text, " +
+	"`slug` text NOT NULL, `directory` text NOT NULL, `path` text, `title` text NOT NULL, `version` text NOT NULL, " +
+	"`share_url` text, `summary_additions` integer, `summary_deletions` integer, `summary_files` integer, " +
+	"`summary_diffs` text, `metadata` text, `cost` real DEFAULT 0 NOT NULL, `tokens_input` integer DEFAULT 0 NOT NULL, " +
+	"`tokens_output` integer DEFAULT 0 NOT NULL, `tokens_reasoning` integer DEFAULT 0 NOT NULL, " +
+	"`tokens_cache_read` integer DEFAULT 0 NOT NULL, `tokens_cache_write` integer DEFAULT 0 NOT NULL, `revert` text, " +
+	"`permission` text, `agent` text, `model` text, `time_created` integer NOT NULL, `time_updated` integer NOT NULL, " +
+	"`time_compacting` integer, `time_archived` integer, " +
+	"CONSTRAINT `fk_session_project_id_project_id_fk` FOREIGN KEY (`project_id`) REFERENCES `project`(`id`) ON DELETE CASCADE);\n" +
+	"CREATE TABLE `message` (`id` text PRIMARY KEY, `session_id` text NOT NULL, `time_created` integer NOT NULL, " +
+	"`time_updated` integer NOT NULL, `data` text NOT NULL, " +
+	"CONSTRAINT `fk_message_session_id_session_id_fk` FOREIGN KEY (`session_id`) REFERENCES `session`(`id`) ON DELETE CASCADE);\n" +
+	"CREATE TABLE `part` (`id` text PRIMARY KEY, `message_id` text NOT NULL, `session_id` text NOT NULL, " +
+	"`time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL, " +
+	"CONSTRAINT `fk_part_message_id_message_id_fk` FOREIGN KEY (`message_id`) REFERENCES `message`(`id`) ON DELETE CASCADE);\n" +
+	"CREATE INDEX `message_session_time_created_id_idx` ON `message` (`session_id`,`time_created`,`id`);\n" +
+	"CREATE INDEX `part_message_id_id_idx` ON `part` (`message_id`,`id`);\n" +
+	"CREATE INDEX `part_session_idx` ON `part` (`session_id`);\n" +
+	"CREATE INDEX `session_parent_idx` ON `session` (`parent_id`);\n"
+
+// opencodeBatch is how many sessions go into one write transaction.
+const opencodeBatch = 20
+
+func (*opencodeFormat) root(home string) string {
+	return filepath.Join(home, ".local", "share", "opencode")
+}
+
+func (*opencodeFormat) messages(c *conv) int { return len(c.turns) }
+
+func (o *opencodeFormat) db(root string) string { return filepath.Join(root, "opencode.db") }
+
+func (o *opencodeFormat) write(root string, c *conv) (int64, error) {
+	if !o.created {
+		if err := sqlite.CreateFromScript(o.db(root), opencodeSchema); err != nil {
+			return 0, err
+		}
+		o.created, o.projects = true, map[string]bool{}
+	}
+	var n int64
+	insert := func(table string, values ...any) {
+		for _, v := range values {
+			switch v := v.(type) {
+			case string:
+				n += int64(len(v))
+			case json.RawMessage:
+				n += int64(len(v))
+			}
+		}
+		o.rows = append(o.rows, row{table, values})
+	}
+	sum := sha256.Sum256([]byte(c.cwd))
+	projectID := hex.EncodeToString(sum[:20])
+	if !o.projects[projectID] {
+		o.projects[projectID] = true
+		insert("project", projectID, c.cwd, "git", filepath.Base(c.cwd), nil, nil, nil,
+			millis(c.start), millis(c.start), nil, "[]", nil)
+	}
+	sid := "ses_" + c.id[:8] + c.randHex(18)
+	model := obj(kv{"id", "claude-sonnet-4"}, kv{"providerID", "anthropic"})
+	insert("session (`id`, `project_id`, `slug`, `directory`, `title`, `version`, `permission`, `agent`, `model`, `time_created`, `time_updated`)",
+		sid, projectID, "quiet-"+c.id[:6], c.cwd, "Session "+c.id[:8], "1.18.33",
+		`[{"permission":"question","pattern":"*","action":"deny"}]`, "build", model, millis(c.start), millis(c.lastAt))
+	prev := ""
+	for i, t := range c.turns {
+		ms := millis(t.at)
+		mid := fmt.Sprintf("msg_%011x%05d", ms, i)
+		pid := fmt.Sprintf("prt_%011x%05d", ms, i)
+		var data, part json.RawMessage
+		switch t.kind {
+		case userText:
+			data = obj(kv{"role", "user"}, kv{"time", obj(kv{"created", ms})}, kv{"agent", "build"}, kv{"model", obj(kv{"providerID", "anthropic"}, kv{"modelID", "claude-sonnet-4"})})
+			part = obj(kv{"type", "text"}, kv{"text", t.text})
+		default:
+			finish := "stop"
+			if t.kind == toolRun {
+				finish = "tool-calls"
+			}
+			data = obj(kv{"parentID", prev}, kv{"role", "assistant"}, kv{"mode", "build"}, kv{"agent", "build"},
+				kv{"path", obj(kv{"cwd", c.cwd}, kv{"root", c.cwd})}, kv{"cost", 0.01},
+				kv{"tokens", obj(kv{"total", 150}, kv{"input", 100}, kv{"output", 50}, kv{"reasoning", 0}, kv{"cache", obj(kv{"read", 0}, kv{"write", 0})})},
+				kv{"modelID", "claude-sonnet-4"}, kv{"providerID", "anthropic"}, kv{"time", obj(kv{"created", ms}, kv{"completed", ms + 900})}, kv{"finish", finish})
+			if t.kind == assistantText {
+				part = obj(kv{"type", "text"}, kv{"text", t.text}, kv{"time", obj(kv{"start", ms}, kv{"end", ms + 10})})
+				break
+			}
+			state := []kv{{"status", "completed"}, {"input", obj(kv{"command", t.text})}, {"output", t.output}, {"title", t.tool},
+				{"metadata", obj()}, {"time", obj(kv{"start", ms}, kv{"end", ms + 800})}}
+			if t.failed {
+				state = []kv{{"status", "error"}, {"input", obj(kv{"command", t.text})}, {"error", t.output},
+					{"time", obj(kv{"start", ms}, kv{"end", ms + 800})}}
+			}
+			part = obj(kv{"type", "tool"}, kv{"callID", fmt.Sprintf("toolu_%s%05d", c.randHex(16), i)}, kv{"tool", t.tool}, kv{"state", obj(state...)})
+		}
+		if t.kind == userText {
+			prev = mid
+		}
+		insert("message", mid, sid, ms, ms+500, data)
+		insert("part", pid, mid, sid, ms+10, ms+11, part)
+	}
+	o.pending++
+	if o.pending >= opencodeBatch {
+		return n, o.flush(root)
+	}
+	return n, nil
+}
+
+func (o *opencodeFormat) flush(root string) error {
+	if o.pending == 0 {
+		return nil
+	}
+	err := sqlite.WriteAgentDB(o.db(root), func(tx *sql.Tx) error {
+		stmts := map[string]*sql.Stmt{}
+		for _, r := range o.rows {
+			st := stmts[r.table]
+			if st == nil {
+				q := "INSERT INTO " + r.table + " VALUES(?" + strings.Repeat(",?", len(r.values)-1) + ")"
+				var err error
+				if st, err = tx.Prepare(q); err != nil {
+					return err
+				}
+				defer st.Close()
+				stmts[r.table] = st
+			}
+			for i, v := range r.values {
+				if raw, ok := v.(json.RawMessage); ok {
+					r.values[i] = string(raw) // OpenCode's data columns are TEXT
+				}
+			}
+			if _, err := st.Exec(r.values...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	o.rows, o.pending = o.rows[:0], 0
+	return err
+}
+
+func (o *opencodeFormat) finish(root string) error {
+	if !o.created {
+		// No session was dealt to OpenCode: an empty database, as OpenCode leaves on first run.
+		if err := sqlite.CreateFromScript(o.db(root), opencodeSchema); err != nil {
+			return err
+		}
+		o.created = true
+	}
+	return o.flush(root)
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Issue 4's sync benchmark as whole processes: write benchgen's corpus of the five agents'
+# native files into DIR/home (once; kept for later runs), then run the real bin/pond twice in
+# an isolated installation with no daemon: a cold sync into an empty store, and a warm sync with
+# nothing changed. Prints wall time and peak RSS of each.
+#
+#   scripts/bench-sync.sh [DIR]        (POND_BENCH_SESSIONS=400 for a smaller corpus)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${1:-/tmp/pond-bench-sync}
+sessions=${POND_BENCH_SESSIONS:-2000}
+mkdir -p "$dir"
+make -s build
+if [ ! -f "$dir/manifest-$sessions.json" ]; then
+	rm -rf "$dir/home-$sessions"
+	scripts/go run ./daemon/capture/benchgen/cmd/pond-benchgen -sessions "$sessions" -home "$dir/home-$sessions" >"$dir/manifest-$sessions.json.tmp"
+	mv "$dir/manifest-$sessions.json.tmp" "$dir/manifest-$sessions.json"
+fi
+grep -A4 '"total"' "$dir/manifest-$sessions.json"
+inst="$dir/pond"
+rm -rf "$inst"
+mkdir -p "$inst"
+# HOME points the agents' default locations into the corpus; POND_* keep Pond's own files apart.
+run() {
+	env -u XDG_CONFIG_HOME -u XDG_DATA_HOME -u XDG_STATE_HOME -u XDG_RUNTIME_DIR \
+		-u CLAUDE_CONFIG_DIR -u CODEX_HOME -u GEMINI_CLI_HOME -u PI_CODING_AGENT_DIR \
+		HOME="$dir/home-$sessions" POND_CONFIG_FILE="$inst/config.toml" POND_DATA_DIR="$inst/data" \
+		POND_STATE_DIR="$inst/state" POND_RUNTIME_DIR="$inst/run" \
+		/usr/bin/time -f "$1: %e s wall, %M KiB peak RSS" bin/pond sync --format json >"$inst/$1.json"
+}
+run cold
+run warm
+python3 - "$inst" <<'PY'
+import json, sys
+for run in ("cold", "warm"):
+    r = json.load(open(f"{sys.argv[1]}/{run}.json"))
+    print(run, "inserted", r["inserted"], "outcome", r["outcome"])
+PY

@@ -1,0 +1,242 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/pondhq/pond/embed"
+	"github.com/pondhq/pond/store/lance"
+)
+
+// BackfillOptions tune Backfill.
+type BackfillOptions struct {
+	// Force also re-embeds messages that another model embedded (after a model change).
+	Force bool
+	// BatchRows is how many messages are embedded and committed at once (default 256): the
+	// work an interruption can lose.
+	BatchRows int
+	// Progress, when set, is called after every committed batch.
+	Progress func(BackfillProgress)
+}
+
+// BackfillProgress is how far a backfill has come.
+type BackfillProgress struct {
+	Done  int `json:"done"`
+	Total int `json:"total"`
+}
+
+// BackfillReport is what a backfill did.
+type BackfillReport struct {
+	Model     string        `json:"model"`
+	Embedded  int           `json:"embedded"`
+	Batches   int           `json:"batches"`
+	Truncated int           `json:"truncated"` // texts cut at the model's max_tokens before embedding
+	Remaining int64         `json:"remaining"` // still to embed (non-zero after an interruption)
+	Elapsed   time.Duration `json:"elapsed_ns"`
+}
+
+// EmbedCounts say how much of the archive has vectors.
+type EmbedCounts struct {
+	Searchable int64 `json:"searchable"` // messages with search text
+	Embedded   int64 `json:"embedded"`   // with a vector from any model
+	ThisModel  int64 `json:"this_model"` // with a vector from the model asked about
+}
+
+// searchable selects messages that have text to embed.
+const searchable = "search_text IS NOT NULL AND search_text != ''"
+
+// pendingFilter selects the messages a backfill for model still has to embed.
+func pendingFilter(model string, force bool) string {
+	if force {
+		return searchable + " AND (vector IS NULL OR embedding_model IS NULL OR embedding_model != " + lance.Quote(model) + ")"
+	}
+	return searchable + " AND vector IS NULL"
+}
+
+// EmbedCounts counts searchable, embedded and model-embedded messages.
+func (s *Store) EmbedCounts(ctx context.Context, model string) (EmbedCounts, error) {
+	t := s.tables[TableMessages]
+	var c EmbedCounts
+	var err error
+	if c.Searchable, err = t.Count(ctx, searchable); err != nil {
+		return c, err
+	}
+	if c.Embedded, err = t.Count(ctx, searchable+" AND vector IS NOT NULL"); err != nil {
+		return c, err
+	}
+	if c.ThisModel, err = t.Count(ctx, searchable+" AND vector IS NOT NULL AND embedding_model = "+lance.Quote(model)); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// Backfill embeds the search text of every message that has no vector yet (with Force, also
+// those another model embedded), batch by batch. Each batch is read without the store lock,
+// embedded, then written under it through a merge-insert on (session_id, id) that sets only
+// vector and embedding_model; the mirror's embedding_model follows. A batch once committed
+// stays: an interrupted backfill (ctx cancelled) resumes where it stopped, because the next run
+// selects only what is still pending. Full-text search never waits for it: reads take no lock.
+func (s *Store) Backfill(ctx context.Context, e embed.Embedder, opts BackfillOptions) (BackfillReport, error) {
+	start := time.Now()
+	rep := BackfillReport{Model: e.Model()}
+	if e.Dimensions() != VectorDim {
+		return rep, fmt.Errorf("store: model %s gives %d-dimensional vectors; messages.vector holds %d", e.Model(), e.Dimensions(), VectorDim)
+	}
+	if opts.BatchRows <= 0 {
+		opts.BatchRows = 256
+	}
+	t := s.tables[TableMessages]
+	filter := pendingFilter(e.Model(), opts.Force)
+	total, err := t.Count(ctx, filter)
+	if err != nil {
+		return rep, err
+	}
+	for {
+		keys, texts, err := s.pendingBatch(ctx, filter, opts.BatchRows)
+		if err != nil {
+			return s.finishBackfill(ctx, rep, start, filter, err)
+		}
+		if len(keys) == 0 {
+			break
+		}
+		vecs, cut, err := embedTexts(ctx, e, texts)
+		if err != nil {
+			return s.finishBackfill(ctx, rep, start, filter, fmt.Errorf("store: embed %d messages: %w", len(texts), err))
+		}
+		if err := s.writeVectors(ctx, keys, vecs, e.Model()); err != nil {
+			return s.finishBackfill(ctx, rep, start, filter, err)
+		}
+		rep.Embedded += len(keys)
+		rep.Truncated += cut
+		rep.Batches++
+		if opts.Progress != nil {
+			opts.Progress(BackfillProgress{Done: rep.Embedded, Total: int(total)})
+		}
+	}
+	return s.finishBackfill(ctx, rep, start, filter, nil)
+}
+
+// finishBackfill fills in the time taken and what remains to embed, and passes err on.
+func (s *Store) finishBackfill(ctx context.Context, rep BackfillReport, start time.Time, filter string, err error) (BackfillReport, error) {
+	rep.Elapsed = time.Since(start)
+	// Counted with a fresh context: after an interruption the caller still wants to know.
+	if n, cerr := s.tables[TableMessages].Count(context.WithoutCancel(ctx), filter); cerr == nil {
+		rep.Remaining = n
+	}
+	return rep, err
+}
+
+// truncationReporter is an embedder that says which inputs it cut at its token limit.
+type truncationReporter interface {
+	EmbedTruncated(ctx context.Context, texts []string, kind embed.Kind) ([][]float32, []bool, error)
+}
+
+// embedTexts embeds passages and counts those cut at the model's token limit (when the
+// embedder reports it).
+func embedTexts(ctx context.Context, e embed.Embedder, texts []string) ([][]float32, int, error) {
+	tr, ok := e.(truncationReporter)
+	if !ok {
+		vecs, err := e.Embed(ctx, texts, embed.Passage)
+		return vecs, 0, err
+	}
+	vecs, truncated, err := tr.EmbedTruncated(ctx, texts, embed.Passage)
+	n := 0
+	for _, t := range truncated {
+		if t {
+			n++
+		}
+	}
+	return vecs, n, err
+}
+
+type messageKey struct{ session, id string }
+
+// pendingBatch reads up to n pending messages' keys and search text.
+func (s *Store) pendingBatch(ctx context.Context, filter string, n int) ([]messageKey, []string, error) {
+	var keys []messageKey
+	var texts []string
+	q := lance.Query{Columns: []string{"session_id", "id", "search_text"}, Filter: filter, Limit: n, BatchRows: n}
+	err := s.tables[TableMessages].Scan(ctx, q, func(r arrow.Record) error {
+		sess := r.Column(0).(*array.String)
+		ids := r.Column(1).(*array.String)
+		text := r.Column(2).(*array.String)
+		for i := 0; i < int(r.NumRows()); i++ {
+			keys = append(keys, messageKey{sess.Value(i), ids.Value(i)})
+			texts = append(texts, text.Value(i))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: read messages to embed: %w", err)
+	}
+	return keys, texts, nil
+}
+
+// vectorSchema is the slice of the messages table a backfill writes.
+var vectorSchema = arrow.NewSchema([]arrow.Field{
+	messagesSchema.Field(messagesSchema.FieldIndices("session_id")[0]),
+	messagesSchema.Field(messagesSchema.FieldIndices("id")[0]),
+	messagesSchema.Field(messagesSchema.FieldIndices("vector")[0]),
+	messagesSchema.Field(messagesSchema.FieldIndices("embedding_model")[0]),
+}, nil)
+
+// writeVectors commits one batch of vectors to Lance and the mirror, under the store lock.
+func (s *Store) writeVectors(ctx context.Context, keys []messageKey, vecs [][]float32, model string) error {
+	rb := array.NewRecordBuilder(memory.DefaultAllocator, vectorSchema)
+	defer rb.Release()
+	list := rb.Field(2).(*array.FixedSizeListBuilder)
+	vals := list.ValueBuilder().(*array.Float32Builder)
+	for i, k := range keys {
+		appendStr(rb.Field(0), k.session)
+		appendStr(rb.Field(1), k.id)
+		if len(vecs[i]) != VectorDim {
+			return fmt.Errorf("store: vector for %s/%s has %d dimensions, want %d", k.session, k.id, len(vecs[i]), VectorDim)
+		}
+		list.Append(true)
+		vals.AppendValues(vecs[i], nil)
+		appendStr(rb.Field(3), model)
+	}
+	rec := rb.NewRecord()
+	defer rec.Release()
+
+	lock, err := AcquireLock(ctx, s.opts.StateDir, s.opts.Command, func(h Holder) {
+		s.log.Info("store: backfill waiting for the store lock", "holder", h.String())
+	})
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	spec := lance.MergeSpec{On: []string{"session_id", "id"}, UpdateMatched: true}
+	if _, err := s.tables[TableMessages].MergeInsert(ctx, spec, rec); err != nil {
+		return fmt.Errorf("store: write %d vectors: %w", len(keys), err)
+	}
+	return s.setMirrorEmbeddingModel(ctx, keys, model)
+}
+
+// setMirrorEmbeddingModel records in the mirror which model embedded keys.
+func (s *Store) setMirrorEmbeddingModel(ctx context.Context, keys []messageKey, model string) error {
+	tx, err := s.mirror.DB().BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: mirror: %w", err)
+	}
+	defer tx.Rollback()
+	stmt, err := tx.PrepareContext(ctx, `UPDATE messages SET embedding_model = ? WHERE session_id = ? AND message_id = ?`)
+	if err != nil {
+		return fmt.Errorf("store: mirror: %w", err)
+	}
+	defer stmt.Close()
+	for _, k := range keys {
+		if _, err := stmt.ExecContext(ctx, model, k.session, k.id); err != nil {
+			return fmt.Errorf("store: mirror: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: mirror: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSemanticSearch embeds the relevance set with the registry-packaged test model (the real
+// ONNX pipeline), scores vector and hybrid search on it, then checks the vector index: built
+// over a partly-null vector column, it serves the same searches and never returns a message
+// without a vector, while hybrid search still finds those by their words.
+func TestSemanticSearch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("embeds a few hundred messages")
+	}
+	d := loadRelevance(t)
+	s := relevanceStore(t, d, 0)
+	ctx := context.Background()
+
+	// Embeddings on, nothing embedded yet: vector search falls back to full text and says so.
+	s.UseEmbedder(openEmbedder(t, ""))
+	res, err := s.Search(ctx, SearchRequest{Query: "pgxpool", Mode: ModeVector})
+	if err != nil || res.Mode != ModeFTS || len(res.Notes) == 0 || !strings.Contains(strings.Join(res.Notes, " "), "embedded yet") {
+		t.Fatalf("fallback before embedding: %+v %v", res, err)
+	}
+
+	if _, err := s.Backfill(ctx, s.embedder, BackfillOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	fts := scoreRelevance(t, s, d, ModeFTS)
+	vec := scoreRelevance(t, s, d, ModeVector)
+	hyb := scoreRelevance(t, s, d, ModeHybrid)
+	var lines []string
+	for _, m := range []struct {
+		name   string
+		scores map[string]*relevanceScore
+	}{{"fts", fts}, {"vector", vec}, {"hybrid", hyb}} {
+		for _, kind := range []string{"exact", "paraphrase", "crosslang", "all"} {
+			lines = append(lines, fmt.Sprintf("%-6s %-10s %v", m.name, kind, m.scores[kind]))
+		}
+	}
+	t.Log("relevance with the test model (e5-small-v2 int8, English-only):\n" + strings.Join(lines, "\n"))
+	rate := func(sc *relevanceScore) float64 { return float64(sc.at5) / float64(sc.n) }
+	if rate(vec["paraphrase"]) <= rate(fts["paraphrase"]) {
+		t.Errorf("vector search finds no more paraphrases than full text: %v vs %v", vec["paraphrase"], fts["paraphrase"])
+	}
+	if rate(hyb["all"]) < rate(fts["all"]) || rate(hyb["all"]) < rate(vec["all"]) {
+		t.Errorf("hybrid does worse than an arm alone: hybrid %v, fts %v, vector %v", hyb["all"], fts["all"], vec["all"])
+	}
+
+	// A session stored after the backfill has no vectors: the column is partly null.
+	upsert(t, s, chat("late", "codex-cli", "/home/dev/late", "", time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC),
+		"zanzibar quokka migration of the billing ledger", "The ledger migration to the quokka schema is done."))
+	s.vectorIndexMin = 100
+	indexed, err := s.EnsureVectorIndex(ctx)
+	if err != nil || !indexed {
+		t.Fatalf("vector index over a partly-null column: %v %v", indexed, err)
+	}
+	withIndex := scoreRelevance(t, s, d, ModeVector)
+	if withIndex["all"].at5 < vec["all"].at5*9/10 {
+		t.Errorf("indexed vector search lost recall: %v, exact search %v", withIndex["all"], vec["all"])
+	}
+	res, err = s.Search(ctx, SearchRequest{Query: "quokka ledger migration", Mode: ModeVector, Limit: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range res.Sessions {
+		if g.SessionID == "late" {
+			t.Errorf("a message without a vector came back from vector search")
+		}
+	}
+	res, err = s.Search(ctx, SearchRequest{Query: "quokka ledger migration", Mode: ModeHybrid})
+	if err != nil || len(res.Sessions) == 0 || res.Sessions[0].SessionID != "late" {
+		t.Errorf("hybrid search misses the unembedded session its words match: %+v %v", res, err)
+	}
+	// Filters are pushed into the vector arm.
+	res, err = s.Search(ctx, SearchRequest{Query: "database connection pool", Mode: ModeVector, Filters: SearchFilters{SourceAgent: "gemini-cli", Role: "user"}, Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range res.Sessions {
+		for _, h := range g.Matches {
+			if g.SourceAgent != "gemini-cli" || h.Role != "user" {
+				t.Errorf("filtered vector search returned %s %s %s", g.SessionID, g.SourceAgent, h.Role)
+			}
+		}
+	}
+}
