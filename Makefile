@@ -39,7 +39,7 @@ test: native-check
 	$(GO) test -tags $(GO_TAGS) -count=1 $(PKGS)
 
 bench: native-check
-	$(GO) test -tags $(GO_TAGS) -run '^$$' -bench '$(BENCH)' -benchmem $(PKGS)
+	$(GO) test -tags $(GO_TAGS) -run '^$$' -bench '$(BENCH)' -benchmem -timeout 0 $(PKGS)
 
 # Issue 4's whole-process sync benchmark (five formats, cold and warm): scripts/bench-sync.sh.
 bench-sync: native-check

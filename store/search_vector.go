@@ -17,7 +17,10 @@ import (
 
 // VectorIndexMinRows is the embedded-row count from which Pond builds a vector index; below it
 // the vector arm searches exactly, which at this size is both fast and perfectly accurate. It is
-// far above what IVF training needs (256 partitions × a few dozen rows each).
+// far above what IVF training needs (256 partitions × a few dozen rows each). The index is
+// IVF_FLAT: full vectors in clusters, so the probed clusters are searched exactly (no
+// quantisation error), and it trains in a fraction of the time an HNSW graph takes (IVF_HNSW_SQ
+// took 2m24s at 100k vectors here).
 const VectorIndexMinRows = 100_000
 
 // embeddedCount counts messages that have a vector.
@@ -192,7 +195,7 @@ func (s *Store) EnsureVectorIndex(ctx context.Context) (bool, error) {
 	}
 	defer lock.Release()
 	began := time.Now()
-	if err := t.CreateIndex(ctx, lance.IndexSpec{Column: "vector", Kind: lance.IndexIVFHNSWSQ, Name: "messages_vector", Distance: "cosine"}); err != nil {
+	if err := t.CreateIndex(ctx, lance.IndexSpec{Column: "vector", Kind: lance.IndexIVFFlat, Name: "messages_vector", Distance: "cosine"}); err != nil {
 		return false, err
 	}
 	s.log.Info("built the vector index", "embedded", n, "took", time.Since(began))
