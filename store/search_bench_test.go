@@ -255,6 +255,7 @@ func BenchmarkSearch(b *testing.B) {
 			s, built := benchArchive(b, n)
 			b.Logf("archive built in %s", built)
 			ctx := context.Background()
+			big := ensureBigSession(b, s)
 			t := time.Now()
 			msg, err := s.MaintainTextIndex(ctx, true)
 			if err != nil {
@@ -267,7 +268,6 @@ func BenchmarkSearch(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.Logf("vector index: %v (%v)", indexed, time.Since(t).Round(time.Millisecond))
-			big := ensureBigSession(b, s)
 			s.UseEmbedder(&syntheticEmbedder{rng: rand.New(rand.NewPCG(3, 3))})
 			words := benchWords()
 			for b.Loop() {
