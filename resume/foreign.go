@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/session"
 )
 
@@ -17,7 +18,7 @@ import (
 // target's own session metadata (Claude Code: the note line; Codex: session_meta; Gemini: the
 // metadata record; Pi: the header). The target's adapter copies it to
 // options.pond.restored_from and links the session to its original.
-const MarkKey = "pond_restored_from"
+const MarkKey = adapters.RestoreMarkKey
 
 // Mark is the value under MarkKey.
 type Mark struct {
@@ -144,33 +145,44 @@ func converse(t *Transcript) *conversation {
 	return c
 }
 
-// splitTurn separates results from text in one message: results belong to a tool turn, the
-// rest to the message's own role.
+// splitTurn puts each piece of one message where providers expect it: calls in an assistant
+// turn, results in a tool turn right after, text in the message's own role (a call recorded in
+// a user's message, like pi's !command, becomes an assistant call first).
 func splitTurn(t turn) []turn {
-	var results, rest []item
+	var calls, results, text []item
 	for _, it := range t.items {
-		if it.kind == itemResult {
+		switch it.kind {
+		case itemCall:
+			calls = append(calls, it)
+		case itemResult:
 			results = append(results, it)
-		} else {
-			rest = append(rest, it)
+		default:
+			text = append(text, it)
 		}
+	}
+	sub := func(role session.Role, suffix string, items []item) turn {
+		r := t
+		r.role, r.items, r.id = role, items, t.id+suffix
+		return r
 	}
 	var out []turn
-	if len(results) > 0 {
-		r := t
-		r.role, r.items = session.RoleTool, results
-		out = append(out, r)
-	}
-	if len(rest) > 0 {
-		r := t
-		if r.role == session.RoleTool {
-			r.role = session.RoleUser
+	if t.role == session.RoleAssistant {
+		if len(text)+len(calls) > 0 {
+			out = append(out, sub(session.RoleAssistant, "", append(text, calls...)))
 		}
-		r.items = rest
 		if len(results) > 0 {
-			r.id += ":text"
+			out = append(out, sub(session.RoleTool, ":results", results))
 		}
-		out = append(out, r)
+		return out
+	}
+	if len(calls) > 0 {
+		out = append(out, sub(session.RoleAssistant, ":calls", calls))
+	}
+	if len(results) > 0 {
+		out = append(out, sub(session.RoleTool, ":results", results))
+	}
+	if len(text) > 0 {
+		out = append(out, sub(session.RoleUser, "", text))
 	}
 	return out
 }
