@@ -66,7 +66,11 @@ func mkdirs(dir string) ([]string, error) {
 	}
 	var created []string
 	for i := len(missing) - 1; i >= 0; i-- {
-		if err := os.Mkdir(missing[i], 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		err := os.Mkdir(missing[i], 0o700)
+		if errors.Is(err, fs.ErrExist) {
+			continue // made meanwhile, or a dangling link: not ours to remove
+		}
+		if err != nil {
 			return created, err
 		}
 		created = append(created, missing[i])
