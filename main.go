@@ -63,6 +63,6 @@ Start with:
 	}
 	addGlobalFlags(root)
 	root.AddCommand(newVersionCmd(), newDoctorCmd(), newSyncCmd(), newStatusCmd(), newAdaptersCmd(), newConsentCmd(),
-		newConfigCmd(), newSQLCmd(), newExportCmd(), newImportCmd(), newMirrorCmd())
+		newConfigCmd(), newSQLCmd(), newExportCmd(), newImportCmd(), newMirrorCmd(), newResumeCmd())
 	return root
 }

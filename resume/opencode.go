@@ -1,6 +1,7 @@
 package resume
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -45,7 +46,7 @@ func encodeOpenCode(j *encodeJob) (*plan, error) {
 				parent = p.id
 			}
 			var reason string
-			id = openCodeID("ses", t.Session.ID, 0)
+			id = openCodeID("ses", t.Session.ID, t.Session.CreatedAt.UnixMilli()*4096)
 			doc, reason = openCodeForeign(t, id, parent)
 			f = newFile("", t.Session.ID, id, Foreign, reason, doc)
 		}
@@ -276,10 +277,10 @@ func openCodeID(prefix, origin string, seq int64) string {
 	if prefix == "ses" {
 		v = ^v & (1<<48 - 1)
 	}
-	h := shortHash(prefix+"\x00"+origin, 28)
+	sum := sha256.Sum256([]byte(prefix + "\x00" + origin))
 	var tail strings.Builder
 	for i := 0; i < 14; i++ {
-		tail.WriteByte(base62[int(h[i*2])%62])
+		tail.WriteByte(base62[int(sum[i])%62])
 	}
 	return fmt.Sprintf("%s_%012x%s", prefix, v, tail.String())
 }

@@ -109,6 +109,7 @@ type Outcome struct {
 	Session string `json:"session"`
 	From    string `json:"from,omitempty"` // the stored session's agent
 	To      string `json:"to"`
+	Native  bool   `json:"native"`         // same agent: the captured records replayed
 	Root    string `json:"root,omitempty"` // the agent root written under
 	// ID is the restored session's id in the target agent; Cwd the folder to resume it in;
 	// Command the shell command that continues the work.
@@ -155,6 +156,7 @@ func Restore(ctx context.Context, a Archive, req Request) (*Outcome, error) {
 	}
 	o.Root = dest.root
 	native := family(root.Session.SourceAgent) == req.To
+	o.Native = native
 	plan, err := enc.encode(&encodeJob{batch: batch, native: native, dest: dest, now: now()})
 	if err != nil {
 		return fail(o, UnknownAgent, "%v", err), nil
