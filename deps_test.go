@@ -55,6 +55,7 @@ var layers = []struct {
 	{"session", nil},
 	{"paths", nil},
 	{"embed", nil},
+	{"resume", []string{"session", "adapters"}}, // reads transcripts handed to it; never the store
 }
 
 // TestDependencyRules keeps the heavy native dependencies in the one place each belongs, so that
