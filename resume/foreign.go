@@ -88,7 +88,7 @@ func converse(t *Transcript) *conversation {
 			}
 		}
 	}
-	called := map[string]bool{}
+	called, resulted := map[string]bool{}, map[string]bool{}
 	for _, m := range t.Messages {
 		if m.Role == session.RoleSystem {
 			c.drop("system record")
@@ -121,13 +121,15 @@ func converse(t *Transcript) *conversation {
 						text: "[no result was recorded for this call: it was interrupted]"})
 				}
 			case session.PartToolResult:
-				if !called[p.CallID] {
-					// A result without its call (the call was not captured): keep what it said.
+				if !called[p.CallID] || resulted[p.CallID] {
+					// A result without its call (the call was not captured), or a second one
+					// for a call (providers take exactly one): keep what it said as text.
 					if s := resultText(p.Result); s != "" {
 						tu.items = append(tu.items, item{kind: itemText, text: "[tool result] " + s})
 					}
 					continue
 				}
+				resulted[p.CallID] = true
 				tu.items = append(tu.items, item{kind: itemResult, callID: p.CallID, name: p.Name, isError: p.IsFailure, text: resultText(p.Result)})
 			case session.PartReasoning:
 				c.drop("reasoning part")

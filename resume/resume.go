@@ -158,8 +158,8 @@ func Restore(ctx context.Context, a Archive, req Request) (*Outcome, error) {
 	native := family(root.Session.SourceAgent) == req.To
 	o.Native = native
 	plan, err := enc.encode(&encodeJob{batch: batch, native: native, dest: dest, now: now()})
-	if err != nil {
-		return fail(o, UnknownAgent, "%v", err), nil
+	if err != nil { // only a missing destination folder
+		return fail(o, NoNativeDir, "%v", err), nil
 	}
 	o.ID, o.Command = plan.id, plan.command
 	if plan.cwd != "" {
