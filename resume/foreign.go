@@ -298,5 +298,5 @@ func marshal(v any) []byte {
 	return []byte(strings.TrimSuffix(b.String(), "\n"))
 }
 
-// at is a turn's time, never before the previous one (agents sort by time).
+// stamp is a time as agents write it: UTC, milliseconds.
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
