@@ -23,7 +23,7 @@ GO := go
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION) -X main.nativeDir=$(NATIVE_DIR)
 
-.PHONY: setup build test bench bench-sync native-check fmt vet clean print-env
+.PHONY: setup build test bench bench-sync verify-agents native-check fmt vet clean print-env
 
 setup:
 	@scripts/setup.sh
@@ -37,6 +37,10 @@ build: native-check
 test: native-check
 	$(GO) vet -tags $(GO_TAGS) $(PKGS)
 	$(GO) test -tags $(GO_TAGS) -count=1 $(PKGS)
+
+# Load restored sessions with agents' own session code (installed from npm into the cache).
+verify-agents: native-check
+	scripts/verify-agents.sh
 
 bench: native-check
 	$(GO) test -tags $(GO_TAGS) -run '^$$' -bench '$(BENCH)' -benchmem -timeout 0 $(PKGS)

@@ -57,6 +57,7 @@ var layers = []struct {
 	{"embed", nil},
 	// The tray and the installer speak to the daemon through ipc without linking the store.
 	{"ipc", []string{"session", "internal"}},
+	{"resume", []string{"session", "adapters"}}, // reads transcripts handed to it; never the store
 }
 
 // TestDependencyRules keeps the heavy native dependencies in the one place each belongs, so that

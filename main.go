@@ -65,6 +65,6 @@ Start with:
 	root.AddCommand(newVersionCmd(), newDoctorCmd(), newSyncCmd(), newStatusCmd(), newAdaptersCmd(), newConsentCmd(),
 		newConfigCmd(), newSQLCmd(), newExportCmd(), newImportCmd(), newMirrorCmd(),
 		newSearchCmd(), newGetSessionCmd(), newGetMessageCmd(), newModelCmd(), newOptimizeCmd(),
-		newDaemonCmd(), newMCPCmd(), newServeCmd())
+		newDaemonCmd(), newMCPCmd(), newServeCmd(), newResumeCmd())
 	return root
 }

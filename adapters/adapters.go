@@ -123,3 +123,26 @@ type Emitter interface {
 	// options, so that format drift is visible.
 	Unknown(at Location, what string)
 }
+
+// RestoreMarkKey is the key under which a session Pond restored into another agent records
+// where it came from, inside the agent's own session metadata (written by package resume).
+const RestoreMarkKey = "pond_restored_from"
+
+// ApplyRestoreMark records a restore mark found in a session's metadata: the mark goes to
+// options.pond.restored_from, and the original session becomes the parent when the session has
+// none of its own, so that search can group the copy with its original or hide it.
+func ApplyRestoreMark(s *session.Session, mark json.RawMessage) {
+	var m struct {
+		Session string `json:"session"`
+	}
+	if len(mark) == 0 || json.Unmarshal(mark, &m) != nil || m.Session == "" {
+		return
+	}
+	if s.Options == nil {
+		s.Options = session.Options{}
+	}
+	s.Options["pond"] = Object(Field{Key: "restored_from", Value: mark})
+	if s.ParentSessionID == "" && m.Session != s.ID {
+		s.ParentSessionID = m.Session
+	}
+}

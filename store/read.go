@@ -44,6 +44,25 @@ func (s *Store) SessionIDs(ctx context.Context) ([]string, error) {
 	return ids, rows.Err()
 }
 
+// ChildSessionIDs lists the stored sessions whose parent is id (sub-agents, forks,
+// continuations), oldest first.
+func (s *Store) ChildSessionIDs(ctx context.Context, id string) ([]string, error) {
+	rows, err := s.mirror.DB().QueryContext(ctx, `SELECT session_id FROM sessions WHERE parent_session_id = ? ORDER BY created_at, session_id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("store: children of %s: %w", id, err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, err
+		}
+		ids = append(ids, c)
+	}
+	return ids, rows.Err()
+}
+
 func parseISO(s string) time.Time {
 	t, _ := time.Parse(isoMicro, s)
 	return t

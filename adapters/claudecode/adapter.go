@@ -46,10 +46,10 @@ var _ adapters.Adapter = Adapter{}
 // Name implements adapters.Adapter.
 func (Adapter) Name() string { return Name }
 
-// Capabilities implements adapters.Adapter. Restore is not written yet; the raw records kept in
-// options.source.record are what it will replay.
+// Capabilities implements adapters.Adapter. Package resume restores into this agent from the
+// raw records kept in options.source.
 func (Adapter) Capabilities() adapters.Capabilities {
-	return adapters.Capabilities{ToolCalls: true, Subagents: true, Incremental: true}
+	return adapters.Capabilities{Restore: true, ToolCalls: true, Subagents: true, Incremental: true}
 }
 
 // Roots implements adapters.Adapter: $CLAUDE_CONFIG_DIR when set (Claude Code takes it as one

@@ -76,10 +76,11 @@ type parser struct {
 	// Before the session is known: the lines held back and what they told.
 	pending      []pendingLine
 	cwd, version string
-	lineSession  string    // the first sessionId of the lines
-	forkedFrom   string    // the first forkedFrom.sessionId
-	first        time.Time // the first record time
-	conversation bool      // a user or assistant line was seen
+	lineSession  string          // the first sessionId of the lines
+	forkedFrom   string          // the first forkedFrom.sessionId
+	restoreMark  json.RawMessage // the first line's Pond restore mark
+	first        time.Time       // the first record time
+	conversation bool            // a user or assistant line was seen
 
 	last        time.Time // the previous record's time
 	open        *openMessage
@@ -127,6 +128,9 @@ func (p *parser) line(raw []byte, no int) error {
 	}
 	if p.forkedFrom == "" {
 		p.forkedFrom = rec.forkedFrom
+	}
+	if len(p.pending) == 1 {
+		p.restoreMark = rec.restoreMark
 	}
 	if p.first.IsZero() {
 		p.first = rec.at
@@ -188,6 +192,7 @@ func (p *parser) start() error {
 		}
 	}
 	s.Options = session.Options{"source": object(src...)}
+	adapters.ApplyRestoreMark(s, p.restoreMark)
 	p.sess, p.last = s, s.CreatedAt
 	pending := p.pending
 	p.pending = nil

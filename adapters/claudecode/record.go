@@ -25,7 +25,8 @@ type record struct {
 	isAPIError       bool
 	logicalParent    string
 	requestID        string
-	forkedFrom       string // forkedFrom.sessionId: the session a fork copied this line from
+	forkedFrom       string          // forkedFrom.sessionId: the session a fork copied this line from
+	restoreMark      json.RawMessage // set on the first line of a session Pond restored from another agent
 	message          json.RawMessage
 	content          json.RawMessage // a system line's content
 }
@@ -43,6 +44,7 @@ type recordJSON struct {
 	LogicalParentUUID json.RawMessage `json:"logicalParentUuid"`
 	RequestID         json.RawMessage `json:"requestId"`
 	ForkedFrom        json.RawMessage `json:"forkedFrom"`
+	RestoreMark       json.RawMessage `json:"pond_restored_from"`
 	Message           json.RawMessage `json:"message"`
 	Content           json.RawMessage `json:"content"`
 }
@@ -73,6 +75,7 @@ func parseRecord(line []byte) (*record, error) {
 		isAPIError:       isTrue(j.IsAPIErrorMessage),
 		logicalParent:    str(j.LogicalParentUUID),
 		requestID:        str(j.RequestID),
+		restoreMark:      j.RestoreMark,
 		message:          j.Message,
 		content:          j.Content,
 	}

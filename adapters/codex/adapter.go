@@ -96,10 +96,10 @@ func New() *Adapter { return &Adapter{} }
 // Name implements adapters.Adapter.
 func (*Adapter) Name() string { return Name }
 
-// Capabilities implements adapters.Adapter. Restore is not written yet; the raw records kept in
-// options.source are what it will replay.
+// Capabilities implements adapters.Adapter. Package resume restores into this agent from the
+// raw records kept in options.source.
 func (*Adapter) Capabilities() adapters.Capabilities {
-	return adapters.Capabilities{Restore: false, ToolCalls: true, Subagents: true, Incremental: true}
+	return adapters.Capabilities{Restore: true, ToolCalls: true, Subagents: true, Incremental: true}
 }
 
 // Roots implements adapters.Adapter: $CODEX_HOME when set (Codex uses it as given, without

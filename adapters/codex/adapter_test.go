@@ -18,7 +18,7 @@ func TestAdapter(t *testing.T) {
 	if a.Name() != "codex-cli" {
 		t.Errorf("Name() = %q", a.Name())
 	}
-	want := adapters.Capabilities{Restore: false, ToolCalls: true, Subagents: true, Incremental: true}
+	want := adapters.Capabilities{Restore: true, ToolCalls: true, Subagents: true, Incremental: true}
 	if got := a.Capabilities(); got != want {
 		t.Errorf("Capabilities() = %+v, want %+v", got, want)
 	}

@@ -386,6 +386,9 @@ func (p *parser) decide() {
 			s.Options = session.Options{"source": src}
 		}
 	}
+	if meta != nil {
+		adapters.ApplyRestoreMark(s, meta[adapters.RestoreMarkKey])
+	}
 	p.st.Session = s
 }
 

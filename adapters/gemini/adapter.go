@@ -30,10 +30,10 @@ func New() *Adapter { return &Adapter{} }
 // Name implements adapters.Adapter.
 func (*Adapter) Name() string { return Name }
 
-// Capabilities implements adapters.Adapter. Restore is not offered yet; the raw records it will
-// need are kept.
+// Capabilities implements adapters.Adapter. Package resume restores into this agent from the
+// raw records kept in options.source.
 func (*Adapter) Capabilities() adapters.Capabilities {
-	return adapters.Capabilities{Restore: false, ToolCalls: true, Subagents: true, Incremental: true}
+	return adapters.Capabilities{Restore: true, ToolCalls: true, Subagents: true, Incremental: true}
 }
 
 // Roots implements adapters.Adapter: the CLI's global folder, `<home>/.gemini`, where

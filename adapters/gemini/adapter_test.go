@@ -83,7 +83,7 @@ func TestScan(t *testing.T) {
 
 func TestCapabilities(t *testing.T) {
 	a := New()
-	want := adapters.Capabilities{Restore: false, ToolCalls: true, Subagents: true, Incremental: true}
+	want := adapters.Capabilities{Restore: true, ToolCalls: true, Subagents: true, Incremental: true}
 	if got := a.Capabilities(); got != want || a.Name() != "gemini-cli" {
 		t.Errorf("got %q %+v, want gemini-cli %+v", a.Name(), got, want)
 	}

@@ -15,7 +15,7 @@ import (
 // Keys the adapter knows. Anything else is reported through Emitter.Unknown (and kept raw).
 var (
 	metaKeys = keySet("sessionId", "projectHash", "startTime", "lastUpdated", "messages", "summary",
-		"directories", "kind", "activeExtensionName", "memoryScratchpad")
+		"directories", "kind", "activeExtensionName", "memoryScratchpad", "pond_restored_from") // adapters.RestoreMarkKey
 	messageKeys = keySet("id", "timestamp", "type", "content", "displayContent", "toolCalls",
 		"thoughts", "tokens", "model")
 	toolCallKeys = keySet("id", "name", "args", "result", "status", "timestamp", "agentId",

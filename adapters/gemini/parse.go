@@ -396,6 +396,7 @@ func (rd *reader) newSession(meta record, raw []byte, format string, line int) {
 	s.Options = session.Options{"source": object(kv{"record", raw}, kv{"line", jsonInt(line)},
 		kv{"format", jsonString(format)}, kv{"file", jsonString(filepath.Base(rd.path))},
 		kv{"project_dir", jsonString(rd.lay.projectID)})}
+	adapters.ApplyRestoreMark(s, meta[adapters.RestoreMarkKey])
 	rd.start, rd.lastUpdated = meta.time("startTime"), meta.time("lastUpdated")
 	s.CreatedAt = rd.start
 	rd.sess = s

@@ -84,10 +84,10 @@ func New() Adapter { return Adapter{} }
 // Name implements adapters.Adapter.
 func (Adapter) Name() string { return Name }
 
-// Capabilities implements adapters.Adapter. Restore is not offered yet; the raw rows kept in
-// options.source let a later restore replay them.
+// Capabilities implements adapters.Adapter. Package resume restores into this agent from the
+// raw records kept in options.source.
 func (Adapter) Capabilities() adapters.Capabilities {
-	return adapters.Capabilities{ToolCalls: true, Subagents: true, Incremental: true}
+	return adapters.Capabilities{Restore: true, ToolCalls: true, Subagents: true, Incremental: true}
 }
 
 // Roots implements adapters.Adapter: OpenCode's data directory, $XDG_DATA_HOME/opencode, else

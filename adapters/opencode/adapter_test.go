@@ -73,7 +73,7 @@ func openWriter(t *testing.T, path string) *sql.DB {
 
 func TestCapabilities(t *testing.T) {
 	a := New()
-	want := adapters.Capabilities{ToolCalls: true, Subagents: true, Incremental: true}
+	want := adapters.Capabilities{Restore: true, ToolCalls: true, Subagents: true, Incremental: true}
 	if a.Name() != "opencode" || a.Capabilities() != want {
 		t.Errorf("got %q %+v, want \"opencode\" %+v", a.Name(), a.Capabilities(), want)
 	}

@@ -133,6 +133,10 @@ func emitSession(ctx context.Context, s sessionRecord, msgs []messageRecord, ext
 		sess.ParentSessionID = s.parentID
 		sess.SourceAgent = SubagentKind
 	}
+	if len(msgs) > 0 && len(msgs[0].parts) > 0 {
+		// A session Pond restored from another agent says so in its first text's metadata.
+		adapters.ApplyRestoreMark(sess, msgs[0].parts[0].data.obj("metadata")[adapters.RestoreMarkKey])
+	}
 	e := &emitter{out: out, sid: s.id, last: sess.CreatedAt, reported: map[string]bool{}}
 	if err := e.event(session.Event{Session: sess}); err != nil {
 		return held, err

@@ -70,10 +70,10 @@ func New() *Adapter { return &Adapter{} }
 // Name implements adapters.Adapter.
 func (*Adapter) Name() string { return Name }
 
-// Capabilities implements adapters.Adapter. Restore is not written yet; the raw records kept in
-// options.source are what it will replay. pi has no sub-agents of its own.
+// Capabilities implements adapters.Adapter. Package resume restores into this agent from the
+// raw records kept in options.source. pi has no sub-agents of its own.
 func (*Adapter) Capabilities() adapters.Capabilities {
-	return adapters.Capabilities{Restore: false, ToolCalls: true, Subagents: false, Incremental: true}
+	return adapters.Capabilities{Restore: true, ToolCalls: true, Subagents: false, Incremental: true}
 }
 
 // Roots implements adapters.Adapter: $PI_CODING_AGENT_DIR (with a leading ~ expanded, as pi

@@ -92,7 +92,7 @@ func TestScan(t *testing.T) {
 
 func TestCapabilities(t *testing.T) {
 	got := New().Capabilities()
-	want := adapters.Capabilities{Restore: false, ToolCalls: true, Subagents: false, Incremental: true}
+	want := adapters.Capabilities{Restore: true, ToolCalls: true, Subagents: false, Incremental: true}
 	if got != want || New().Name() != "pi-coding-agent" {
 		t.Errorf("got %+v %q, want %+v pi-coding-agent", got, New().Name(), want)
 	}

@@ -186,6 +186,7 @@ func (p *parser) header(raw []byte, obj object, no int) error {
 	if parent != "" {
 		p.lineage(&s, parent)
 	}
+	adapters.ApplyRestoreMark(&s, obj[adapters.RestoreMarkKey])
 	p.st.Session = &s
 	return p.emitSession()
 }
@@ -527,7 +528,7 @@ func (p *parser) checkKeys(obj object, base, known []string, where string, no in
 var (
 	entryBase   = []string{"type", "id", "parentId", "timestamp"}
 	messageBase = []string{"role", "timestamp"}
-	headerKeys  = []string{"version", "cwd", "parentSession", "branchedFrom", "provider", "modelId", "thinkingLevel"}
+	headerKeys  = []string{"version", "cwd", "parentSession", "branchedFrom", "provider", "modelId", "thinkingLevel", adapters.RestoreMarkKey}
 	entryKeys   = map[string][]string{
 		"message":               {"message"},
 		"model_change":          {"provider", "modelId"},

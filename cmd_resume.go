@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/resume"
+	"github.com/pondhq/pond/store"
+	"github.com/pondhq/pond/store/sqlite"
+)
+
+func newResumeCmd() *cobra.Command {
+	var to, outDir, format string
+	var launch bool
+	cmd := &cobra.Command{
+		Use:   "resume SESSION --to AGENT",
+		Short: "Write a stored session back into an agent so the work can go on",
+		Long: `resume writes a stored session, with its sub-agents, into an agent's own session files and
+prints the command that continues it.
+
+Into the agent that recorded it, the restore is native: the records Pond captured are written
+back as they were, with the same ids, so the agent sees its own session again. Into another
+agent it is foreign: user and assistant text, tool calls and their results are rebuilt in that
+agent's format under a new id (the same id every time), after a first note saying where the
+session came from; reasoning, attachments and injected context are left out. Each file is
+reported native, foreign, or downgraded with the reason.
+
+Files are never overwritten: when one already exists nothing is written. A write that fails
+part-way removes what it wrote. Restored files get the current time as their modification time,
+so agents that clean up old sessions keep them.
+
+Agents: claude-code, codex-cli, gemini-cli, opencode, pi-coding-agent. OpenCode keeps sessions
+in a database the app owns, so Pond writes the document "opencode import" reads and the command
+imports it.
+
+--out-dir DIR writes under DIR as if it were the agent's folder (~/.claude, ~/.codex, ~/.gemini,
+~/.pi/agent; for OpenCode DIR/pond-import/): good for a look before the real thing. The default,
+--out-dir native, writes into the agent's real folder on this machine.
+
+Exit codes: 0 restored; 1 the session is not stored; 2 cannot do it (unknown agent, sub-agents
+with sub-agents of their own, no agent folder, working directory gone); 3 a target file exists
+(nothing written); 4 the write failed (what was written was removed). --format json names the
+finer outcome in "status".
+
+Examples:
+  pond resume 7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b --to claude-code
+  pond resume 7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b --to codex-cli --out-dir /tmp/look
+  pond resume ses_0f21b031b0014ZxYbhc4DxjZrb --to pi-coding-agent --launch
+  pond sql "SELECT session_id, source_agent, project FROM sessions ORDER BY created_at DESC LIMIT 5"`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return &exitError{code: 2, err: errors.New("name one stored session: pond resume SESSION --to AGENT (pond sql lists sessions)")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if to == "" {
+				return &exitError{code: 2, err: fmt.Errorf("--to is required: one of %s", strings.Join(resume.Targets(), ", "))}
+			}
+			if format != "text" && format != "json" {
+				return &exitError{code: 2, err: fmt.Errorf("unknown --format %q (want text or json)", format)}
+			}
+			d, err := resolveDirs()
+			if err != nil {
+				return err
+			}
+			s, err := openStore(cmd.Context(), "pond resume")
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			env := adapters.CurrentEnv()
+			env.OpenSQLite = sqlite.OpenAgentDB
+			o, err := resume.Restore(cmd.Context(), storeArchive{s}, resume.Request{
+				Session: args[0], To: to, OutDir: outDir, Env: env,
+				ImportDir: filepath.Join(d.Data.Path, "exports"),
+			})
+			if err != nil {
+				return err
+			}
+			var launched string
+			if o.Status == resume.OK && launch {
+				launched, err = resume.Launch(o.Command, os.Getenv)
+				if err != nil && !errors.Is(err, resume.ErrNoTerminal) {
+					fmt.Fprintf(cmd.ErrOrStderr(), "pond: could not open a terminal (%v); run the command yourself\n", err)
+				}
+			}
+			if err := render(cmd.OutOrStdout(), format, o, func() string { return resumeText(o, launch, launched) }); err != nil {
+				return err
+			}
+			if o.Status != resume.OK {
+				msg := o.Message
+				if format == "json" {
+					msg = "" // the JSON says it
+				}
+				return &exitError{code: o.Code, err: errors.New(msg)}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&to, "to", "", "agent to restore into: "+strings.Join(resume.Targets(), ", "))
+	cmd.Flags().StringVar(&outDir, "out-dir", "native", `folder standing for the agent's own folder, or "native" for the real one`)
+	cmd.Flags().BoolVar(&launch, "launch", false, "open the resume command in a new terminal window (printed when none can be found)")
+	addFormatFlag(cmd, &format)
+	return cmd
+}
+
+func resumeText(o *resume.Outcome, launch bool, launched string) string {
+	if o.Status != resume.OK {
+		return ""
+	}
+	var b strings.Builder
+	kind := "foreign"
+	if o.Native {
+		kind = "native"
+	}
+	fmt.Fprintf(&b, "restored %s session %s into %s (%s), as %s:\n", o.From, o.Session, o.To, kind, o.ID)
+	for _, f := range o.Files {
+		fid := string(f.Fidelity)
+		if f.Sidecar {
+			fid = "sidecar"
+		}
+		fmt.Fprintf(&b, "  %-10s %s\n", fid, f.Path)
+		if f.Reason != "" && !f.Sidecar {
+			fmt.Fprintf(&b, "             %s\n", f.Reason)
+		}
+	}
+	switch {
+	case launched != "":
+		fmt.Fprintf(&b, "opened in %s:\n  %s\n", launched, o.Command)
+	case launch:
+		fmt.Fprintf(&b, "no terminal window could be opened here; continue with:\n  %s\n", o.Command)
+	default:
+		fmt.Fprintf(&b, "continue with:\n  %s\n", o.Command)
+	}
+	return b.String()
+}
+
+// storeArchive serves the store to resume.
+type storeArchive struct{ s *store.Store }
+
+func (a storeArchive) Transcript(ctx context.Context, id string) (*resume.Transcript, error) {
+	t, err := a.s.ReadTranscript(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %s", resume.ErrNotStored, id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return (*resume.Transcript)(t), nil
+}
+
+func (a storeArchive) Children(ctx context.Context, id string) ([]string, error) {
+	return a.s.ChildSessionIDs(ctx, id)
+}

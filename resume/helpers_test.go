@@ -1,0 +1,279 @@
+package resume_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/adapters/adaptertest"
+	"github.com/pondhq/pond/adapters/all"
+	"github.com/pondhq/pond/resume"
+	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/store"
+	"github.com/pondhq/pond/store/sqlite"
+)
+
+// archive serves a real store to resume (what `pond resume` does).
+type archive struct{ s *store.Store }
+
+func (a archive) Transcript(ctx context.Context, id string) (*resume.Transcript, error) {
+	t, err := a.s.ReadTranscript(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, resume.ErrNotStored
+	}
+	if err != nil {
+		return nil, err
+	}
+	return (*resume.Transcript)(t), nil
+}
+
+func (a archive) Children(ctx context.Context, id string) ([]string, error) {
+	return a.s.ChildSessionIDs(ctx, id)
+}
+
+func openStore(t testing.TB) *store.Store {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := store.Open(context.Background(), store.Options{DataDir: filepath.Join(dir, "data"), StateDir: filepath.Join(dir, "state")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func upsert(t testing.TB, s *store.Store, events []session.Event) {
+	t.Helper()
+	out, err := s.Upsert(context.Background(), events, store.Stamp{Adapter: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := out.Rejected.Sessions + out.Rejected.Messages + out.Rejected.Parts; n > 0 {
+		t.Fatalf("store rejected %d events: %+v", n, out.Rows)
+	}
+}
+
+func testEnv(home string) adapters.Env {
+	env := adaptertest.FakeEnv("linux", home, nil)
+	env.OpenSQLite = sqlite.OpenAgentDB
+	return env
+}
+
+// sharedFixtures is ../shared/fixtures, outside the repository.
+var sharedFixtures = filepath.Join("..", "..", "shared", "fixtures")
+
+// corpusSource is one fixture source: a file read on its own, or every source of a root.
+type corpusSource struct {
+	agent string
+	name  string // for subtest names
+	read  func(t *testing.T, c *adaptertest.Collector)
+}
+
+// rootSource reads every source an adapter finds under root.
+func rootSource(agent, name, root string, env func(t *testing.T) (string, adapters.Env)) corpusSource {
+	return corpusSource{agent: agent, name: name, read: func(t *testing.T, c *adaptertest.Collector) {
+		a, _ := all.ByName(agent)
+		r, e := root, testEnv(root)
+		if env != nil {
+			r, e = env(t)
+		}
+		adaptertest.ReadRoot(t, a, e, r, nil, c)
+	}}
+}
+
+// fileSource reads one file as a source keyed by its path below base.
+func fileSource(agent, base, path string) corpusSource {
+	key, _ := filepath.Rel(base, path)
+	return corpusSource{agent: agent, name: filepath.ToSlash(key), read: func(t *testing.T, c *adaptertest.Collector) {
+		a, _ := all.ByName(agent)
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := adapters.Source{Key: filepath.ToSlash(key), Path: path, Stamp: adapters.FileStamp(info), Size: info.Size(), ModTime: info.ModTime()}
+		if _, err := a.Read(context.Background(), testEnv(base), src, adapters.Cursor{}, c); err != nil {
+			t.Fatal(err)
+		}
+	}}
+}
+
+// filesUnder lists the files below dir whose names end with one of exts.
+func filesUnder(dir string, exts ...string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		for _, e := range exts {
+			if strings.HasSuffix(d.Name(), e) {
+				out = append(out, path)
+				break
+			}
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+// openCodeRoot is an OpenCode data folder in a temporary directory: the SQL dump as
+// opencode.db and a storage tree copied in.
+func openCodeRoot(script, storage string) func(t *testing.T) (string, adapters.Env) {
+	return func(t *testing.T) (string, adapters.Env) {
+		root := t.TempDir()
+		if script != "" {
+			b, err := os.ReadFile(script)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sqlite.CreateFromScript(filepath.Join(root, "opencode.db"), string(b)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if storage != "" {
+			if err := os.CopyFS(filepath.Join(root, "storage"), os.DirFS(storage)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return root, testEnv(root)
+	}
+}
+
+// corpus lists every fixture session source of the five agents: the adapters' own testdata and,
+// when present, ../shared/fixtures.
+func corpus(t *testing.T) []corpusSource {
+	cs := []corpusSource{
+		rootSource("claude-code", "testdata", "../adapters/claudecode/testdata", nil),
+		rootSource("codex-cli", "testdata", "../adapters/codex/testdata/codex", nil),
+		fileSource("codex-cli", "../adapters/codex/testdata", "../adapters/codex/testdata/compressed/rollout-2026-02-01T08-00-00-0195a0c4-9999-7888-8777-666655554444.jsonl"),
+		rootSource("gemini-cli", "testdata", "../adapters/gemini/testdata/home/.gemini", nil),
+		rootSource("opencode", "testdata", "", openCodeRoot("../adapters/opencode/testdata/opencode.sql", "../adapters/opencode/testdata/storage")),
+		rootSource("pi-coding-agent", "testdata", "../adapters/pi/testdata/agent", nil),
+	}
+	sh := sharedFixtures
+	if _, err := os.Stat(sh); err != nil {
+		t.Logf("no shared fixtures at %s (%v): only the adapters' own testdata", sh, err)
+		return cs
+	}
+	cs = append(cs,
+		rootSource("claude-code", "shared", filepath.Join(sh, "claude-code"), nil),
+		rootSource("claude-code", "shared-lazyagents", filepath.Join(sh, "claude-code/lazyagents/2.1.284/home/.claude"), nil),
+		rootSource("codex-cli", "shared-lazyagents", filepath.Join(sh, "codex/lazyagents/0.158.0/home/.codex"), nil),
+		rootSource("opencode", "shared-lazyagents", "", openCodeRoot(filepath.Join(sh, "opencode/lazyagents/1.18.33/home/.local/share/opencode/opencode.sql"), "")),
+		rootSource("opencode", "shared-storage_v2", "", openCodeRoot("", filepath.Join(sh, "opencode/agent-sessions/storage_v2"))),
+		rootSource("opencode", "shared-storage_legacy", "", openCodeRoot("", filepath.Join(sh, "opencode/agent-sessions/storage_legacy"))),
+		rootSource("pi-coding-agent", "shared-lazyagents", filepath.Join(sh, "pi/lazyagents/0.87.1/home/.pi/agent"), nil),
+	)
+	base := filepath.Join(sh, "claude-code/agent-sessions")
+	for _, f := range filesUnder(base, ".jsonl") {
+		cs = append(cs, fileSource("claude-code", base, f))
+	}
+	base = filepath.Join(sh, "codex/agent-sessions")
+	for _, f := range filesUnder(base, ".jsonl") {
+		cs = append(cs, fileSource("codex-cli", base, f))
+	}
+	base = filepath.Join(sh, "gemini/agent-sessions")
+	for _, f := range filesUnder(base, ".json", ".jsonl") {
+		cs = append(cs, fileSource("gemini-cli", base, f))
+	}
+	base = filepath.Join(sh, "pi")
+	for _, f := range append(filesUnder(filepath.Join(base, "agent-sessions"), ".jsonl"), filesUnder(filepath.Join(base, "pi-mono"), ".jsonl")...) {
+		cs = append(cs, fileSource("pi-coding-agent", base, f))
+	}
+	return cs
+}
+
+// roots are the stored sessions a restore starts from: those without a stored parent.
+func roots(ctx context.Context, t *testing.T, s *store.Store) []string {
+	ids, err := s.SessionIDs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := map[string]bool{}
+	for _, id := range ids {
+		stored[id] = true
+	}
+	var out []string
+	for _, id := range ids {
+		tr, err := s.ReadTranscript(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !stored[tr.Session.ParentSessionID] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// fixedNow is the clock of every restore in the tests.
+func fixedNow() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }
+
+// canonical renders events as comparable JSON by key, leaving out what legitimately depends on
+// where a file was read from (its path, the store's ingest stamp).
+func canonical(t *testing.T, events []session.Event, dropSource bool) map[string]string {
+	out := map[string]string{}
+	for _, e := range events {
+		if _, seen := out[e.Key().String()]; seen {
+			continue // a re-emission (before more parts); the first one carries the record
+		}
+		var o *session.Options
+		switch {
+		case e.Session != nil:
+			s := *e.Session
+			s.Options = s.Options.Clone()
+			e.Session, o = &s, &s.Options
+		case e.Message != nil:
+			m := *e.Message
+			m.Options = m.Options.Clone()
+			e.Message, o = &m, &m.Options
+		case e.Part != nil:
+			p := *e.Part
+			p.Options = p.Options.Clone()
+			e.Part, o = &p, &p.Options
+		}
+		if *o != nil {
+			delete(*o, "pond")
+			if dropSource {
+				delete(*o, "source")
+			} else if src, ok := (*o)["source"]; ok {
+				var m map[string]json.RawMessage
+				if json.Unmarshal(src, &m) == nil {
+					for _, k := range []string{"path", "file", "db", "project_dir", "file_name_id"} {
+						delete(m, k)
+					}
+					(*o)["source"], _ = json.Marshal(m)
+				}
+			}
+			if len(*o) == 0 {
+				*o = nil
+			}
+		}
+		if dropSource && e.Message != nil && e.Message.Role == session.RoleSystem {
+			// OpenCode rows kept as system messages (step-start, …) take their time from the
+			// row's time_created, which an import document does not carry.
+			e.Message.Timestamp = time.Time{}
+		}
+		if dropSource && e.Part != nil {
+			// OpenCode orders parts by id; hand-made legacy trees name their files otherwise.
+			e.Part.Ordinal = 0
+		}
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		_ = json.Unmarshal(b, &v)
+		b, _ = json.Marshal(v)
+		out[e.Key().String()] = string(b)
+	}
+	return out
+}

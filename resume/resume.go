@@ -1,0 +1,268 @@
+package resume
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/session"
+)
+
+// Transcript is one stored session with its messages in order (timestamp, then id) and each
+// message's parts by ordinal: the shape the store reads back.
+type Transcript struct {
+	Session  session.Session
+	Messages []session.Message
+	Parts    map[string][]session.Part // by message id
+}
+
+// ErrNotStored is what an Archive returns (wrapped) for a session it does not hold.
+var ErrNotStored = errors.New("session not stored")
+
+// Archive is what a restore reads. The store implements it; resume never writes to it.
+type Archive interface {
+	Transcript(ctx context.Context, id string) (*Transcript, error)
+	// Children lists the sessions whose parent is id.
+	Children(ctx context.Context, id string) ([]string, error)
+}
+
+// Status is a restore's outcome.
+type Status string
+
+// Statuses, each with its exit code (Code).
+const (
+	OK           Status = "ok"            // 0
+	NotStored    Status = "not_stored"    // 1
+	UnknownAgent Status = "unknown_agent" // 2: no such agent, or one that cannot be restored into
+	TooDeep      Status = "too_deep"      // 2: children with children of their own
+	NoNativeDir  Status = "no_native_dir" // 2: the agent's own folder cannot be found
+	CwdMissing   Status = "cwd_missing"   // 2: the agent needs the working directory, which is gone
+	TargetExists Status = "target_exists" // 3: nothing written
+	WriteFailed  Status = "write_failed"  // 4: what was written has been removed
+)
+
+// Code is the process exit code of a status.
+func (s Status) Code() int {
+	switch s {
+	case OK:
+		return 0
+	case NotStored:
+		return 1
+	case TargetExists:
+		return 3
+	case WriteFailed:
+		return 4
+	}
+	return 2
+}
+
+// Fidelity says how faithful a restored file is.
+type Fidelity string
+
+// Fidelities.
+const (
+	Native     Fidelity = "native"     // the source records replayed: the agent sees what it wrote
+	Foreign    Fidelity = "foreign"    // rebuilt from the canonical model in the target's idiom
+	Downgraded Fidelity = "downgraded" // written, but with something missing (see Reason)
+)
+
+// IDFromFileName is the downgrade reason of a session whose records carry no id of their own:
+// Pond named it after its file, the restored file follows the agent's naming, so the agent
+// (and a re-capture) knows it under another id.
+const IDFromFileName = "the session's records carry no session id (it was named after its file), so the restored copy has the agent's file name and is known by another id"
+
+// Request asks for one restore.
+type Request struct {
+	Session string // the stored session's id
+	To      string // the target adapter's name ("claude-code", …)
+	// OutDir is the root of the agent's own layout to write under (a folder standing for
+	// ~/.claude, ~/.codex, …); "" or "native" resolves the agent's real root from Env.
+	OutDir string
+	Env    adapters.Env
+	// ImportDir is where documents go that the agent imports itself (OpenCode) when OutDir is
+	// native: a folder of Pond's, never inside the agent's database directory.
+	ImportDir string
+	Now       func() time.Time // nil: time.Now
+}
+
+// File is one file a restore wrote (or would have written).
+type File struct {
+	Path     string   `json:"path"`
+	Session  string   `json:"session"`           // the stored session it restores
+	ID       string   `json:"id"`                // the session's id in the target agent
+	Fidelity Fidelity `json:"fidelity"`          // native, foreign or downgraded
+	Reason   string   `json:"reason,omitempty"`  // what a downgrade lost, or what was dropped
+	Bytes    int      `json:"bytes"`             // size written
+	Sidecar  bool     `json:"sidecar,omitempty"` // a file beside a transcript (e.g. sub-agent meta)
+}
+
+// Outcome is what a restore did.
+type Outcome struct {
+	Status  Status `json:"status"`
+	Code    int    `json:"code"`
+	Message string `json:"message,omitempty"` // why, when Status is not OK
+	Session string `json:"session"`
+	From    string `json:"from,omitempty"` // the stored session's agent
+	To      string `json:"to"`
+	Native  bool   `json:"native"`         // same agent: the captured records replayed
+	Root    string `json:"root,omitempty"` // the agent root written under
+	// ID is the restored session's id in the target agent; Cwd the folder to resume it in;
+	// Command the shell command that continues the work.
+	ID      string `json:"id,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
+	Command string `json:"command,omitempty"`
+	Files   []File `json:"files"`
+}
+
+func fail(o *Outcome, st Status, format string, args ...any) *Outcome {
+	o.Status, o.Code, o.Message = st, st.Code(), fmt.Sprintf(format, args...)
+	return o
+}
+
+// Restore plans and writes one restore. The returned outcome always says what happened; the
+// error is non-nil only for a failure of the archive itself (then the outcome is nil).
+func Restore(ctx context.Context, a Archive, req Request) (*Outcome, error) {
+	o := &Outcome{Session: req.Session, To: req.To, Files: []File{}}
+	enc, ok := encoders[req.To]
+	if !ok {
+		return fail(o, UnknownAgent, "cannot restore into %q: Pond restores into %s", req.To, strings.Join(Targets(), ", ")), nil
+	}
+	now := time.Now
+	if req.Now != nil {
+		now = req.Now
+	}
+	batch, err := loadLineage(ctx, a, req.Session)
+	if errors.Is(err, ErrNotStored) {
+		return fail(o, NotStored, "session %s is not in the archive (pond sync captures it; pond sql lists what is stored)", req.Session), nil
+	}
+	var deep *tooDeepError
+	if errors.As(err, &deep) {
+		return fail(o, TooDeep, "%v", deep), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	root := batch[0]
+	o.From, o.Cwd = root.Session.SourceAgent, root.Session.Project
+
+	dest, err := destination(req, enc)
+	if err != nil {
+		return fail(o, NoNativeDir, "%v", err), nil
+	}
+	o.Root = dest.root
+	native := family(root.Session.SourceAgent) == req.To
+	o.Native = native
+	plan, err := enc.encode(&encodeJob{batch: batch, native: native, dest: dest, now: now()})
+	if err != nil { // only a missing destination folder
+		return fail(o, NoNativeDir, "%v", err), nil
+	}
+	o.ID, o.Command = plan.id, plan.command
+	if plan.cwd != "" {
+		o.Cwd = plan.cwd
+	}
+	if plan.needsCwd {
+		if !filepath.IsAbs(o.Cwd) {
+			for i := range plan.files {
+				plan.files[i].downgrade(fmt.Sprintf("the session recorded no working directory (only the project key %q): resume it from the project's folder", o.Cwd))
+			}
+		} else if _, err := os.Stat(o.Cwd); err != nil {
+			if dest.native {
+				return fail(o, CwdMissing, "the session's working directory %s no longer exists and %s only resumes a session from it: create the folder, or restore with --out-dir", o.Cwd, req.To), nil
+			}
+			for i := range plan.files {
+				plan.files[i].downgrade(fmt.Sprintf("working directory %s does not exist on this machine", o.Cwd))
+			}
+		}
+	}
+	for _, f := range plan.files {
+		o.Files = append(o.Files, f.File)
+	}
+	if err := writeBatch(plan.files, now()); err != nil {
+		var exists *existsError
+		if errors.As(err, &exists) {
+			return fail(o, TargetExists, "%v: nothing was written (restore elsewhere with --out-dir)", err), nil
+		}
+		return fail(o, WriteFailed, "%v (the files written before the failure were removed)", err), nil
+	}
+	o.Status, o.Code = OK, 0
+	return o, nil
+}
+
+// family is an agent's adapter name without its sub-kind: "claude-code/subagent" → "claude-code".
+func family(agent string) string {
+	name, _, _ := strings.Cut(agent, "/")
+	return name
+}
+
+// Targets lists the agents Pond restores into.
+func Targets() []string {
+	return []string{"claude-code", "codex-cli", "gemini-cli", "opencode", "pi-coding-agent"}
+}
+
+// dest is where a restore writes.
+type dest struct {
+	root      string // the agent's root (or the folder standing for it)
+	native    bool   // root is the agent's real root on this machine
+	importDir string // for agents restored through an import document
+}
+
+func destination(req Request, enc encoder) (dest, error) {
+	if req.OutDir != "" && req.OutDir != "native" {
+		abs, err := filepath.Abs(req.OutDir)
+		if err != nil {
+			return dest{}, err
+		}
+		return dest{root: abs, importDir: abs}, nil
+	}
+	roots := enc.roots(req.Env)
+	if len(roots) == 0 {
+		return dest{}, fmt.Errorf("cannot find %s's folder on this machine (no home directory): pass --out-dir", req.To)
+	}
+	d := dest{root: roots[0], native: true, importDir: req.ImportDir}
+	if enc.needsRoot {
+		if info, err := os.Stat(d.root); err != nil || !info.IsDir() {
+			return dest{}, fmt.Errorf("%s is not installed here (%s does not exist): run it once, or pass --out-dir", req.To, d.root)
+		}
+	}
+	return d, nil
+}
+
+// tooDeepError refuses a lineage deeper than a session and its children.
+type tooDeepError struct{ session, child, grandchild string }
+
+func (e *tooDeepError) Error() string {
+	return fmt.Sprintf("session %s has a child %s with children of its own (%s …): Pond restores a session with its direct children only; restore %s on its own", e.session, e.child, e.grandchild, e.child)
+}
+
+// loadLineage reads a session and its direct children, refusing grandchildren.
+func loadLineage(ctx context.Context, a Archive, id string) ([]*Transcript, error) {
+	t, err := a.Transcript(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	batch := []*Transcript{t}
+	kids, err := a.Children(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range kids {
+		grand, err := a.Children(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		if len(grand) > 0 {
+			return nil, &tooDeepError{session: id, child: k, grandchild: grand[0]}
+		}
+		c, err := a.Transcript(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		batch = append(batch, c)
+	}
+	return batch, nil
+}
