@@ -9,7 +9,6 @@ packages=(
   protobuf-compiler
   libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
   xvfb xauth dbus dbus-x11
-  nodejs npm
 )
 
 missing=()
@@ -17,8 +16,12 @@ for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
   [[ $status == "install ok installed" ]] || missing+=("$p")
 done
+# Node.js and npm run the MCP and agent-loader checks. A machine may already have them from
+# another source (NodeSource's nodejs bundles npm and conflicts with Debian's npm package), so
+# the Debian packages are asked for only when the npm command is absent.
+command -v npm >/dev/null || missing+=(nodejs npm)
 if ((${#missing[@]} == 0)); then
-  note "Debian packages: all ${#packages[@]} present"
+  note "Debian packages: all present"
   exit 0
 fi
 say "installing Debian packages: ${missing[*]}"
