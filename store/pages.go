@@ -366,20 +366,10 @@ func sessionInfo(ctx context.Context, db querier, id string) (SessionInfo, error
 }
 
 func childSessions(ctx context.Context, db querier, id string) ([]SessionInfo, error) {
-	rows, err := db.QueryContext(ctx, `SELECT session_id FROM sessions WHERE parent_session_id = ? ORDER BY created_at, session_id`, id)
+	ids, err := childSessionIDs(ctx, db, id)
 	if err != nil {
-		return nil, fmt.Errorf("store: sub-agents of %s: %w", id, err)
+		return nil, err
 	}
-	var ids []string
-	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		ids = append(ids, c)
-	}
-	rows.Close()
 	var out []SessionInfo
 	for _, c := range ids {
 		i, err := sessionInfo(ctx, db, c)

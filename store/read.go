@@ -47,7 +47,12 @@ func (s *Store) SessionIDs(ctx context.Context) ([]string, error) {
 // ChildSessionIDs lists the stored sessions whose parent is id (sub-agents, forks,
 // continuations), oldest first.
 func (s *Store) ChildSessionIDs(ctx context.Context, id string) ([]string, error) {
-	rows, err := s.mirror.DB().QueryContext(ctx, `SELECT session_id FROM sessions WHERE parent_session_id = ? ORDER BY created_at, session_id`, id)
+	return childSessionIDs(ctx, s.mirror.DB(), id)
+}
+
+// childSessionIDs lists the sessions whose parent is id, oldest first.
+func childSessionIDs(ctx context.Context, db querier, id string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, `SELECT session_id FROM sessions WHERE parent_session_id = ? ORDER BY created_at, session_id`, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: children of %s: %w", id, err)
 	}
