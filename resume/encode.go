@@ -117,27 +117,37 @@ func truncated(raw json.RawMessage) bool {
 	return bytes.HasPrefix(bytes.TrimSpace(raw), []byte(`{"pond_truncated_bytes":`))
 }
 
+// keptRecord unwraps the raw source record kept in a canonical object's options.source: the
+// source fields and the record, or false when there is none or the store truncated either
+// (counted in lost).
+func keptRecord(opt json.RawMessage, lost *int) (sourceOf, json.RawMessage, bool) {
+	if opt == nil {
+		return nil, nil, false
+	}
+	if truncated(opt) {
+		*lost++
+		return nil, nil, false
+	}
+	s := source(opt)
+	rec := s["record"]
+	if len(rec) == 0 {
+		return nil, nil, false
+	}
+	if truncated(rec) {
+		*lost++
+		return nil, nil, false
+	}
+	return s, rec, true
+}
+
 // records collects every raw record kept in a transcript (on the session, its messages and
 // their parts), ordered by source line. lost counts records the store could not keep whole.
 func records(t *Transcript) (recs []sourceRecord, lost int) {
 	add := func(o json.RawMessage) {
-		if o == nil {
-			return
+		s, rec, ok := keptRecord(o, &lost)
+		if ok {
+			recs = append(recs, sourceRecord{line: s.int("line"), record: rec})
 		}
-		if truncated(o) {
-			lost++
-			return
-		}
-		s := source(o)
-		rec := s["record"]
-		if len(rec) == 0 {
-			return
-		}
-		if truncated(rec) {
-			lost++
-			return
-		}
-		recs = append(recs, sourceRecord{line: s.int("line"), record: rec})
 	}
 	add(t.Session.Options["source"])
 	for _, m := range t.Messages {

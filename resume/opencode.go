@@ -77,20 +77,8 @@ func openCodeNative(t *Transcript) (doc json.RawMessage, lost, unplaced int) {
 	// add takes the record kept on one canonical object; owner is the message a part belongs
 	// to in the canonical model (hand-made legacy trees may leave the ids out of their files).
 	add := func(opt json.RawMessage, owner, self string) {
-		if opt == nil {
-			return
-		}
-		if truncated(opt) {
-			lost++
-			return
-		}
-		s := source(opt)
-		rec := s["record"]
-		if len(rec) == 0 {
-			return
-		}
-		if truncated(rec) {
-			lost++
+		s, rec, ok := keptRecord(opt, &lost)
+		if !ok {
 			return
 		}
 		var obj map[string]json.RawMessage

@@ -384,20 +384,11 @@ func childSessions(ctx context.Context, db querier, id string) ([]SessionInfo, e
 // messageOrder lists a session's message ids in reading order, from the mirror's
 // (session_id, timestamp, message_id) index alone.
 func messageOrder(ctx context.Context, db querier, sid string) ([]string, error) {
-	rows, err := db.QueryContext(ctx, `SELECT message_id FROM messages WHERE session_id = ? ORDER BY timestamp, message_id`, sid)
+	ids, err := queryStrings(ctx, db, `SELECT message_id FROM messages WHERE session_id = ? ORDER BY timestamp, message_id`, sid)
 	if err != nil {
 		return nil, fmt.Errorf("store: messages of %s: %w", sid, err)
 	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return ids, nil
 }
 
 // messageViews reads the given messages of a session with their parts, in the order given.

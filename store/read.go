@@ -28,20 +28,11 @@ type Transcript struct {
 
 // SessionIDs lists the stored sessions, oldest first.
 func (s *Store) SessionIDs(ctx context.Context) ([]string, error) {
-	rows, err := s.mirror.DB().QueryContext(ctx, `SELECT session_id FROM sessions ORDER BY created_at, session_id`)
+	ids, err := queryStrings(ctx, s.mirror.DB(), `SELECT session_id FROM sessions ORDER BY created_at, session_id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list sessions: %w", err)
 	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return ids, nil
 }
 
 // ChildSessionIDs lists the stored sessions whose parent is id (sub-agents, forks,
@@ -52,20 +43,29 @@ func (s *Store) ChildSessionIDs(ctx context.Context, id string) ([]string, error
 
 // childSessionIDs lists the sessions whose parent is id, oldest first.
 func childSessionIDs(ctx context.Context, db querier, id string) ([]string, error) {
-	rows, err := db.QueryContext(ctx, `SELECT session_id FROM sessions WHERE parent_session_id = ? ORDER BY created_at, session_id`, id)
+	ids, err := queryStrings(ctx, db, `SELECT session_id FROM sessions WHERE parent_session_id = ? ORDER BY created_at, session_id`, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: children of %s: %w", id, err)
 	}
+	return ids, nil
+}
+
+// queryStrings runs a query of one text column and returns its values.
+func queryStrings(ctx context.Context, db querier, q string, args ...any) ([]string, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
 	defer rows.Close()
-	var ids []string
+	var out []string
 	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
+		var v string
+		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		ids = append(ids, c)
+		out = append(out, v)
 	}
-	return ids, rows.Err()
+	return out, rows.Err()
 }
 
 func parseISO(s string) time.Time {
