@@ -127,7 +127,7 @@ Examples:
 				if rep.Tables, err = s.Optimize(ctx); err != nil {
 					return err
 				}
-				if rep.TextIndex, err = s.MaintainTextIndex(ctx, true); err != nil {
+				if rep.TextIndex, err = s.MaintainSearchIndexes(ctx, true); err != nil {
 					return err
 				}
 				indexed, err := s.EnsureVectorIndex(ctx)

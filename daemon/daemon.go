@@ -208,7 +208,7 @@ func (d *daemon) upkeep(ctx context.Context) {
 		return // a sync is running; the next tick tries again
 	}
 	defer d.svc.releaseWrite()
-	what, err := d.svc.Store.MaintainTextIndex(ctx, true)
+	what, err := d.svc.Store.MaintainSearchIndexes(ctx, true)
 	if err != nil {
 		d.log.Error("daemon: upkeep", "error", err)
 		d.setErr(err)

@@ -457,7 +457,7 @@ func (s *Service) runSync(ctx context.Context, targets []capture.Target, opts ca
 	if !opts.DryRun && rep != nil && rep.Inserted.Messages > 0 {
 		// Keep the text index caught up, so common-word searches stay on it (a fold, when the
 		// index exists; building it is upkeep's and pond optimize's job).
-		if _, err := s.Store.MaintainTextIndex(ctx, false); err != nil && ctx.Err() == nil {
+		if _, err := s.Store.MaintainSearchIndexes(ctx, false); err != nil && ctx.Err() == nil {
 			s.log().Warn("text index not updated", "error", err)
 		}
 	}

@@ -129,7 +129,11 @@ type plan struct {
 	projectRE      *regexp.Regexp
 	projectLiteral string
 	projectSub     string
+	scope          *scopeValues // set by searchableInScope unless a session is named
 }
+
+// scopeValues are the agents and projects that hold searchable messages under a plan's filters.
+type scopeValues struct{ agents, projects []string }
 
 func newPlan(req SearchRequest) (*plan, error) {
 	p := &plan{req: req}
@@ -163,9 +167,6 @@ func newPlan(req SearchRequest) (*plan, error) {
 	f := req.Filters
 	p.subagents = f.SessionID != "" || strings.Contains(f.SourceAgent, "/")
 	p.pool = max(p.limit*5, 50)
-	if !p.subagents {
-		p.pool = p.pool * 3 / 2
-	}
 	switch {
 	case strings.HasPrefix(f.Project, "re:"):
 		re, err := regexp.Compile(f.Project[3:])

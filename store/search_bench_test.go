@@ -257,7 +257,7 @@ func BenchmarkSearch(b *testing.B) {
 			ctx := context.Background()
 			big := ensureBigSession(b, s)
 			t := time.Now()
-			msg, err := s.MaintainTextIndex(ctx, true)
+			msg, err := s.MaintainSearchIndexes(ctx, true)
 			if err != nil {
 				b.Fatal(err)
 			}

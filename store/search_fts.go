@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -218,7 +219,9 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 
 // searchableInScope counts the messages with searchable text under the plan's filters. A
 // session filter counts that session's rows; anything else sums the per-day scope counters the
-// mirror keeps, which are exact because date filters are whole UTC days.
+// mirror keeps, which are exact because date filters are whole UTC days. On the way it notes
+// which agents and projects the scope holds, so that the Lance arms can filter by value lists
+// their scalar indexes answer (see lanceFilters) instead of a pattern read from every row.
 func (s *Store) searchableInScope(ctx context.Context, db querier, p *plan) (int, error) {
 	f := p.req.Filters
 	var n int
@@ -231,10 +234,25 @@ func (s *Store) searchableInScope(ctx context.Context, db querier, p *plan) (int
 		return n, nil
 	}
 	filters, args := messageFilters(p, true)
-	err := db.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0) FROM _pond_search_scope m WHERE 1`+filters, args...).Scan(&n)
+	rows, err := db.QueryContext(ctx, `SELECT source_agent, project, sum(n) FROM _pond_search_scope m WHERE n > 0`+filters+` GROUP BY 1, 2`, args...)
 	if err != nil {
 		return 0, fmt.Errorf("store: search: scope: %w", err)
 	}
+	defer rows.Close()
+	agents, projects := map[string]bool{}, map[string]bool{}
+	for rows.Next() {
+		var agent, project string
+		var c int
+		if err := rows.Scan(&agent, &project, &c); err != nil {
+			return 0, fmt.Errorf("store: search: scope: %w", err)
+		}
+		agents[agent], projects[project] = true, true
+		n += c
+	}
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("store: search: scope: %w", err)
+	}
+	p.scope = &scopeValues{agents: slices.Sorted(maps.Keys(agents)), projects: slices.Sorted(maps.Keys(projects))}
 	return n, nil
 }
 

@@ -62,60 +62,6 @@ func (s *Store) textIndexReady(ctx context.Context) bool {
 	return s.textIndex.ready.Load()
 }
 
-// hasTextIndex reports whether the Lance text index exists, however far behind.
-func (s *Store) hasTextIndex(ctx context.Context) (bool, error) {
-	idx, err := s.tables[TableMessages].Indexes(ctx)
-	if err != nil {
-		return false, err
-	}
-	for _, i := range idx {
-		if i.Name == textIndexName {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// MaintainTextIndex folds newly added rows into Lance's text index and, with build, creates
-// the index once the archive holds more messages than FTS5 alone serves quickly (a one-off that
-// takes about two minutes at a million messages, so sync only folds and the daemon's upkeep and
-// pond optimize build). Queries never wait for it: until the index exists and has caught up,
-// they use FTS5. It takes the store lock.
-func (s *Store) MaintainTextIndex(ctx context.Context, build bool) (string, error) {
-	lock, err := AcquireLock(ctx, s.opts.StateDir, s.opts.Command, nil)
-	if err != nil {
-		return "", err
-	}
-	defer lock.Release()
-	t := s.tables[TableMessages]
-	defer s.textIndex.checkedAt.Store(0) // look again on the next query
-	exists, err := s.hasTextIndex(ctx)
-	if err != nil {
-		return "", err
-	}
-	if exists {
-		if _, err := t.Optimize(ctx, lance.OptimizeSpec{Index: true, IndexNames: []string{textIndexName}}); err != nil {
-			return "", err
-		}
-		return "text index: new rows folded in", nil
-	}
-	if !build {
-		return "text index: none yet (pond optimize builds it)", nil
-	}
-	n, err := t.Count(ctx, "")
-	if err != nil {
-		return "", err
-	}
-	if n <= int64(s.textIndex.limit()) {
-		return fmt.Sprintf("text index: not needed yet (%d messages; built past %d)", n, s.textIndex.limit()), nil
-	}
-	began := time.Now()
-	if err = t.CreateIndex(ctx, textIndexSpec()); err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("text index: built over %d messages in %s", n, time.Since(began).Round(time.Millisecond)), nil
-}
-
 // lanceTextArm runs a word query on Lance's text index with the filters pushed down, and
 // checks every returned row against the filters and the words again (a wrong row must never
 // surface).

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/store/sqlite"
 )
 
 // chat is a session of alternating user and assistant text messages, a minute apart.
@@ -295,11 +297,11 @@ func TestCommonWordsRouteToLance(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.textIndex.routeLimit = 1
-	if _, err := s.MaintainTextIndex(ctx, true); err != nil {
+	if _, err := s.MaintainSearchIndexes(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	if !s.textIndexReady(ctx) {
-		t.Fatal("text index not ready after MaintainTextIndex")
+		t.Fatal("text index not ready after MaintainSearchIndexes")
 	}
 	after, err := s.Search(ctx, SearchRequest{Query: "pgxpool", Limit: 3})
 	if err != nil {
@@ -349,6 +351,75 @@ func TestRenderStaysWithinBudget(t *testing.T) {
 		}
 		if !strings.Contains(out, "session-000") || (n == 200 && !strings.Contains(out, "more sessions past")) {
 			t.Errorf("%d sessions: %s", n, out)
+		}
+	}
+}
+
+// TestLanceFilterLists checks that the IN lists the Lance arms filter by (the scope's agents
+// and projects, answered by the scalar indexes) select exactly the rows the filter patterns
+// select, sub-agent sessions excluded alike, on the text index with its filter indexes built.
+func TestLanceFilterLists(t *testing.T) {
+	d := loadRelevance(t)
+	s := relevanceStore(t, d, 20)
+	ctx := context.Background()
+	upsert(t, s, chat("sub", "claude-code/subagent", "/home/dev/payments-api", "", time.Date(2025, 6, 2, 0, 0, 0, 0, time.UTC), "the test of the pool added"))
+	s.textIndex.routeLimit = 1
+	if _, err := s.MaintainSearchIndexes(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	have, err := s.indexNames(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range filterIndexes {
+		if !slices.Contains(have, spec.Name) {
+			t.Errorf("filter index %s missing after maintenance: %v", spec.Name, have)
+		}
+	}
+	db, err := s.searchDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := sqlite.ParseQuery("added")
+	for _, f := range []SearchFilters{
+		{},
+		{Project: "payments"},
+		{Project: "PAYMENTS"},
+		{Project: "re:^/home/(dev|maria)/"},
+		{Project: "lit:/home/dev/geo-service"},
+		{Project: "nowhere"},
+		{SourceAgent: "claude-code"},
+		{SourceAgent: "claude-code/subagent"},
+		{SourceAgent: "gemini-cli", Role: "user", FromDate: "2025-01-01"},
+	} {
+		var keys [2][]string
+		for i, lists := range []bool{true, false} {
+			p, err := newPlan(SearchRequest{Query: "added", Filters: f, Limit: 200})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := &SearchResult{}
+			if res.SearchableInScope, err = s.searchableInScope(ctx, db, p); err != nil {
+				t.Fatal(err)
+			}
+			if !lists {
+				p.scope = nil
+			}
+			p.pool = 10_000
+			cands, err := s.lanceTextArm(ctx, p, e, false, res)
+			if err != nil {
+				t.Fatalf("%+v: %v", f, err)
+			}
+			for _, c := range cands {
+				keys[i] = append(keys[i], c.key())
+			}
+			slices.Sort(keys[i])
+		}
+		if !slices.Equal(keys[0], keys[1]) {
+			t.Errorf("%+v: IN lists found %d rows, patterns %d", f, len(keys[0]), len(keys[1]))
+		}
+		if f.Project != "nowhere" && len(keys[0]) == 0 {
+			t.Errorf("%+v: nothing found; the check proves nothing", f)
 		}
 	}
 }

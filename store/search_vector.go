@@ -33,16 +33,22 @@ func (s *Store) embeddedCount(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
-// lanceFilters renders the plan's filters in Lance's SQL dialect over the messages table. It
-// names only small columns: a prefilter reads every row of the columns it names, and reading
-// search_text or the vectors themselves made a filtered vector search ten times slower (only
-// rows with search text are embedded, and rows without a vector never come back as
-// neighbours, so neither test is needed). For the same reason sub-agent sessions, a minority,
-// are not excluded here: the arms ask for more rows and drop them afterwards (plan.accepts).
+// lanceFilters renders the plan's filters in Lance's SQL dialect over the messages table, in
+// forms its scalar indexes answer (filterIndexes): project patterns and agent sub-kinds become
+// IN lists of the values the scope holds (searchableInScope found them in the mirror's
+// counters), which also pushes the exclusion of sub-agent sessions down. A list longer than
+// maxFilterValues falls back to the pattern, read from every row. It names only small
+// columns: a prefilter reads every row of the columns it names, and reading search_text or
+// the vectors themselves made a filtered vector search ten times slower (only rows with
+// search text are embedded, and rows without a vector never come back as neighbours, so
+// neither test is needed).
 func lanceFilters(p *plan) string {
 	var where []string
 	f := p.req.Filters
+	projectFiltered := p.projectRE != nil || p.projectLiteral != "" || p.projectSub != ""
 	switch {
+	case projectFiltered && p.scope != nil && len(p.scope.projects) <= maxFilterValues:
+		where = append(where, "project IN ("+quoteAll(p.scope.projects)+")")
 	case p.projectRE != nil:
 		where = append(where, "regexp_like(project, "+lance.Quote(p.projectRE.String())+")")
 	case p.projectLiteral != "":
@@ -54,7 +60,10 @@ func lanceFilters(p *plan) string {
 	if f.SessionID != "" {
 		where = append(where, "session_id = "+lance.Quote(f.SessionID))
 	}
-	if f.SourceAgent != "" {
+	switch {
+	case (f.SourceAgent != "" || !p.subagents) && p.scope != nil && len(p.scope.agents) <= maxFilterValues:
+		where = append(where, "source_agent IN ("+quoteAll(p.scope.agents)+")")
+	case f.SourceAgent != "":
 		where = append(where, "(source_agent = "+lance.Quote(f.SourceAgent)+" OR starts_with(source_agent, "+lance.Quote(f.SourceAgent+"/")+"))")
 	}
 	if p.from != "" {
@@ -67,6 +76,21 @@ func lanceFilters(p *plan) string {
 		where = append(where, "role = "+lance.Quote(f.Role))
 	}
 	return strings.Join(where, " AND ")
+}
+
+// maxFilterValues bounds the IN lists lanceFilters writes.
+const maxFilterValues = 1000
+
+// quoteAll renders values as an IN list; none gives NULL, which no value equals.
+func quoteAll(values []string) string {
+	if len(values) == 0 {
+		return "NULL"
+	}
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = lance.Quote(v)
+	}
+	return strings.Join(q, ", ")
 }
 
 // errNothingEmbedded says that the messages in scope have no vectors yet: the vector arm found
