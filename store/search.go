@@ -129,6 +129,7 @@ type plan struct {
 	projectRE      *regexp.Regexp
 	projectLiteral string
 	projectSub     string
+	embedder       embed.Embedder // for the query's vector, taken once per search
 }
 
 func newPlan(req SearchRequest) (*plan, error) {
@@ -222,8 +223,19 @@ func (e *ValidationError) Error() string { return e.Field + ": " + e.Message }
 func validation(field, msg string) error { return &ValidationError{Field: field, Message: msg} }
 
 // UseEmbedder turns semantic search on with e (nil turns it off). The embedder is asked for a
-// query's vector only when a vector or hybrid search runs.
-func (s *Store) UseEmbedder(e embed.Embedder) { s.embedder = e }
+// query's vector only when a vector or hybrid search runs. It may be called while searches run
+// (the daemon switches models without a restart): each search keeps the embedder it started with.
+func (s *Store) UseEmbedder(e embed.Embedder) {
+	s.embedMu.Lock()
+	defer s.embedMu.Unlock()
+	s.embedder = e
+}
+
+func (s *Store) currentEmbedder() embed.Embedder {
+	s.embedMu.Lock()
+	defer s.embedMu.Unlock()
+	return s.embedder
+}
 
 // Search runs a search: the arms the mode asks for, grouping by root session, snippets and
 // honest totals.
@@ -249,7 +261,7 @@ func (s *Store) Search(ctx context.Context, req SearchRequest) (*SearchResult, e
 
 	var cands []candidate
 	if res.Mode != ModeFTS {
-		if s.embedder == nil {
+		if p.embedder = s.currentEmbedder(); p.embedder == nil {
 			return nil, ErrEmbeddingsOff
 		}
 		embedded, err := s.embeddedCount(ctx)
