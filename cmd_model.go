@@ -69,7 +69,7 @@ func newModelCmd() *cobra.Command {
 		Long: `Semantic search embeds every message with a local model (by default
 intfloat/multilingual-e5-small, int8, about 120 MB, 100 languages) that runs on ONNX Runtime on
 this machine. Nothing is downloaded until you run ` + "`pond model install`" + `, and installing is what
-turns semantic search on. Models live in <data dir>/models/<name>@<revision>/, each file checked
+turns semantic search on (a running daemon switches to the model at once). Models live in <data dir>/models/<name>@<revision>/, each file checked
 against its sha256.
 
   pond model status            what is installed and how much of the archive is embedded

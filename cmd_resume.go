@@ -44,7 +44,9 @@ imports it.
 
 --out-dir DIR writes under DIR as if it were the agent's folder (~/.claude, ~/.codex, ~/.gemini,
 ~/.pi/agent; for OpenCode DIR/pond-import/): good for a look before the real thing. The default,
---out-dir native, writes into the agent's real folder on this machine.
+--out-dir native, writes into the agent's real folder on this machine, as this shell's
+environment names it (CLAUDE_CONFIG_DIR, CODEX_HOME, … or the home folder). When the Pond daemon
+runs, it writes the files.
 
 Exit codes: 0 restored; 1 the session is not stored; 2 cannot do it (unknown agent, sub-agents
 with sub-agents of their own, no agent folder, working directory gone); 3 a target file exists
