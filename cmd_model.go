@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,36 +10,17 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pondhq/pond/daemon"
 	"github.com/pondhq/pond/daemon/config"
-	"github.com/pondhq/pond/embed"
 	"github.com/pondhq/pond/embed/model"
-	"github.com/pondhq/pond/embed/onnx"
+	"github.com/pondhq/pond/ipc"
+	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/paths"
+	"github.com/pondhq/pond/store"
 )
 
 // modelsDir is where installed embedding models live: <data dir>/models.
 func modelsDir(d paths.Dirs) string { return filepath.Join(d.Data.Path, "models") }
-
-// initONNX loads ONNX Runtime from where doctor finds it.
-func initONNX(d paths.Dirs, cfg *config.Config) error {
-	lib, found := paths.ONNXRuntimeLib(cfg.ONNXRuntime.Library, d)
-	if !found {
-		return fmt.Errorf("ONNX Runtime %s not found (looked for %s): run `make setup`, or set %s", paths.ONNXRuntimeVersion, lib.Path, paths.EnvONNXRuntimeLib)
-	}
-	_, err := onnx.Init(lib.Path)
-	return err
-}
-
-// checkLoads opens the model in dir on ONNX Runtime and embeds one text: proof it works.
-func checkLoads(dir string) error {
-	e, err := onnx.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	_, err = e.Embed(context.Background(), []string{"Pond checks that the model loads."}, embed.Query)
-	return err
-}
 
 // activeModel is the installed model the config turns on, or an error that says what to do.
 func activeModel(d paths.Dirs, cfg *config.Config) (*model.Installed, error) {
@@ -50,23 +30,8 @@ func activeModel(d paths.Dirs, cfg *config.Config) (*model.Installed, error) {
 	return model.Load(modelsDir(d), cfg.Embeddings.Model)
 }
 
-// ModelStatus is what `pond model status` reports.
-type ModelStatus struct {
-	Enabled   bool               `json:"enabled"`
-	Model     string             `json:"model,omitempty"` // the configured model, name@revision
-	Installed []*model.Installed `json:"installed"`
-	Embedded  *EmbeddedCounts    `json:"embedded,omitempty"`
-}
-
-// EmbeddedCounts say how far the archive's embedding has come for the active model.
-type EmbeddedCounts struct {
-	Model      string `json:"model"` // as rows record it
-	Searchable int64  `json:"searchable"`
-	ThisModel  int64  `json:"this_model"`
-	Other      int64  `json:"other_models"`
-}
-
-func (s ModelStatus) text() string {
+// modelStatusText is `pond model status` for people.
+func modelStatusText(s *apitype.ModelStatus) string {
 	var b strings.Builder
 	switch {
 	case s.Enabled:
@@ -104,7 +69,7 @@ func newModelCmd() *cobra.Command {
 		Long: `Semantic search embeds every message with a local model (by default
 intfloat/multilingual-e5-small, int8, about 120 MB, 100 languages) that runs on ONNX Runtime on
 this machine. Nothing is downloaded until you run ` + "`pond model install`" + `, and installing is what
-turns semantic search on. Models live in <data dir>/models/<name>@<revision>/, each file checked
+turns semantic search on (a running daemon switches to the model at once). Models live in <data dir>/models/<name>@<revision>/, each file checked
 against its sha256.
 
   pond model status            what is installed and how much of the archive is embedded
@@ -124,27 +89,19 @@ func newModelStatusCmd() *cobra.Command {
 		Short: "Show whether semantic search is on, the installed models and embedding progress",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			d, cfg, _, err := loadConfig()
+			// The archive is opened here only for the embedding counts of a model that is on.
+			openIfOn := func() (*store.Store, error) {
+				_, cfg, _, err := loadConfig()
+				if err != nil || !cfg.Embeddings.Enabled || cfg.Embeddings.Model == "" {
+					return nil, err
+				}
+				return openStore(cmd.Context(), "pond model status")
+			}
+			st, err := serviceCall(cmd.Context(), openIfOn, func(api ipc.API) (*apitype.ModelStatus, error) { return api.Model(cmd.Context()) })
 			if err != nil {
-				return err
+				return cliError(err)
 			}
-			st := ModelStatus{Enabled: cfg.Embeddings.Enabled, Model: cfg.Embeddings.Model}
-			if st.Installed, err = model.List(modelsDir(d)); err != nil {
-				return err
-			}
-			if in, err := activeModel(d, cfg); err == nil {
-				s, err := openStore(cmd.Context(), "pond model status")
-				if err != nil {
-					return err
-				}
-				defer s.Close()
-				c, err := s.EmbedCounts(cmd.Context(), in.Config.ID())
-				if err != nil {
-					return err
-				}
-				st.Embedded = &EmbeddedCounts{Model: in.Config.ID(), Searchable: c.Searchable, ThisModel: c.ThisModel, Other: c.Embedded - c.ThisModel}
-			}
-			return render(cmd.OutOrStdout(), format, st, st.text)
+			return render(cmd.OutOrStdout(), format, st, func() string { return modelStatusText(st) })
 		},
 	}
 	addFormatFlag(cmd, &format)
@@ -202,10 +159,10 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if err := initONNX(d, cfg); err != nil {
+			if err := daemon.InitONNX(d, cfg); err != nil {
 				return err
 			}
-			inst := &model.Installer{ModelsDir: modelsDir(d), BaseURL: baseURL, Check: checkLoads, Progress: downloadProgress()}
+			inst := &model.Installer{ModelsDir: modelsDir(d), BaseURL: baseURL, Check: daemon.CheckModel, Progress: downloadProgress()}
 			var in *model.Installed
 			if from != "" {
 				if len(args) > 0 {
@@ -231,11 +188,8 @@ Examples:
 			if err != nil {
 				return err
 			}
-			cfgPath, err := editConfigHere(ctx, cmd.ErrOrStderr(), func(c *config.Config) error {
-				c.Embeddings.Enabled = true
-				c.Embeddings.Model = in.ID
-				return nil
-			})
+			// The files are in place; the config, and the daemon's search, switch to them.
+			st, err := writerFor(ctx).SetModel(ctx, &apitype.ModelRequest{Action: "enable", Model: in.ID})
 			if err != nil {
 				return err
 			}
@@ -245,7 +199,7 @@ Examples:
 				for _, f := range in.Files {
 					fmt.Fprintf(&b, "  %-24s %s  %s\n", f.Name, f.SHA256, f.Trust)
 				}
-				fmt.Fprintf(&b, "semantic search is on (%s)\nnext: pond optimize --embed   (embeds the messages already archived)\n", cfgPath)
+				fmt.Fprintf(&b, "semantic search is on (%s)\nnext: pond optimize --embed   (embeds the messages already archived)\n", st.ConfigFile)
 				return b.String()
 			})
 		},
@@ -258,14 +212,6 @@ Examples:
 	return cmd
 }
 
-// VerifyReport is what `pond model verify` found.
-type VerifyReport struct {
-	Model    string          `json:"model"`
-	Dir      string          `json:"dir"`
-	OK       bool            `json:"ok"`
-	Problems []model.Problem `json:"problems,omitempty"`
-}
-
 func newModelVerifyCmd() *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
@@ -276,29 +222,14 @@ compares it with what was recorded at install, then loads the model and embeds a
 when anything is wrong; ` + "`pond model install`" + ` then repairs the model.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, cfg, _, err := loadConfig()
-			if err != nil {
-				return err
-			}
-			var in *model.Installed
+			req := &apitype.ModelVerifyRequest{}
 			if len(args) == 1 {
-				in, err = model.Load(modelsDir(d), args[0])
-			} else {
-				in, err = activeModel(d, cfg)
+				req.Model = args[0]
 			}
+			rep, err := serviceCall(cmd.Context(), nil, func(api ipc.API) (*apitype.ModelVerify, error) { return api.VerifyModel(cmd.Context(), req) })
 			if err != nil {
-				return err
+				return cliError(err)
 			}
-			rep := VerifyReport{Model: in.ID, Dir: in.Dir, Problems: in.Verify()}
-			if len(rep.Problems) == 0 {
-				if err := initONNX(d, cfg); err != nil {
-					return err
-				}
-				if err := checkLoads(in.Dir); err != nil {
-					rep.Problems = append(rep.Problems, model.Problem{File: "model.onnx", Detail: "does not load: " + err.Error()})
-				}
-			}
-			rep.OK = len(rep.Problems) == 0
 			if err := render(cmd.OutOrStdout(), format, rep, func() string {
 				if rep.OK {
 					return fmt.Sprintf("%s: every file matches its recorded sha256 and the model loads\n", rep.Model)
@@ -333,30 +264,13 @@ refused. Vectors already stored stay in the archive, so turning it back on with
 ` + "`pond model install`" + ` needs no re-embedding. --remove also deletes the configured model's files.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			d, cfg, _, err := loadConfig()
+			st, err := writerFor(cmd.Context()).SetModel(cmd.Context(), &apitype.ModelRequest{Action: "disable", Remove: remove})
 			if err != nil {
 				return err
 			}
-			id := cfg.Embeddings.Model
-			if _, err := editConfigHere(cmd.Context(), cmd.ErrOrStderr(), func(c *config.Config) error {
-				c.Embeddings.Enabled = false
-				if remove {
-					c.Embeddings.Model = ""
-				}
-				return nil
-			}); err != nil {
-				return err
-			}
 			fmt.Fprintln(cmd.OutOrStdout(), "semantic search is off")
-			if remove && id != "" {
-				in, err := model.Load(modelsDir(d), id)
-				if err != nil {
-					return err
-				}
-				if err := os.RemoveAll(in.Dir); err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "removed %s\n", in.Dir)
+			if st.Removed != "" {
+				fmt.Fprintf(cmd.OutOrStdout(), "removed %s\n", st.Removed)
 			}
 			return nil
 		},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pondhq/pond/daemon"
 	"github.com/pondhq/pond/embed/onnx"
 	"github.com/pondhq/pond/store"
 )
@@ -93,7 +94,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				if err := initONNX(d, cfg); err != nil {
+				if err := daemon.InitONNX(d, cfg); err != nil {
 					return err
 				}
 				e, err := onnx.Open(in.Dir)

@@ -45,6 +45,32 @@ func storeRead[In, Out, WireIn, WireOut any](ctx context.Context, command string
 	return out, nil
 }
 
+// serviceCall runs call on the daemon's API when a daemon answers, else on the daemon's Service
+// in this process, over the store open returns (open may be nil, or return nil, for calls that
+// need no archive). Errors keep their API codes: callers map them to exit codes.
+func serviceCall[Out any](ctx context.Context, open func() (*store.Store, error), call func(ipc.API) (*Out, error)) (*Out, error) {
+	if c := daemonClient(ctx); c != nil {
+		defer c.Close()
+		return call(c)
+	}
+	var s *store.Store
+	if open != nil {
+		var err error
+		if s, err = open(); err != nil {
+			return nil, err
+		}
+		if s != nil {
+			defer s.Close()
+		}
+	}
+	svc, err := localService(s)
+	if err != nil {
+		return nil, err
+	}
+	defer svc.Close()
+	return call(svc)
+}
+
 func searchRead(ctx context.Context, req store.SearchRequest) (*store.SearchResult, error) {
 	prepare := func(s *store.Store) error {
 		if req.Mode == store.ModeVector || req.Mode == store.ModeHybrid {

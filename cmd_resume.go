@@ -11,9 +11,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/daemon"
+	"github.com/pondhq/pond/ipc"
+	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/resume"
 	"github.com/pondhq/pond/store"
-	"github.com/pondhq/pond/store/sqlite"
 )
 
 func newResumeCmd() *cobra.Command {
@@ -42,7 +44,9 @@ imports it.
 
 --out-dir DIR writes under DIR as if it were the agent's folder (~/.claude, ~/.codex, ~/.gemini,
 ~/.pi/agent; for OpenCode DIR/pond-import/): good for a look before the real thing. The default,
---out-dir native, writes into the agent's real folder on this machine.
+--out-dir native, writes into the agent's real folder on this machine, as this shell's
+environment names it (CLAUDE_CONFIG_DIR, CODEX_HOME, … or the home folder). When the Pond daemon
+runs, it writes the files.
 
 Exit codes: 0 restored; 1 the session is not stored; 2 cannot do it (unknown agent, sub-agents
 with sub-agents of their own, no agent folder, working directory gone); 3 a target file exists
@@ -67,21 +71,11 @@ Examples:
 			if format != "text" && format != "json" {
 				return &exitError{code: 2, err: fmt.Errorf("unknown --format %q (want text or json)", format)}
 			}
-			d, err := resolveDirs()
+			req, err := resumeRequest(args[0], to, outDir)
 			if err != nil {
 				return err
 			}
-			s, err := openStore(cmd.Context(), "pond resume")
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			env := adapters.CurrentEnv()
-			env.OpenSQLite = sqlite.OpenAgentDB
-			o, err := resume.Restore(cmd.Context(), storeArchive{s}, resume.Request{
-				Session: args[0], To: to, OutDir: outDir, Env: env,
-				ImportDir: filepath.Join(d.Data.Path, "exports"),
-			})
+			o, err := restore(cmd.Context(), req)
 			if err != nil {
 				return err
 			}
@@ -143,20 +137,43 @@ func resumeText(o *resume.Outcome, launch bool, launched string) string {
 	return b.String()
 }
 
-// storeArchive serves the store to resume.
-type storeArchive struct{ s *store.Store }
-
-func (a storeArchive) Transcript(ctx context.Context, id string) (*resume.Transcript, error) {
-	t, err := a.s.ReadTranscript(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, fmt.Errorf("%w: %s", resume.ErrNotStored, id)
+// resumeRequest resolves the destination here, in the user's environment, whichever process
+// writes the files: a relative --out-dir against this working directory, and native to the
+// agent's root as this shell's variables (CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME,
+// PI_CODING_AGENT_DIR, XDG_DATA_HOME) and home name it. The daemon runs as the same user but, as
+// a login service, not with this shell's environment.
+func resumeRequest(session, to, outDir string) (*apitype.ResumeRequest, error) {
+	req := &apitype.ResumeRequest{Session: session, To: to, OutDir: "native"}
+	if outDir != "" && outDir != "native" {
+		abs, err := filepath.Abs(outDir)
+		if err != nil {
+			return nil, err
+		}
+		req.OutDir = abs
+		return req, nil
 	}
-	if err != nil {
-		return nil, err
+	if root := resume.NativeRoot(to, adapters.CurrentEnv()); root != "" {
+		abs, err := filepath.Abs(root)
+		if err != nil {
+			return nil, err
+		}
+		req.Root = abs
 	}
-	return (*resume.Transcript)(t), nil
+	return req, nil
 }
 
-func (a storeArchive) Children(ctx context.Context, id string) ([]string, error) {
-	return a.s.ChildSessionIDs(ctx, id)
+// restore has the daemon write the files when one answers, else writes them from this process
+// (the same Service code). A restore that did not happen comes back as its outcome either way,
+// with the exit code in it.
+func restore(ctx context.Context, req *apitype.ResumeRequest) (*resume.Outcome, error) {
+	open := func() (*store.Store, error) { return openStore(ctx, "pond resume") }
+	wire, err := serviceCall(ctx, open, func(api ipc.API) (*apitype.ResumeOutcome, error) { return api.Resume(ctx, req) })
+	if refused, ok := apitype.RefusedRestore(err); ok {
+		wire, err = refused, nil
+	}
+	if err != nil {
+		return nil, cliError(err)
+	}
+	var o resume.Outcome
+	return &o, daemon.Convert(wire, &o)
 }

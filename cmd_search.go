@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pondhq/pond/daemon"
 	"github.com/pondhq/pond/embed/onnx"
 	"github.com/pondhq/pond/store"
 )
@@ -75,7 +76,7 @@ func useConfiguredEmbedder(s *store.Store) error {
 	if err != nil {
 		return err
 	}
-	if err := initONNX(d, cfg); err != nil {
+	if err := daemon.InitONNX(d, cfg); err != nil {
 		return fmt.Errorf("semantic search: %w (pond doctor checks it)", err)
 	}
 	e, err := onnx.Open(in.Dir)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pondhq/pond/ipc/apitype"
 )
 
 // TestEndToEndSemanticSetup drives the real binary through turning semantic search on: it is off
@@ -25,13 +27,13 @@ func TestEndToEndSemanticSetup(t *testing.T) {
 	if out, code := run(t, bin, env, "sync"); code != 0 {
 		t.Fatalf("sync exited %d: %s", code, out)
 	}
-	status := func() ModelStatus {
+	status := func() apitype.ModelStatus {
 		t.Helper()
 		out, code := run(t, bin, env, "model", "status", "--format", "json")
 		if code != 0 {
 			t.Fatalf("model status exited %d: %s", code, out)
 		}
-		var st ModelStatus
+		var st apitype.ModelStatus
 		if err := json.Unmarshal([]byte(out), &st); err != nil {
 			t.Fatalf("model status: %v\n%s", err, out)
 		}

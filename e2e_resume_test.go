@@ -18,21 +18,7 @@ func TestResumeEndToEnd(t *testing.T) {
 	}
 	bin := pondBinary(t)
 	home, env := isolatedHome(t)
-	cwd := filepath.Join(home, "demo")
-	if err := os.MkdirAll(cwd, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// The fixtures ran in /srv/demo; make their working directory one that exists here.
-	files, _ := filepath.Glob(filepath.Join(home, ".claude/projects/-srv-demo/*.jsonl"))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(f, []byte(strings.ReplaceAll(string(b), "/srv/demo", cwd)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cwd := existingCwd(t, home)
 	const id = "7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b"
 	if out, code := run(t, bin, env, "sync"); code != 0 {
 		t.Fatalf("sync exited %d: %s", code, out)
@@ -82,4 +68,25 @@ func TestResumeEndToEnd(t *testing.T) {
 	if _, code := run(t, bin, env, "resume", id, "--to", "aider"); code != 2 {
 		t.Errorf("unknown agent exited %d, want 2", code)
 	}
+}
+
+// existingCwd gives the Claude Code fixtures in home a working directory that exists (they ran
+// in /srv/demo), and returns it.
+func existingCwd(t *testing.T, home string) string {
+	t.Helper()
+	cwd := filepath.Join(home, "demo")
+	if err := os.MkdirAll(cwd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(home, ".claude/projects/-srv-demo/*.jsonl"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte(strings.ReplaceAll(string(b), "/srv/demo", cwd)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cwd
 }

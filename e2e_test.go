@@ -56,8 +56,14 @@ func isolatedHome(t *testing.T) (home string, env []string) {
 
 func run(t *testing.T, bin string, env []string, args ...string) (stdout string, code int) {
 	t.Helper()
+	return runIn(t, "", bin, env, args...)
+}
+
+// runIn runs pond in the working directory dir ("" for the test's).
+func runIn(t *testing.T, dir, bin string, env []string, args ...string) (stdout string, code int) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = env
+	cmd.Env, cmd.Dir = env, dir
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/pondhq/pond/daemon"
@@ -35,6 +34,8 @@ type writer interface {
 	Sync(ctx context.Context, req SyncRequest, notify func(string)) (*capture.Report, error)
 	// SetAdapters enables, disables or discovers adapters.
 	SetAdapters(ctx context.Context, req *apitype.AdapterRequest) (*apitype.AdaptersResponse, error)
+	// SetModel turns semantic search on with an installed model, or off.
+	SetModel(ctx context.Context, req *apitype.ModelRequest) (*apitype.ModelStatus, error)
 	// SetConsent records the capture consent.
 	SetConsent(ctx context.Context, c config.Consent) (*apitype.Consent, error)
 }
@@ -104,27 +105,6 @@ func reportOf(resp *apitype.SyncResponse, notify func(string)) (*capture.Report,
 	return &rep, nil
 }
 
-// editConfigHere applies f to the config file from this process. Only the model commands use
-// it: the API has no route for the embedding settings yet, so a running daemon picks the new
-// model up when it restarts (the user is told).
-func editConfigHere(ctx context.Context, notes io.Writer, f func(*config.Config) error) (string, error) {
-	d, cfg, _, err := loadConfig()
-	if err != nil {
-		return "", err
-	}
-	if err := f(cfg); err != nil {
-		return "", err
-	}
-	if err := cfg.Save(d.ConfigFile.Path); err != nil {
-		return "", err
-	}
-	if c := daemonClient(ctx); c != nil {
-		c.Close()
-		fmt.Fprintln(notes, "a Pond daemon is running: restart it (pond daemon) to use the new embedding setting")
-	}
-	return d.ConfigFile.Path, nil
-}
-
 // localWriter writes from this process.
 type localWriter struct{}
 
@@ -143,6 +123,15 @@ func (localWriter) SetConsent(ctx context.Context, c config.Consent) (*apitype.C
 		return nil, err
 	}
 	resp, err := svc.SetConsent(ctx, &apitype.Consent{Capture: string(c)})
+	return resp, cliError(err)
+}
+
+func (localWriter) SetModel(ctx context.Context, req *apitype.ModelRequest) (*apitype.ModelStatus, error) {
+	svc, err := localService(nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := svc.SetModel(ctx, req)
 	return resp, cliError(err)
 }
 
@@ -195,6 +184,11 @@ func (w daemonWriter) SetAdapters(ctx context.Context, req *apitype.AdapterReque
 
 func (w daemonWriter) SetConsent(ctx context.Context, c config.Consent) (*apitype.Consent, error) {
 	resp, err := w.c.SetConsent(ctx, &apitype.Consent{Capture: string(c)})
+	return resp, cliError(err)
+}
+
+func (w daemonWriter) SetModel(ctx context.Context, req *apitype.ModelRequest) (*apitype.ModelStatus, error) {
+	resp, err := w.c.SetModel(ctx, req)
 	return resp, cliError(err)
 }
 

@@ -3,10 +3,14 @@ package daemon
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pondhq/pond/embed"
+	"github.com/pondhq/pond/embed/model"
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/resume"
 	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/store"
 )
@@ -44,20 +48,48 @@ func TestWireTypesMirrorTheStore(t *testing.T) {
 			&apitype.MessageDetail{}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if err := Convert(tt.store, tt.wire); err != nil {
-				t.Fatal(err)
-			}
-			back := reflect.New(reflect.TypeOf(tt.store).Elem()).Interface()
-			if err := Convert(tt.wire, back); err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.store, back); diff != "" {
-				t.Errorf("store -> wire -> store lost fields (-want +got):\n%s", diff)
-			}
-			if nw, ns := reflect.TypeOf(tt.wire).Elem().NumField(), reflect.TypeOf(tt.store).Elem().NumField(); nw < ns {
-				t.Errorf("wire type has %d fields, the store's %d", nw, ns)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkMirror(t, tt.store, tt.wire) })
+	}
+}
+
+// TestWireTypesMirrorResumeAndModels does the same for the restore outcome and the model
+// manager's records.
+func TestWireTypesMirrorResumeAndModels(t *testing.T) {
+	file := resume.File{Path: "/r/p/f.jsonl", Session: "s", ID: "id", Fidelity: resume.Downgraded, Reason: "r", Bytes: 9, Sidecar: true}
+	tests := []struct {
+		name string
+		ours any
+		wire any
+	}{
+		{"resume_outcome", &resume.Outcome{Status: resume.TargetExists, Code: 3, Message: "m", Session: "s", From: "claude-code", To: "codex-cli",
+			Native: true, Root: "/r", ID: "id", Cwd: "/c", Command: "cd /c && codex resume id", Files: []resume.File{file}},
+			&apitype.ResumeOutcome{}},
+		{"installed_model", &model.Installed{ID: "n@r", Source: "hf", InstalledAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+			Files: []model.InstalledFile{{Name: "model.onnx", SHA256: "ab", Size: 3, Trust: model.Pinned}},
+			Config: embed.ModelConfig{Name: "n", Variant: "int8", Source: "s", Dimensions: 384, MaxTokens: 512, Pooling: "mean", Normalize: true,
+				QueryPrefix: "query: ", PassagePrefix: "passage: ", BatchSize: 1}, Dir: "/m/n@r"},
+			&apitype.InstalledModel{}},
+		{"model_problem", &model.Problem{File: "f", Detail: "d"}, &apitype.ModelProblem{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { checkMirror(t, tt.ours, tt.wire) })
+	}
+}
+
+// checkMirror converts ours to its wire type and back, and wants every field kept.
+func checkMirror(t *testing.T, ours, wire any) {
+	t.Helper()
+	if err := Convert(ours, wire); err != nil {
+		t.Fatal(err)
+	}
+	back := reflect.New(reflect.TypeOf(ours).Elem()).Interface()
+	if err := Convert(wire, back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(ours, back); diff != "" {
+		t.Errorf("ours -> wire -> ours lost fields (-want +got):\n%s", diff)
+	}
+	if nw, no := reflect.TypeOf(wire).Elem().NumField(), reflect.TypeOf(ours).Elem().NumField(); nw < no {
+		t.Errorf("wire type has %d fields, ours %d", nw, no)
 	}
 }

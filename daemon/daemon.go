@@ -16,8 +16,6 @@ import (
 	"github.com/pondhq/pond/daemon/capture"
 	"github.com/pondhq/pond/daemon/config"
 	"github.com/pondhq/pond/daemon/mcpserver"
-	"github.com/pondhq/pond/embed/model"
-	"github.com/pondhq/pond/embed/onnx"
 	"github.com/pondhq/pond/ipc"
 	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/paths"
@@ -105,12 +103,6 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	defer st.Close()
-	if cfg.Embeddings.Enabled && cfg.Embeddings.Model != "" {
-		if err := useEmbedder(st, cfg, opts.Dirs); err != nil {
-			// Full-text search still works; vector search says why it cannot run.
-			log.Error("daemon: semantic search unavailable", "error", err)
-		}
-	}
 
 	d := &daemon{opts: opts, log: log, hub: ipc.NewHub(1024), started: time.Now().UTC(), cfgChanged: make(chan struct{}, 1)}
 	if d.watch, err = newWatcher(log, opts.Debounce); err != nil {
@@ -120,6 +112,10 @@ func Run(ctx context.Context, opts Options) error {
 	d.svc = &Service{Dirs: opts.Dirs, Store: st, Env: capture.Env(), Version: opts.Version, Log: log, Hub: d.hub,
 		ConfigChanged: d.configChanged, Daemon: d.info}
 	defer d.svc.Close()
+	if err := d.svc.serveModel(cfg); err != nil {
+		// Full-text search still works; vector search says why it cannot run.
+		log.Error("daemon: semantic search unavailable", "error", err)
+	}
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -158,25 +154,6 @@ func Run(ctx context.Context, opts Options) error {
 	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
-	return nil
-}
-
-// useEmbedder loads the configured embedding model (an installed name@revision) for vector
-// search.
-func useEmbedder(st *store.Store, cfg *config.Config, dirs paths.Dirs) error {
-	in, err := model.Load(filepath.Join(dirs.Data.Path, "models"), cfg.Embeddings.Model)
-	if err != nil {
-		return err
-	}
-	lib, _ := paths.ONNXRuntimeLib(cfg.ONNXRuntime.Library, dirs)
-	if _, err := onnx.Init(lib.Path); err != nil {
-		return fmt.Errorf("ONNX Runtime: %w (run pond doctor)", err)
-	}
-	e, err := onnx.Open(in.Dir)
-	if err != nil {
-		return err
-	}
-	st.UseEmbedder(e)
 	return nil
 }
 

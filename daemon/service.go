@@ -46,6 +46,7 @@ type Service struct {
 	write     chan struct{} // one write (sync, ingest) at a time: the store's writer is not concurrent
 	readerMu  sync.Mutex
 	reader    *sqlite.Reader
+	model     servedModel
 }
 
 var _ ipc.API = (*Service)(nil)
@@ -198,6 +199,11 @@ func (s *Service) sqlReader() (*sqlite.Reader, error) {
 
 // Close releases what the service opened (not the store, which its owner closes).
 func (s *Service) Close() error {
+	s.model.mu.Lock()
+	if s.model.lazy != nil {
+		s.model.lazy.Close()
+	}
+	s.model.mu.Unlock()
 	s.readerMu.Lock()
 	defer s.readerMu.Unlock()
 	if s.reader != nil {

@@ -22,6 +22,10 @@ type API interface {
 	Consent(ctx context.Context) (*apitype.Consent, error)
 	SetConsent(ctx context.Context, req *apitype.Consent) (*apitype.Consent, error)
 	Sync(ctx context.Context, req *apitype.SyncRequest) (*apitype.SyncResponse, error)
+	Resume(ctx context.Context, req *apitype.ResumeRequest) (*apitype.ResumeOutcome, error)
+	Model(ctx context.Context) (*apitype.ModelStatus, error)
+	SetModel(ctx context.Context, req *apitype.ModelRequest) (*apitype.ModelStatus, error)
+	VerifyModel(ctx context.Context, req *apitype.ModelVerifyRequest) (*apitype.ModelVerify, error)
 }
 
 // Socket file names in the runtime directory.

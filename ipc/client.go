@@ -90,6 +90,24 @@ func (c *Client) Sync(ctx context.Context, req *apitype.SyncRequest) (*apitype.S
 	return do[apitype.SyncResponse](ctx, c, "POST", "/v1/sync", req)
 }
 
+// Resume writes a stored session back into an agent. A refused or failed restore is an
+// *apitype.Error whose code is the outcome's status; apitype.RefusedRestore reads the outcome.
+func (c *Client) Resume(ctx context.Context, req *apitype.ResumeRequest) (*apitype.ResumeOutcome, error) {
+	return do[apitype.ResumeOutcome](ctx, c, "POST", "/v1/resume", req)
+}
+
+func (c *Client) Model(ctx context.Context) (*apitype.ModelStatus, error) {
+	return do[apitype.ModelStatus](ctx, c, "GET", "/v1/model", nil)
+}
+
+func (c *Client) SetModel(ctx context.Context, req *apitype.ModelRequest) (*apitype.ModelStatus, error) {
+	return do[apitype.ModelStatus](ctx, c, "POST", "/v1/model", req)
+}
+
+func (c *Client) VerifyModel(ctx context.Context, req *apitype.ModelVerifyRequest) (*apitype.ModelVerify, error) {
+	return do[apitype.ModelVerify](ctx, c, "POST", "/v1/model/verify", req)
+}
+
 // Watch follows the event stream from since ("" for new events only), calling fn for each
 // event until ctx ends, fn fails or the daemon ends the stream (then it returns nil, and the
 // caller resumes with the last event's Cursor).

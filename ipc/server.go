@@ -41,6 +41,7 @@ func (s *Server) table() []route {
 		{"POST", "/v1/search", post(s, s.API.Search)},
 		{"POST", "/v1/get-session", post(s, s.API.GetSession)},
 		{"POST", "/v1/get-message", post(s, s.API.GetMessage)},
+		{"POST", "/v1/resume", post(s, s.API.Resume)},
 		{"POST", "/v1/x/sql", post(s, s.API.SQL)},
 		{"POST", "/v1/sql", post(s, s.API.SQL)}, // alias of x/sql
 		{"POST", "/v1/ingest", post(s, s.API.Ingest)},
@@ -48,6 +49,9 @@ func (s *Server) table() []route {
 		{"POST", "/v1/adapters", post(s, s.API.SetAdapters)},
 		{"GET", "/v1/consent", get(s, s.API.Consent)},
 		{"POST", "/v1/consent", post(s, s.API.SetConsent)},
+		{"GET", "/v1/model", get(s, s.API.Model)},
+		{"POST", "/v1/model", post(s, s.API.SetModel)},
+		{"POST", "/v1/model/verify", post(s, s.API.VerifyModel)},
 		{"POST", "/v1/sync", post(s, s.API.Sync)},
 		{"GET", "/v1/watch", s.serveWatch},
 	}
@@ -220,6 +224,14 @@ func StatusOf(code string) int {
 		return http.StatusServiceUnavailable
 	case apitype.CodeNotImplemented:
 		return http.StatusNotImplemented
+	case apitype.CodeNotStored:
+		return http.StatusNotFound
+	case apitype.CodeUnknownAgent:
+		return http.StatusBadRequest
+	case apitype.CodeTooDeep, apitype.CodeNoNativeDir, apitype.CodeCwdMissing:
+		return http.StatusUnprocessableEntity
+	case apitype.CodeTargetExists:
+		return http.StatusConflict
 	}
 	return http.StatusInternalServerError
 }

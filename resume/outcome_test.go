@@ -204,3 +204,26 @@ func TestNativeDestination(t *testing.T) {
 		t.Errorf("temporary files left beside the restore: %v", got)
 	}
 }
+
+// TestNativeRootFromCaller: a native restore writes under the Root the caller resolved in its
+// own environment (the CLI, for the daemon), not the one the restoring process's Env names.
+func TestNativeRootFromCaller(t *testing.T) {
+	s := openStore(t)
+	cwd := t.TempDir()
+	synthetic(t, s, cwd, map[string]string{"3b2a1c0d-0000-4000-8000-000000000001": ""})
+	callerHome, ownHome := t.TempDir(), t.TempDir()
+	root := resume.NativeRoot("claude-code", testEnv(callerHome))
+	if want := filepath.Join(callerHome, ".claude"); root != want {
+		t.Fatalf("NativeRoot %q, want %q", root, want)
+	}
+	if got := resume.NativeRoot("aider", testEnv(callerHome)); got != "" {
+		t.Errorf("NativeRoot of an agent Pond does not restore into: %q, want none", got)
+	}
+	o := restore(t, s, resume.Request{Session: "3b2a1c0d-0000-4000-8000-000000000001", To: "claude-code", OutDir: "native", Root: root, Env: testEnv(ownHome)})
+	if o.Status != resume.OK || o.Root != root || len(o.Files) != 1 || !strings.HasPrefix(o.Files[0].Path, root+"/projects/") {
+		t.Fatalf("outcome %+v, want one file under %s", o, root)
+	}
+	if got := tree(t, ownHome); len(got) != 0 {
+		t.Errorf("the restoring process's own home got %v", got)
+	}
+}

@@ -81,9 +81,13 @@ type Request struct {
 	Session string // the stored session's id
 	To      string // the target adapter's name ("claude-code", …)
 	// OutDir is the root of the agent's own layout to write under (a folder standing for
-	// ~/.claude, ~/.codex, …); "" or "native" resolves the agent's real root from Env.
+	// ~/.claude, ~/.codex, …); "" or "native" writes under the agent's real root: Root when
+	// set, else NativeRoot(To, Env).
 	OutDir string
-	Env    adapters.Env
+	// Root is the agent's real root as the caller resolved it (NativeRoot in its own
+	// environment): the CLI sends it to the daemon, whose environment may differ.
+	Root string
+	Env  adapters.Env
 	// ImportDir is where documents go that the agent imports itself (OpenCode) when OutDir is
 	// native: a folder of Pond's, never inside the agent's database directory.
 	ImportDir string
@@ -204,6 +208,21 @@ func Targets() []string {
 	return []string{"claude-code", "codex-cli", "gemini-cli", "opencode", "pi-coding-agent"}
 }
 
+// NativeRoot is the real root of agent to on this machine as env sees it (its environment
+// variables, e.g. CLAUDE_CONFIG_DIR or CODEX_HOME, then the home directory), or "" for an agent
+// Pond does not restore into or when there is no home directory.
+func NativeRoot(to string, env adapters.Env) string {
+	enc, ok := encoders[to]
+	if !ok {
+		return ""
+	}
+	roots := enc.roots(env)
+	if len(roots) == 0 {
+		return ""
+	}
+	return roots[0]
+}
+
 // dest is where a restore writes.
 type dest struct {
 	root      string // the agent's root (or the folder standing for it)
@@ -219,11 +238,14 @@ func destination(req Request, enc encoder) (dest, error) {
 		}
 		return dest{root: abs, importDir: abs}, nil
 	}
-	roots := enc.roots(req.Env)
-	if len(roots) == 0 {
+	root := req.Root
+	if root == "" {
+		root = NativeRoot(req.To, req.Env)
+	}
+	if root == "" {
 		return dest{}, fmt.Errorf("cannot find %s's folder on this machine (no home directory): pass --out-dir", req.To)
 	}
-	d := dest{root: roots[0], native: true, importDir: req.ImportDir}
+	d := dest{root: root, native: true, importDir: req.ImportDir}
 	if enc.needsRoot {
 		if info, err := os.Stat(d.root); err != nil || !info.IsDir() {
 			return dest{}, fmt.Errorf("%s is not installed here (%s does not exist): run it once, or pass --out-dir", req.To, d.root)

@@ -129,7 +129,8 @@ type plan struct {
 	projectRE      *regexp.Regexp
 	projectLiteral string
 	projectSub     string
-	scope          *scopeValues // set by searchableInScope unless a session is named
+	scope          *scopeValues   // set by searchableInScope unless a session is named
+	embedder       embed.Embedder // for the query's vector, taken once per search
 }
 
 // scopeValues are the agents and projects that hold searchable messages under a plan's filters.
@@ -223,8 +224,19 @@ func (e *ValidationError) Error() string { return e.Field + ": " + e.Message }
 func validation(field, msg string) error { return &ValidationError{Field: field, Message: msg} }
 
 // UseEmbedder turns semantic search on with e (nil turns it off). The embedder is asked for a
-// query's vector only when a vector or hybrid search runs.
-func (s *Store) UseEmbedder(e embed.Embedder) { s.embedder = e }
+// query's vector only when a vector or hybrid search runs. It may be called while searches run
+// (the daemon switches models without a restart): each search keeps the embedder it started with.
+func (s *Store) UseEmbedder(e embed.Embedder) {
+	s.embedMu.Lock()
+	defer s.embedMu.Unlock()
+	s.embedder = e
+}
+
+func (s *Store) currentEmbedder() embed.Embedder {
+	s.embedMu.Lock()
+	defer s.embedMu.Unlock()
+	return s.embedder
+}
 
 // Search runs a search: the arms the mode asks for, grouping by root session, snippets and
 // honest totals.
@@ -249,8 +261,10 @@ func (s *Store) Search(ctx context.Context, req SearchRequest) (*SearchResult, e
 	}
 
 	var cands []candidate
-	if res.Mode != ModeFTS && s.embedder == nil {
-		return nil, ErrEmbeddingsOff
+	if res.Mode != ModeFTS {
+		if p.embedder = s.currentEmbedder(); p.embedder == nil {
+			return nil, ErrEmbeddingsOff
+		}
 	}
 	switch res.Mode {
 	case ModeFTS:

@@ -102,7 +102,7 @@ var errNothingEmbedded = errors.New("store: search: no message in scope is embed
 // vectorArm finds the messages nearest the query's embedding (cosine), pushing the filters
 // down into Lance. Scores are cosine similarity with a small recency bonus for ties.
 func (s *Store) vectorArm(ctx context.Context, p *plan, res *SearchResult) ([]candidate, error) {
-	vecs, err := s.embedder.Embed(ctx, []string{p.req.Query}, embed.Query)
+	vecs, err := p.embedder.Embed(ctx, []string{p.req.Query}, embed.Query)
 	if err != nil {
 		return nil, fmt.Errorf("store: search: embed the query: %w", err)
 	}

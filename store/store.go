@@ -50,6 +50,7 @@ type Store struct {
 
 	// Search reads the mirror through its own read-only pool, opened on first use, and asks
 	// embedder (nil: semantic search off) for query vectors.
+	embedMu    sync.Mutex
 	embedder   embed.Embedder
 	searchOnce sync.Once
 	search     *sql.DB
