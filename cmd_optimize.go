@@ -16,7 +16,7 @@ import (
 // OptimizeReport is what `pond optimize` did.
 type OptimizeReport struct {
 	Embed  *store.BackfillReport `json:"embed,omitempty"`
-	Tables []store.TableOptimize `json:"tables,omitempty"`
+	Tables []store.TableUpkeep `json:"tables,omitempty"`
 	// TextIndex says what became of Lance's text index (built past 20,000 messages, then kept
 	// caught up); VectorIndex whether the vector index exists (built past 100,000 vectors).
 	TextIndex   string `json:"text_index,omitempty"`
@@ -39,8 +39,7 @@ func (r OptimizeReport) text() string {
 		b.WriteString("\n")
 	}
 	for _, t := range r.Tables {
-		fmt.Fprintf(&b, "%-9s %8d rows, fragments %d -> %d, %.1f MB -> %.1f MB\n", t.Table, t.After.Rows,
-			t.Before.Fragments, t.After.Fragments, float64(t.Before.Bytes)/(1<<20), float64(t.After.Bytes)/(1<<20))
+		fmt.Fprintf(&b, "%-9s fragments %d -> %d\n", t.Table, t.FragmentsBefore, t.FragmentsAfter)
 	}
 	if r.TextIndex != "" {
 		b.WriteString(r.TextIndex + "\n")
@@ -124,9 +123,11 @@ Examples:
 				}
 			}
 			if !skipTables {
-				if rep.Tables, err = s.Optimize(ctx); err != nil {
+				up, err := s.Upkeep(ctx, store.UpkeepOptions{Steps: []store.Step{store.StepCompact, store.StepIndex, store.StepPrune}})
+				if err != nil {
 					return err
 				}
+				rep.Tables = up.Tables
 				if rep.TextIndex, err = s.MaintainTextIndex(ctx, true); err != nil {
 					return err
 				}

@@ -225,6 +225,9 @@ func validation(field, msg string) error { return &ValidationError{Field: field,
 // query's vector only when a vector or hybrid search runs.
 func (s *Store) UseEmbedder(e embed.Embedder) { s.embedder = e }
 
+// Embedder is the embedder semantic search and the backfill use (nil: semantic search off).
+func (s *Store) Embedder() embed.Embedder { return s.embedder }
+
 // Search runs a search: the arms the mode asks for, grouping by root session, snippets and
 // honest totals.
 func (s *Store) Search(ctx context.Context, req SearchRequest) (*SearchResult, error) {
