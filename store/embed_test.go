@@ -288,7 +288,9 @@ func TestUpkeepEmbedsInRoundsThenCompacts(t *testing.T) {
 		t.Fatalf("after the rounds: %+v, want every searchable message embedded by the model", c)
 	}
 	before := readVectors(t, s)
-	msgs := func(d *Diagnosis) TableState { return d.Tables[slices.IndexFunc(d.Tables, func(t TableState) bool { return t.Table == TableMessages })] }
+	msgs := func(d *Diagnosis) TableState {
+		return d.Tables[slices.IndexFunc(d.Tables, func(t TableState) bool { return t.Table == TableMessages })]
+	}
 	d, err = s.Diagnose(ctx, 0)
 	if err != nil {
 		t.Fatal(err)

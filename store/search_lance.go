@@ -106,8 +106,8 @@ func (s *Store) MaintainTextIndex(ctx context.Context, build bool) (string, erro
 	if err != nil {
 		return "", err
 	}
-	if n <= int64(s.textIndex.limit()) {
-		return fmt.Sprintf("text index: not needed yet (%d messages; built past %d)", n, s.textIndex.limit()), nil
+	if n < int64(s.textIndex.limit()) {
+		return fmt.Sprintf("text index: not needed yet (%d messages; built from %d)", n, s.textIndex.limit()), nil
 	}
 	began := time.Now()
 	if err = t.CreateIndex(ctx, textIndexSpec()); err != nil {

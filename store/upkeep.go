@@ -170,7 +170,7 @@ func (s *Store) Diagnose(ctx context.Context, keep time.Duration) (*Diagnosis, e
 		return nil, err
 	}
 	d.Embeddings.Pending = max(d.Embeddings.Searchable-d.Embeddings.Embedded, 0)
-	d.TextIndex.BuildAt = int64(s.textIndex.limit()) + 1 // MaintainTextIndex builds past the limit
+	d.TextIndex.BuildAt = int64(s.textIndex.limit())
 	d.TextIndex.BuildDue = !d.TextIndex.Exists && d.TextIndex.Rows >= d.TextIndex.BuildAt
 	d.VectorIndex.Rows, d.VectorIndex.BuildAt = d.Embeddings.Embedded, s.vectorIndexMinRows()
 	d.VectorIndex.BuildDue = !d.VectorIndex.Exists && d.VectorIndex.Rows >= d.VectorIndex.BuildAt
@@ -187,25 +187,25 @@ func (d *Diagnosis) due() []Due {
 		}
 	}
 	if c := d.Embeddings; c.Model != "" && c.Pending > 0 {
-		add(StepEmbed, []string{fmt.Sprintf("%d of %d searchable messages have no vector", c.Pending, c.Searchable)})
+		add(StepEmbed, []string{fmt.Sprintf("%d of %d searchable messages without a vector", c.Pending, c.Searchable)})
 	}
 	var compact, index, prune []string
 	for _, t := range d.Tables {
 		if t.SmallFragments >= compactAtSmallFragments {
-			compact = append(compact, fmt.Sprintf("%s has %d small fragments", t.Table, t.SmallFragments))
+			compact = append(compact, fmt.Sprintf("%s: %d small fragments", t.Table, t.SmallFragments))
 		}
 		if t.UnindexedRows > 0 {
-			index = append(index, fmt.Sprintf("%d %s rows are not in its indexes yet", t.UnindexedRows, t.Table))
+			index = append(index, fmt.Sprintf("%s: %d rows not in its indexes", t.Table, t.UnindexedRows))
 		}
 		if t.OldVersions > 0 {
-			prune = append(prune, fmt.Sprintf("%s has %d versions older than %s", t.Table, t.OldVersions, time.Duration(d.KeepVersionsSecs)*time.Second))
+			prune = append(prune, fmt.Sprintf("%s: %d old versions", t.Table, t.OldVersions))
 		}
 	}
 	if d.TextIndex.BuildDue {
-		index = append(index, fmt.Sprintf("the text index is due (%d messages)", d.TextIndex.Rows))
+		index = append(index, fmt.Sprintf("text index due (%d messages)", d.TextIndex.Rows))
 	}
 	if d.VectorIndex.BuildDue {
-		index = append(index, fmt.Sprintf("the vector index is due (%d embedded messages)", d.VectorIndex.Rows))
+		index = append(index, fmt.Sprintf("vector index due (%d embedded messages)", d.VectorIndex.Rows))
 	}
 	add(StepCompact, compact)
 	add(StepIndex, index)
@@ -230,6 +230,8 @@ type UpkeepOptions struct {
 	Hold Hold
 	// Progress, when set, is told as each step starts and after every embedded batch.
 	Progress func(UpkeepProgress)
+	// Diagnosis, when set, is a diagnosis just taken to act on, instead of measuring again.
+	Diagnosis *Diagnosis
 }
 
 // UpkeepProgress is where an upkeep run is.
@@ -242,6 +244,8 @@ type UpkeepProgress struct {
 
 // UpkeepReport is what an upkeep run did.
 type UpkeepReport struct {
+	// Before is the diagnosis the run acted on.
+	Before      *Diagnosis      `json:"-"`
 	Ran         []Step          `json:"ran"`
 	Embed       *BackfillReport `json:"embed,omitempty"`
 	Tables      []TableUpkeep   `json:"tables,omitempty"`
@@ -279,10 +283,14 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*UpkeepReport, 
 			opts.Progress(p)
 		}
 	}
-	d, err := s.Diagnose(ctx, opts.KeepVersions)
-	if err != nil {
-		return finish(err)
+	d := opts.Diagnosis
+	if d == nil {
+		var err error
+		if d, err = s.Diagnose(ctx, opts.KeepVersions); err != nil {
+			return finish(err)
+		}
 	}
+	rep.Before = d
 	asked := func(step Step) bool {
 		if len(opts.Steps) > 0 {
 			return slices.Contains(opts.Steps, step)
@@ -379,7 +387,7 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*UpkeepReport, 
 			}
 		}
 	}
-	rep, err = finish(nil)
+	rep, err := finish(nil)
 	for _, name := range tableNames {
 		if tu := tables[name]; tu != nil {
 			if rep.After != nil {

@@ -12,7 +12,7 @@ import (
 func TestUpkeepCompactsIndexesAndPrunes(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStore(t, t.TempDir())
-	s.textIndex.routeLimit = 20 // the text index is due past 20 messages
+	s.textIndex.routeLimit = 20 // the text index is due from 20 messages
 	for i := range compactAtSmallFragments + 1 {
 		upsert(t, s, everyKind(fmt.Sprintf("s%d", i)))
 	}
