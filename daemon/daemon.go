@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/pondhq/pond/daemon/capture"
 	"github.com/pondhq/pond/daemon/config"
 	"github.com/pondhq/pond/daemon/mcpserver"
+	"github.com/pondhq/pond/embed"
 	"github.com/pondhq/pond/embed/model"
 	"github.com/pondhq/pond/embed/onnx"
 	"github.com/pondhq/pond/ipc"
@@ -50,6 +50,11 @@ type Options struct {
 	OpenSockets bool
 	// Ready is called once both sockets listen.
 	Ready func()
+	// UpkeepEvery is how often upkeep looks for work once rows came in (default 10 min);
+	// KeepVersions is the age past which it prunes replaced table versions (default 1 h;
+	// negative: every replaced version).
+	UpkeepEvery  time.Duration
+	KeepVersions time.Duration
 }
 
 // Run is the daemon: it opens the store, serves the API on pond.sock and MCP on mcp.sock,
@@ -66,6 +71,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if opts.MemoryCeiling == 0 {
 		opts.MemoryCeiling = 4 << 30
+	}
+	if opts.UpkeepEvery <= 0 {
+		opts.UpkeepEvery = 10 * time.Minute
 	}
 	cfg, _, err := config.Load(opts.Dirs.ConfigFile.Path)
 	if err != nil {
@@ -112,7 +120,8 @@ func Run(ctx context.Context, opts Options) error {
 		}
 	}
 
-	d := &daemon{opts: opts, log: log, hub: ipc.NewHub(1024), started: time.Now().UTC(), cfgChanged: make(chan struct{}, 1)}
+	d := &daemon{opts: opts, log: log, hub: ipc.NewHub(1024), started: time.Now().UTC(), cfgChanged: make(chan struct{}, 1),
+		upkeepNow: make(chan struct{}, 1)}
 	if d.watch, err = newWatcher(log, opts.Debounce); err != nil {
 		return fmt.Errorf("daemon: file watcher: %w", err)
 	}
@@ -120,6 +129,7 @@ func Run(ctx context.Context, opts Options) error {
 	d.svc = &Service{Dirs: opts.Dirs, Store: st, Env: capture.Env(), Version: opts.Version, Log: log, Hub: d.hub,
 		ConfigChanged: d.configChanged, Daemon: d.info}
 	defer d.svc.Close()
+	d.svc.upkeep.later.Store(true) // look once after the start-up sync: others may have written meanwhile
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -145,6 +155,7 @@ func Run(ctx context.Context, opts Options) error {
 	})
 	goRun("watcher", func(ctx context.Context) error { d.watch.run(ctx); return nil })
 	goRun("sync", d.syncLoop)
+	goRun("upkeep", d.upkeepLoop)
 	if opts.MemoryCeiling > 0 {
 		goRun("memory", d.memoryGuard)
 	}
@@ -161,8 +172,9 @@ func Run(ctx context.Context, opts Options) error {
 	return nil
 }
 
-// useEmbedder loads the configured embedding model (an installed name@revision) for vector
-// search.
+// useEmbedder turns on the configured embedding model (an installed name@revision) for vector
+// search and the backfill. The model loads on first use and unloads when idle, so a daemon
+// that is not embedding does not hold its memory.
 func useEmbedder(st *store.Store, cfg *config.Config, dirs paths.Dirs) error {
 	in, err := model.Load(filepath.Join(dirs.Data.Path, "models"), cfg.Embeddings.Model)
 	if err != nil {
@@ -172,11 +184,7 @@ func useEmbedder(st *store.Store, cfg *config.Config, dirs paths.Dirs) error {
 	if _, err := onnx.Init(lib.Path); err != nil {
 		return fmt.Errorf("ONNX Runtime: %w (run pond doctor)", err)
 	}
-	e, err := onnx.Open(in.Dir)
-	if err != nil {
-		return err
-	}
-	st.UseEmbedder(e)
+	st.UseEmbedder(embed.NewLazy(in.Config, func() (embed.Model, error) { return onnx.Open(in.Dir) }, 0))
 	return nil
 }
 
@@ -188,34 +196,28 @@ type daemon struct {
 	watch      *watcher
 	started    time.Time
 	cfgChanged chan struct{}
+	upkeepNow  chan struct{} // the start-up sync is done: upkeep may look
 
 	mu      sync.Mutex
 	lastErr string
-	dirty   atomic.Bool // rows were added since the last upkeep
 }
 
-// upkeepEvery is how often the daemon folds new rows into the indexes, when rows came in.
-const upkeepEvery = 10 * time.Minute
-
-// upkeep builds Lance's text index once the archive is large enough (syncs only fold new rows
-// into an existing one), in the write slot; the store takes its lock. Compaction and
-// old-version cleanup are not wired yet: the store has no API for them.
-func (d *daemon) upkeep(ctx context.Context) {
-	if !d.dirty.Load() {
-		return
+// upkeepLoop runs the automatic upkeep (Service.AutoUpkeep) in its own goroutine, so a long
+// embedding never holds up captures: once after the start-up sync, then every UpkeepEvery, and
+// round after round while embedding is left over.
+func (d *daemon) upkeepLoop(ctx context.Context) error {
+	tick := time.NewTicker(d.opts.UpkeepEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-d.upkeepNow:
+		case <-tick.C:
+		}
+		for d.svc.AutoUpkeep(ctx, d.opts.KeepVersions) && ctx.Err() == nil {
+		}
 	}
-	if err := d.svc.acquireWrite(ctx, true); err != nil {
-		return // a sync is running; the next tick tries again
-	}
-	defer d.svc.releaseWrite()
-	what, err := d.svc.Store.MaintainTextIndex(ctx, true)
-	if err != nil {
-		d.log.Error("daemon: upkeep", "error", err)
-		d.setErr(err)
-		return
-	}
-	d.dirty.Store(false)
-	d.log.Info("daemon: upkeep", "did", what)
 }
 
 func (d *daemon) configChanged() {
@@ -239,11 +241,9 @@ func (d *daemon) syncLoop(ctx context.Context) error {
 	d.refreshRoots()
 	tick := time.NewTicker(d.opts.SyncEvery)
 	defer tick.Stop()
-	upkeep := time.NewTicker(upkeepEvery)
-	defer upkeep.Stop()
 	var retry <-chan time.Time
 	pending := map[string]bool{}
-	all := true // the start-up sync
+	all, startup := true, true // the start-up sync
 	for {
 		if all || len(pending) > 0 {
 			busy := d.autoSync(ctx, all, pending)
@@ -252,6 +252,10 @@ func (d *daemon) syncLoop(ctx context.Context) error {
 			} else {
 				all = false
 				clear(pending)
+			}
+			if !busy && startup {
+				startup = false
+				d.upkeepNow <- struct{}{}
 			}
 		}
 		select {
@@ -267,8 +271,6 @@ func (d *daemon) syncLoop(ctx context.Context) error {
 				pending[a] = true
 			}
 		case <-retry:
-		case <-upkeep.C:
-			d.upkeep(ctx)
 		}
 	}
 }
@@ -329,7 +331,6 @@ func (d *daemon) autoSync(ctx context.Context, all bool, only map[string]bool) (
 	}
 	d.setErr(nil)
 	if rep.Inserted.Sessions+rep.Inserted.Messages > 0 {
-		d.dirty.Store(true)
 		d.log.Info("daemon: captured", "sessions", rep.Inserted.Sessions, "messages", rep.Inserted.Messages, "parts", rep.Inserted.Parts)
 	}
 	return false

@@ -22,6 +22,7 @@ type API interface {
 	Consent(ctx context.Context) (*apitype.Consent, error)
 	SetConsent(ctx context.Context, req *apitype.Consent) (*apitype.Consent, error)
 	Sync(ctx context.Context, req *apitype.SyncRequest) (*apitype.SyncResponse, error)
+	Optimize(ctx context.Context, req *apitype.OptimizeRequest) (*apitype.OptimizeResponse, error)
 }
 
 // Socket file names in the runtime directory.

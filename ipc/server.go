@@ -49,6 +49,7 @@ func (s *Server) table() []route {
 		{"GET", "/v1/consent", get(s, s.API.Consent)},
 		{"POST", "/v1/consent", post(s, s.API.SetConsent)},
 		{"POST", "/v1/sync", post(s, s.API.Sync)},
+		{"POST", "/v1/optimize", post(s, s.API.Optimize)},
 		{"GET", "/v1/watch", s.serveWatch},
 	}
 }
@@ -212,7 +213,7 @@ func StatusOf(code string) int {
 		return http.StatusNotFound
 	case apitype.CodeMethod:
 		return http.StatusMethodNotAllowed
-	case apitype.CodeConflict, apitype.CodeSyncRunning:
+	case apitype.CodeConflict, apitype.CodeSyncRunning, apitype.CodeEmbeddingsOff:
 		return http.StatusConflict
 	case apitype.CodeTooLarge:
 		return http.StatusRequestEntityTooLarge
