@@ -300,17 +300,23 @@ type OptimizeSpec struct {
 
 // OptimizeResult reports what optimize did.
 type OptimizeResult struct {
-	Compaction *struct {
-		FragmentsRemoved int `json:"fragments_removed"`
-		FragmentsAdded   int `json:"fragments_added"`
-		FilesRemoved     int `json:"files_removed"`
-		FilesAdded       int `json:"files_added"`
-	} `json:"compaction,omitempty"`
-	IndexesFolded bool `json:"indexes_folded,omitempty"`
-	Prune         *struct {
-		BytesRemoved uint64 `json:"bytes_removed"`
-		OldVersions  uint64 `json:"old_versions"`
-	} `json:"prune,omitempty"`
+	Compaction    *Compaction `json:"compaction,omitempty"`
+	IndexesFolded bool        `json:"indexes_folded,omitempty"`
+	Prune         *Prune      `json:"prune,omitempty"`
+}
+
+// Compaction is what compacting a table did.
+type Compaction struct {
+	FragmentsRemoved int `json:"fragments_removed"`
+	FragmentsAdded   int `json:"fragments_added"`
+	FilesRemoved     int `json:"files_removed"`
+	FilesAdded       int `json:"files_added"`
+}
+
+// Prune is what removing old versions did.
+type Prune struct {
+	BytesRemoved uint64 `json:"bytes_removed"`
+	OldVersions  uint64 `json:"old_versions"`
 }
 
 // Optimize runs the parts of optimize that spec selects.
