@@ -115,6 +115,7 @@ func (s *Service) AutoUpkeep(ctx context.Context, keep time.Duration) (again boo
 	}
 	if len(d.Due) == 0 {
 		s.upkeep.later.Store(agingVersions(d))
+		s.log().Debug("daemon: upkeep: nothing due", "look_again", s.upkeep.later.Load())
 		return false
 	}
 	rep, err := s.runUpkeep(ctx, "auto", store.UpkeepOptions{Diagnosis: d, KeepVersions: keep, EmbedLimit: embedRound})
