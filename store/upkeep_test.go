@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"fmt"
+	"os"
 	"testing"
+	"time"
 )
 
 // Many small syncs leave a small fragment and a version per commit: the diagnosis says so, and
@@ -99,5 +101,39 @@ func TestUpkeepCompactsIndexesAndPrunes(t *testing.T) {
 		if ts.Versions != 1 {
 			t.Errorf("%s: %d versions after an idle upkeep, want 1", ts.Table, ts.Versions)
 		}
+	}
+}
+
+// BenchmarkDiagnose: what the daemon pays each time upkeep looks, on the search benchmark's
+// archives (POND_BENCH_1M=1 adds the million-message one). It reads only statistics,
+// manifests and small columns, so it must stay far below a scan of texts or vectors.
+func BenchmarkDiagnose(b *testing.B) {
+	sizes := []int{100_000}
+	if os.Getenv("POND_BENCH_1M") == "1" {
+		sizes = append(sizes, 1_000_000)
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
+			s, _ := benchArchive(b, n)
+			s.UseEmbedder(&syntheticEmbedder{})
+			ctx := context.Background()
+			var d *Diagnosis
+			for b.Loop() {
+				var err error
+				if d, err = s.Diagnose(ctx, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.Logf("due: %+v", d.Due)
+			// Why the counts filter on embedding_model: the same answers from other columns.
+			for _, f := range []string{"embedding_model IS NULL", "vector IS NULL", searchable + " AND vector IS NULL"} {
+				began := time.Now()
+				n, err := s.Table(TableMessages).Count(ctx, f)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Logf("count %q: %d in %v", f, n, time.Since(began).Round(time.Millisecond))
+			}
+		})
 	}
 }
