@@ -27,8 +27,8 @@ func TestOptimizeText(t *testing.T) {
 		},
 		TextIndex:   store.IndexState{Exists: true, UnindexedRows: 35, Rows: 1200, BuildAt: 20000},
 		VectorIndex: store.IndexState{Rows: 800, BuildAt: 100000},
-		Embeddings: store.Coverage{Model: "intfloat/e5-small-v2@int8", Pending: 380,
-			EmbedCounts: store.EmbedCounts{Searchable: 1180, Embedded: 800, ThisModel: 780}},
+		Embeddings: store.Coverage{Model: "intfloat/e5-small-v2@int8",
+			EmbedCounts: store.EmbedCounts{Searchable: 1180, Embedded: 800, ThisModel: 780, Pending: 380}},
 		Due: []store.Due{
 			{Step: store.StepEmbed, Why: "380 of 1180 searchable messages without a vector"},
 			{Step: store.StepCompact, Why: "sessions: 12 small fragments; messages: 12 small fragments"},

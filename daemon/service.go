@@ -182,7 +182,7 @@ func (s *Service) Status(ctx context.Context) (*apitype.Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	st.Embeddings.Embedded, st.Embeddings.Pending = ec.Embedded, max(ec.Searchable-ec.Embedded, 0)
+	st.Embeddings.Embedded, st.Embeddings.Pending = ec.Embedded, ec.Pending
 	st.Indexes = []apitype.IndexState{}
 	for _, name := range []string{store.TableSessions, store.TableMessages, store.TableParts} {
 		ixs, err := s.Store.Table(name).Indexes(ctx)

@@ -31,6 +31,10 @@ func (s *Service) lastUpkeep() *apitype.Upkeep {
 	return s.upkeep.last
 }
 
+// errEmbeddingsOff refuses embedding while semantic search is off.
+var errEmbeddingsOff = &apitype.Error{Code: apitype.CodeEmbeddingsOff,
+	Message: "semantic search is off: run `pond model install` to download the embedding model and turn it on"}
+
 // embedRound bounds the messages an automatic upkeep embeds before it compacts, indexes and
 // prunes what the embedding left, and starts over.
 const embedRound = 1024
@@ -55,7 +59,7 @@ func (s *Service) Optimize(ctx context.Context, req *apitype.OptimizeRequest) (*
 		opts.Steps = append(opts.Steps, store.StepEmbed)
 	}
 	if req.BatchRows < 0 {
-		return nil, &apitype.Error{Code: apitype.CodeValidation, Message: "batch_rows must be positive"}
+		return nil, &apitype.Error{Code: apitype.CodeValidation, Message: "batch_rows must be 0 (the default, 256) or more"}
 	}
 	if k := req.KeepVersionsSecs; k != nil {
 		if *k < 0 {
@@ -67,8 +71,7 @@ func (s *Service) Optimize(ctx context.Context, req *apitype.OptimizeRequest) (*
 		}
 	}
 	if slices.Contains(opts.Steps, store.StepEmbed) && s.Store.Embedder() == nil {
-		return nil, &apitype.Error{Code: apitype.CodeEmbeddingsOff,
-			Message: "semantic search is off: run `pond model install` to download the embedding model and turn it on"}
+		return nil, errEmbeddingsOff
 	}
 	resp := &apitype.OptimizeResponse{}
 	if req.DryRun {
@@ -159,7 +162,7 @@ func (s *Service) runUpkeep(ctx context.Context, trigger string, opts store.Upke
 	}
 	switch {
 	case errors.Is(err, store.ErrEmbeddingsOff):
-		err = &apitype.Error{Code: apitype.CodeEmbeddingsOff, Message: "semantic search is off: run `pond model install` to turn it on"}
+		err = errEmbeddingsOff
 		fallthrough
 	case err != nil && ctx.Err() != nil:
 		out.Error = "stopped: " + err.Error()

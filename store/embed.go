@@ -68,6 +68,7 @@ type EmbedCounts struct {
 	Searchable int64 `json:"searchable"` // messages with search text
 	Embedded   int64 `json:"embedded"`   // with a vector from any model
 	ThisModel  int64 `json:"this_model"` // with a vector from the model asked about
+	Pending    int64 `json:"pending"`    // searchable, without a vector
 }
 
 // searchable selects messages that have text to embed.
@@ -100,6 +101,7 @@ func (s *Store) EmbedCounts(ctx context.Context, model string) (EmbedCounts, err
 			return c, err
 		}
 	}
+	c.Pending = max(c.Searchable-c.Embedded, 0)
 	return c, nil
 }
 

@@ -97,7 +97,6 @@ type Coverage struct {
 	// Model is the embedder's (empty: semantic search is off, and embedding is never due).
 	Model string `json:"model,omitempty"`
 	EmbedCounts
-	Pending int64 `json:"pending"` // searchable messages without a vector
 }
 
 // Due is one step upkeep should run, and why.
@@ -169,7 +168,6 @@ func (s *Store) Diagnose(ctx context.Context, keep time.Duration) (*Diagnosis, e
 	if d.Embeddings.EmbedCounts, err = s.EmbedCounts(ctx, d.Embeddings.Model); err != nil {
 		return nil, err
 	}
-	d.Embeddings.Pending = max(d.Embeddings.Searchable-d.Embeddings.Embedded, 0)
 	d.TextIndex.BuildAt = int64(s.textIndex.limit())
 	d.TextIndex.BuildDue = !d.TextIndex.Exists && d.TextIndex.Rows >= d.TextIndex.BuildAt
 	d.VectorIndex.Rows, d.VectorIndex.BuildAt = d.Embeddings.Embedded, s.vectorIndexMinRows()
@@ -271,11 +269,17 @@ type TableUpkeep struct {
 func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*UpkeepReport, error) {
 	start := time.Now()
 	rep := &UpkeepReport{Ran: []Step{}}
+	tables := map[string]*TableUpkeep{}
 	finish := func(err error) (*UpkeepReport, error) {
-		rep.Elapsed = time.Since(start)
 		if err == nil {
 			rep.After, err = s.Diagnose(ctx, opts.KeepVersions)
 		}
+		for _, name := range tableNames {
+			if tu := tables[name]; tu != nil {
+				rep.Tables = append(rep.Tables, *tu)
+			}
+		}
+		rep.Elapsed = time.Since(start)
 		return rep, err
 	}
 	progress := func(p UpkeepProgress) {
@@ -318,10 +322,9 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*UpkeepReport, 
 			}
 		}
 	}
-	tables := map[string]*TableUpkeep{}
 	table := func(ts TableState) *TableUpkeep {
 		if tables[ts.Table] == nil {
-			tables[ts.Table] = &TableUpkeep{Table: ts.Table, FragmentsBefore: ts.Fragments}
+			tables[ts.Table] = &TableUpkeep{Table: ts.Table, FragmentsBefore: ts.Fragments, FragmentsAfter: ts.Fragments}
 		}
 		return tables[ts.Table]
 	}
@@ -332,8 +335,9 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*UpkeepReport, 
 			return err
 		}
 		tu := table(ts)
-		if res.Compaction != nil {
-			tu.Compaction = res.Compaction
+		if c := res.Compaction; c != nil {
+			tu.Compaction = c
+			tu.FragmentsAfter = tu.FragmentsBefore - c.FragmentsRemoved + c.FragmentsAdded
 		}
 		tu.IndexesFolded = tu.IndexesFolded || res.IndexesFolded
 		if res.Prune != nil {
@@ -387,20 +391,7 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*UpkeepReport, 
 			}
 		}
 	}
-	rep, err := finish(nil)
-	for _, name := range tableNames {
-		if tu := tables[name]; tu != nil {
-			if rep.After != nil {
-				for _, ts := range rep.After.Tables {
-					if ts.Table == name {
-						tu.FragmentsAfter = ts.Fragments
-					}
-				}
-			}
-			rep.Tables = append(rep.Tables, *tu)
-		}
-	}
-	return rep, err
+	return finish(nil)
 }
 
 // optimizeTable runs one part of Lance's optimize on a table, in hold and under the store lock.
