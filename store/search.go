@@ -251,18 +251,8 @@ func (s *Store) Search(ctx context.Context, req SearchRequest) (*SearchResult, e
 	}
 
 	var cands []candidate
-	if res.Mode != ModeFTS {
-		if s.embedder == nil {
-			return nil, ErrEmbeddingsOff
-		}
-		embedded, err := s.embeddedCount(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if embedded == 0 {
-			res.Notes = append(res.Notes, "no message has been embedded yet, so this search used full text; run `pond optimize --embed` to embed the archive")
-			res.Mode = ModeFTS
-		}
+	if res.Mode != ModeFTS && s.embedder == nil {
+		return nil, ErrEmbeddingsOff
 	}
 	switch res.Mode {
 	case ModeFTS:
@@ -271,6 +261,11 @@ func (s *Store) Search(ctx context.Context, req SearchRequest) (*SearchResult, e
 		cands, err = s.vectorArm(ctx, p, res)
 	case ModeHybrid:
 		cands, err = s.hybridArms(ctx, db, p, res)
+	}
+	if errors.Is(err, errNothingEmbedded) {
+		res.Notes = append(res.Notes, "no message in scope has been embedded yet, so this search used full text; run `pond optimize --embed` to embed the archive")
+		res.Mode = ModeFTS
+		cands, err = s.ftsArm(ctx, db, p, res)
 	}
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -70,6 +71,12 @@ func lanceFilters(p *plan) string {
 	return strings.Join(where, " AND ")
 }
 
+// errNothingEmbedded says that the messages in scope have no vectors yet: the vector arm found
+// no neighbour although the scope holds searchable messages. Search then answers from full text. Asking
+// the arm beats counting embedded rows up front: a count of non-null vectors reads the whole
+// vector column (about a second at 1M messages), the arm reads only the probed partitions.
+var errNothingEmbedded = errors.New("store: search: no message in scope is embedded")
+
 // vectorArm finds the messages nearest the query's embedding (cosine), pushing the filters
 // down into Lance. Scores are cosine similarity with a small recency bonus for ties.
 func (s *Store) vectorArm(ctx context.Context, p *plan, res *SearchResult) ([]candidate, error) {
@@ -84,6 +91,7 @@ func (s *Store) vectorArm(ctx context.Context, p *plan, res *SearchResult) ([]ca
 		Vector:  &lance.VectorQuery{Column: "vector", Vector: vecs[0], Distance: "cosine"},
 	}
 	var cands []candidate
+	neighbours := 0
 	err = s.tables[TableMessages].Scan(ctx, q, func(r arrow.Record) error {
 		str := func(name string) *array.String { return r.Column(r.Schema().FieldIndices(name)[0]).(*array.String) }
 		sid, mid, role, project, agent := str("session_id"), str("id"), str("role"), str("project"), str("source_agent")
@@ -93,6 +101,7 @@ func (s *Store) vectorArm(ctx context.Context, p *plan, res *SearchResult) ([]ca
 			if d := dist.Value(i); dist.IsNull(i) || d != d {
 				continue // no vector: not a neighbour
 			}
+			neighbours++
 			c := candidate{
 				sessionID: sid.Value(i), messageID: mid.Value(i), role: role.Value(i), project: project.Value(i),
 				agent: agent.Value(i), timestamp: isoTime(microTime(ts.Value(i))),
@@ -106,6 +115,11 @@ func (s *Store) vectorArm(ctx context.Context, p *plan, res *SearchResult) ([]ca
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: search: %w", err)
+	}
+	// Rows without a vector never come back as neighbours (or come back without a distance),
+	// so searchable messages in scope and no neighbour mean none of them is embedded.
+	if neighbours == 0 && res.SearchableInScope > 0 {
+		return nil, errNothingEmbedded
 	}
 	res.MatchedTotal = len(cands)
 	return cands, nil
@@ -122,7 +136,7 @@ func (s *Store) hybridArms(ctx context.Context, db *sql.DB, p *plan, res *Search
 		err   error
 	}
 	vecCh := make(chan armResult, 1)
-	vres := &SearchResult{}
+	vres := &SearchResult{SearchableInScope: res.SearchableInScope}
 	go func() {
 		c, err := s.vectorArm(ctx, p, vres)
 		vecCh <- armResult{c, err}
