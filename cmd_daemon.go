@@ -29,7 +29,8 @@ func newDaemonCmd() *cobra.Command {
 		Use:   "daemon",
 		Short: "Run Pond's per-user service: live capture, the socket API and the MCP server",
 		Long: `daemon runs in the foreground until SIGTERM or Ctrl-C; a login service (or you) starts it.
-While it runs it is the only writer: pond sync, adapters, consent and the tray go through it.
+While it runs it is the only writer: pond sync, adapters, consent, optimize and the tray go
+through it.
 
 It listens on two sockets in the runtime directory (0700, sockets 0600, only your uid):
   pond.sock  the HTTP API under /v1 (status, x/sql, ingest, adapters, consent, sync, optimize, watch)
