@@ -16,10 +16,11 @@ import (
 	"github.com/pondhq/pond/daemon/mcpserver"
 	"github.com/pondhq/pond/ipc"
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/store"
 )
 
 func newDaemonCmd() *cobra.Command {
-	var syncEvery, debounce time.Duration
+	var syncEvery, debounce, upkeepEvery, keepVersions time.Duration
 	var memCeiling int64
 	var logLevel string
 	var openSockets bool
@@ -28,15 +29,21 @@ func newDaemonCmd() *cobra.Command {
 		Use:   "daemon",
 		Short: "Run Pond's per-user service: live capture, the socket API and the MCP server",
 		Long: `daemon runs in the foreground until SIGTERM or Ctrl-C; a login service (or you) starts it.
-While it runs it is the only writer: pond sync, adapters, consent and the tray go through it.
+While it runs it is the only writer: pond sync, adapters, consent, optimize and the tray go
+through it.
 
 It listens on two sockets in the runtime directory (0700, sockets 0600, only your uid):
-  pond.sock  the HTTP API under /v1 (status, x/sql, ingest, adapters, consent, sync, watch)
+  pond.sock  the HTTP API under /v1 (status, x/sql, ingest, adapters, consent, sync, optimize, watch)
   mcp.sock   MCP (newline-delimited JSON-RPC); agents reach it through "pond mcp"
 
 With capture consent granted (pond consent grant) it syncs every enabled adapter at start,
 again when their files change (a watcher on each agent's folder), and every --sync-every.
 It exits with code 75 past its memory ceiling so the service manager restarts it.
+
+Upkeep is the daemon's too (what pond optimize does on request): once rows came in, every
+--upkeep-every it embeds new messages when semantic search is on (in rounds of 1,024, between
+syncs), compacts small fragments, folds new rows into the indexes and removes table versions
+older than --keep-versions, each only when its measurement says so.
 
 --listen 127.0.0.1:PORT also serves the API over loopback TCP (off by default): every request
 needs "Authorization: Bearer <token>" with the token from api-token in the state directory
@@ -57,8 +64,12 @@ Logs go to stderr. Examples:
 				return &exitError{code: 2, err: fmt.Errorf("--log-level %q: want debug, info, warn or error", logLevel)}
 			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+			if keepVersions == 0 {
+				keepVersions = -1 // keep no replaced version (Options' zero is the default)
+			}
 			err = daemon.Run(cmd.Context(), daemon.Options{Dirs: d, Version: version, Log: log, SyncEvery: syncEvery,
-				Debounce: debounce, MemoryCeiling: memCeiling, OpenSockets: openSockets, Listen: listen})
+				Debounce: debounce, MemoryCeiling: memCeiling, OpenSockets: openSockets, Listen: listen,
+				UpkeepEvery: upkeepEvery, KeepVersions: keepVersions})
 			switch {
 			case errors.Is(err, daemon.ErrMemoryCeiling):
 				return &exitError{code: daemon.ExitRestart, err: err}
@@ -72,6 +83,8 @@ Logs go to stderr. Examples:
 	f.DurationVar(&syncEvery, "sync-every", 0, "periodic full sync (default: the config's sync.interval_minutes, 5m)")
 	f.DurationVar(&debounce, "debounce", 50*time.Millisecond, "how long an agent's files must be quiet before they are read")
 	f.Int64Var(&memCeiling, "memory-ceiling", 4<<30, "exit with code 75 past this resident size in bytes (-1: never)")
+	f.DurationVar(&upkeepEvery, "upkeep-every", 10*time.Minute, "how often upkeep looks for work after captures")
+	f.DurationVar(&keepVersions, "keep-versions", store.KeepVersions, "upkeep removes table versions older than this (0: every replaced version)")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&listen, "listen", "", "also serve the API on this loopback address (127.0.0.1:PORT); every request needs the bearer token in the state dir's api-token file")
 	f.BoolVar(&openSockets, "test-open-sockets", false, "tests only: let every user connect, so the peer-uid check answers 403")

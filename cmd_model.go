@@ -145,7 +145,8 @@ Files whose hash Pond could not pin are trusted on first download and checked fr
 tokenizer.json, plus pond-model.json or the model's Hugging Face config.json (then --name names it
 unless config.json does).
 
-After installing, ` + "`pond optimize --embed`" + ` embeds what the archive already holds.
+After installing, ` + "`pond optimize --embed`" + ` embeds what the archive already holds (a running
+daemon does it by itself once it uses the model).
 
 Examples:
   pond model install

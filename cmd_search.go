@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pondhq/pond/daemon"
+	"github.com/pondhq/pond/embed"
 	"github.com/pondhq/pond/embed/onnx"
 	"github.com/pondhq/pond/store"
 )
@@ -63,7 +64,8 @@ Examples:
 
 // useConfiguredEmbedder turns on semantic search with the installed model the config names,
 // when the user has turned it on (otherwise the store refuses vector search, saying how to
-// turn it on).
+// turn it on). The model loads when first asked for a vector, so commands that only count
+// (pond optimize's diagnosis) never load it.
 func useConfiguredEmbedder(s *store.Store) error {
 	d, cfg, _, err := loadConfig()
 	if err != nil {
@@ -79,11 +81,13 @@ func useConfiguredEmbedder(s *store.Store) error {
 	if err := daemon.InitONNX(d, cfg); err != nil {
 		return fmt.Errorf("semantic search: %w (pond doctor checks it)", err)
 	}
-	e, err := onnx.Open(in.Dir)
-	if err != nil {
-		return fmt.Errorf("semantic search: %w; `pond model verify` checks the installed files", err)
-	}
-	s.UseEmbedder(e)
+	s.UseEmbedder(embed.NewLazy(in.Config, func() (embed.Model, error) {
+		e, err := onnx.Open(in.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("semantic search: %w; `pond model verify` checks the installed files", err)
+		}
+		return e, nil
+	}, 0))
 	return nil
 }
 

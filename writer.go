@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"sync"
 
 	"github.com/pondhq/pond/daemon"
 	"github.com/pondhq/pond/daemon/capture"
@@ -38,6 +40,9 @@ type writer interface {
 	SetModel(ctx context.Context, req *apitype.ModelRequest) (*apitype.ModelStatus, error)
 	// SetConsent records the capture consent.
 	SetConsent(ctx context.Context, c config.Consent) (*apitype.Consent, error)
+	// Optimize diagnoses the archive's upkeep and runs what req asks; progress (may be nil)
+	// follows the upkeep's events, notify receives remarks for the user (stderr).
+	Optimize(ctx context.Context, req *apitype.OptimizeRequest, progress func(apitype.Event), notify func(string)) (*apitype.OptimizeResponse, error)
 }
 
 func writerFor(ctx context.Context) writer {
@@ -174,6 +179,39 @@ func (localWriter) Sync(ctx context.Context, req SyncRequest, notify func(string
 	return reportOf(resp, notify)
 }
 
+func (localWriter) Optimize(ctx context.Context, req *apitype.OptimizeRequest, progress func(apitype.Event), notify func(string)) (*apitype.OptimizeResponse, error) {
+	s, err := openStore(ctx, "pond optimize")
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	if err := useConfiguredEmbedder(s); err != nil {
+		if req.ForceEmbed || slices.Contains(req.Steps, string(store.StepEmbed)) {
+			return nil, err
+		}
+		notify(err.Error() + "; going on without embedding")
+	}
+	svc, err := localService(s)
+	if err != nil {
+		return nil, err
+	}
+	defer svc.Close()
+	if progress != nil {
+		svc.Hub = ipc.NewHub(16)
+		_, events, cancel := svc.Hub.Subscribe("")
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for ev := range events {
+				progress(ev)
+			}
+		}()
+		defer func() { cancel(); <-done }()
+	}
+	resp, err := svc.Optimize(ctx, req)
+	return resp, cliError(err)
+}
+
 // daemonWriter sends the writes to the running daemon.
 type daemonWriter struct{ c *ipc.Client }
 
@@ -207,4 +245,29 @@ func (w daemonWriter) Sync(ctx context.Context, req SyncRequest, notify func(str
 		return nil, cliError(err)
 	}
 	return reportOf(resp, notify)
+}
+
+func (w daemonWriter) Optimize(ctx context.Context, req *apitype.OptimizeRequest, progress func(apitype.Event), notify func(string)) (*apitype.OptimizeResponse, error) {
+	if progress != nil {
+		// Follow the daemon's events from before the request, so no progress is missed.
+		wctx, cancel := context.WithCancel(ctx)
+		ready, done := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		go func() {
+			defer close(done)
+			defer once.Do(func() { close(ready) }) // no stream: go on without progress
+			w.c.Watch(wctx, "", func(ev apitype.Event) error {
+				if ev.Type == apitype.EventHello {
+					once.Do(func() { close(ready) })
+					return nil
+				}
+				progress(ev)
+				return nil
+			})
+		}()
+		<-ready
+		defer func() { cancel(); <-done }()
+	}
+	resp, err := w.c.Optimize(ctx, req)
+	return resp, cliError(err)
 }

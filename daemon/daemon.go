@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/pondhq/pond/daemon/capture"
@@ -48,6 +47,11 @@ type Options struct {
 	OpenSockets bool
 	// Ready is called once both sockets listen.
 	Ready func()
+	// UpkeepEvery is how often upkeep looks for work once rows came in (default 10 min);
+	// KeepVersions is the age past which it prunes replaced table versions (default 1 h;
+	// negative: every replaced version).
+	UpkeepEvery  time.Duration
+	KeepVersions time.Duration
 }
 
 // Run is the daemon: it opens the store, serves the API on pond.sock and MCP on mcp.sock,
@@ -64,6 +68,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if opts.MemoryCeiling == 0 {
 		opts.MemoryCeiling = 4 << 30
+	}
+	if opts.UpkeepEvery <= 0 {
+		opts.UpkeepEvery = 10 * time.Minute
 	}
 	cfg, _, err := config.Load(opts.Dirs.ConfigFile.Path)
 	if err != nil {
@@ -104,7 +111,8 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	defer st.Close()
 
-	d := &daemon{opts: opts, log: log, hub: ipc.NewHub(1024), started: time.Now().UTC(), cfgChanged: make(chan struct{}, 1)}
+	d := &daemon{opts: opts, log: log, hub: ipc.NewHub(1024), started: time.Now().UTC(), cfgChanged: make(chan struct{}, 1),
+		upkeepNow: make(chan struct{}, 1)}
 	if d.watch, err = newWatcher(log, opts.Debounce); err != nil {
 		return fmt.Errorf("daemon: file watcher: %w", err)
 	}
@@ -116,6 +124,7 @@ func Run(ctx context.Context, opts Options) error {
 		// Full-text search still works; vector search says why it cannot run.
 		log.Error("daemon: semantic search unavailable", "error", err)
 	}
+	d.svc.upkeep.later.Store(true) // look once after the start-up sync: others may have written meanwhile
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -141,6 +150,7 @@ func Run(ctx context.Context, opts Options) error {
 	})
 	goRun("watcher", func(ctx context.Context) error { d.watch.run(ctx); return nil })
 	goRun("sync", d.syncLoop)
+	goRun("upkeep", d.upkeepLoop)
 	if opts.MemoryCeiling > 0 {
 		goRun("memory", d.memoryGuard)
 	}
@@ -165,34 +175,28 @@ type daemon struct {
 	watch      *watcher
 	started    time.Time
 	cfgChanged chan struct{}
+	upkeepNow  chan struct{} // the start-up sync is done: upkeep may look
 
 	mu      sync.Mutex
 	lastErr string
-	dirty   atomic.Bool // rows were added since the last upkeep
 }
 
-// upkeepEvery is how often the daemon folds new rows into the indexes, when rows came in.
-const upkeepEvery = 10 * time.Minute
-
-// upkeep builds Lance's text index once the archive is large enough (syncs only fold new rows
-// into an existing one), in the write slot; the store takes its lock. Compaction and
-// old-version cleanup are not wired yet: the store has no API for them.
-func (d *daemon) upkeep(ctx context.Context) {
-	if !d.dirty.Load() {
-		return
+// upkeepLoop runs the automatic upkeep (Service.AutoUpkeep) in its own goroutine, so a long
+// embedding never holds up captures: once after the start-up sync, then every UpkeepEvery, and
+// round after round while embedding is left over.
+func (d *daemon) upkeepLoop(ctx context.Context) error {
+	tick := time.NewTicker(d.opts.UpkeepEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-d.upkeepNow:
+		case <-tick.C:
+		}
+		for d.svc.AutoUpkeep(ctx, d.opts.KeepVersions) && ctx.Err() == nil {
+		}
 	}
-	if err := d.svc.acquireWrite(ctx, true); err != nil {
-		return // a sync is running; the next tick tries again
-	}
-	defer d.svc.releaseWrite()
-	what, err := d.svc.Store.MaintainSearchIndexes(ctx, true)
-	if err != nil {
-		d.log.Error("daemon: upkeep", "error", err)
-		d.setErr(err)
-		return
-	}
-	d.dirty.Store(false)
-	d.log.Info("daemon: upkeep", "did", what)
 }
 
 func (d *daemon) configChanged() {
@@ -216,11 +220,9 @@ func (d *daemon) syncLoop(ctx context.Context) error {
 	d.refreshRoots()
 	tick := time.NewTicker(d.opts.SyncEvery)
 	defer tick.Stop()
-	upkeep := time.NewTicker(upkeepEvery)
-	defer upkeep.Stop()
 	var retry <-chan time.Time
 	pending := map[string]bool{}
-	all := true // the start-up sync
+	all, startup := true, true // the start-up sync
 	for {
 		if all || len(pending) > 0 {
 			busy := d.autoSync(ctx, all, pending)
@@ -229,6 +231,10 @@ func (d *daemon) syncLoop(ctx context.Context) error {
 			} else {
 				all = false
 				clear(pending)
+			}
+			if !busy && startup {
+				startup = false
+				d.upkeepNow <- struct{}{}
 			}
 		}
 		select {
@@ -244,8 +250,6 @@ func (d *daemon) syncLoop(ctx context.Context) error {
 				pending[a] = true
 			}
 		case <-retry:
-		case <-upkeep.C:
-			d.upkeep(ctx)
 		}
 	}
 }
@@ -306,7 +310,6 @@ func (d *daemon) autoSync(ctx context.Context, all bool, only map[string]bool) (
 	}
 	d.setErr(nil)
 	if rep.Inserted.Sessions+rep.Inserted.Messages > 0 {
-		d.dirty.Store(true)
 		d.log.Info("daemon: captured", "sessions", rep.Inserted.Sessions, "messages", rep.Inserted.Messages, "parts", rep.Inserted.Parts)
 	}
 	return false

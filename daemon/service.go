@@ -41,12 +41,12 @@ type Service struct {
 	// Daemon, when set, describes the running daemon in Status.
 	Daemon func() *apitype.DaemonInfo
 
-	cfgMu     sync.Mutex
-	writeOnce sync.Once
-	write     chan struct{} // one write (sync, ingest) at a time: the store's writer is not concurrent
-	readerMu  sync.Mutex
-	reader    *sqlite.Reader
-	model     servedModel
+	cfgMu    sync.Mutex
+	write    slot // one write (sync, ingest, an upkeep commit) at a time: the store's writer is not concurrent
+	readerMu sync.Mutex
+	reader   *sqlite.Reader
+	upkeep   upkeepState
+	model    servedModel
 }
 
 var _ ipc.API = (*Service)(nil)
@@ -64,32 +64,52 @@ func (s *Service) publish(typ string, data any) {
 	}
 }
 
-// acquireWrite takes the write slot, waiting unless noWait; release with releaseWrite.
-func (s *Service) acquireWrite(ctx context.Context, noWait bool) error {
-	s.writeOnce.Do(func() { s.write = make(chan struct{}, 1) })
+// slot is held by one caller at a time; others wait for it (first come, first served) or give
+// up at once.
+type slot struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func (s *slot) c() chan struct{} {
+	s.once.Do(func() { s.ch = make(chan struct{}, 1) })
+	return s.ch
+}
+
+// take takes the slot, waiting unless noWait (then it reports false when the slot is held).
+func (s *slot) take(ctx context.Context, noWait bool) (bool, error) {
 	if noWait {
 		select {
-		case s.write <- struct{}{}:
-			return nil
+		case s.c() <- struct{}{}:
+			return true, nil
 		default:
-			return &apitype.Error{Code: apitype.CodeSyncRunning, Message: "a sync is running; try again when it finishes"}
+			return false, nil
 		}
 	}
 	select {
-	case s.write <- struct{}{}:
-		return nil
+	case s.c() <- struct{}{}:
+		return true, nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return false, ctx.Err()
 	}
 }
 
-func (s *Service) releaseWrite() { <-s.write }
+func (s *slot) release()   { <-s.c() }
+func (s *slot) held() bool { return len(s.c()) > 0 }
+
+// acquireWrite takes the write slot, waiting unless noWait; release with releaseWrite.
+func (s *Service) acquireWrite(ctx context.Context, noWait bool) error {
+	ok, err := s.write.take(ctx, noWait)
+	if err == nil && !ok {
+		return &apitype.Error{Code: apitype.CodeSyncRunning, Message: "a sync is running; try again when it finishes"}
+	}
+	return err
+}
+
+func (s *Service) releaseWrite() { s.write.release() }
 
 // Writing reports whether a write (a sync, an ingest) is under way.
-func (s *Service) Writing() bool {
-	s.writeOnce.Do(func() { s.write = make(chan struct{}, 1) })
-	return len(s.write) > 0
-}
+func (s *Service) Writing() bool { return s.write.held() }
 
 func (s *Service) needStore() error {
 	if s.Store == nil {
@@ -159,10 +179,11 @@ func (s *Service) Status(ctx context.Context) (*apitype.Status, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if err := s.Store.Mirror().DB().QueryRowContext(ctx,
-		`SELECT count(*) FROM messages WHERE coalesce(embedding_model, '') != ''`).Scan(&st.Embeddings.Embedded); err != nil {
+	ec, err := s.Store.EmbedCounts(ctx, "")
+	if err != nil {
 		return nil, err
 	}
+	st.Embeddings.Embedded, st.Embeddings.Pending = ec.Embedded, ec.Pending
 	st.Indexes = []apitype.IndexState{}
 	for _, name := range []string{store.TableSessions, store.TableMessages, store.TableParts} {
 		ixs, err := s.Store.Table(name).Indexes(ctx)
@@ -178,6 +199,7 @@ func (s *Service) Status(ctx context.Context) (*apitype.Status, error) {
 		st.LastSync = &apitype.LastSync{FinishedAt: ls.FinishedAt, DurationSecs: ls.DurationSecs, SessionsInserted: ls.SessionsInserted,
 			MessagesInserted: ls.MessagesInserted, Outcome: ls.Outcome, Error: ls.Error}
 	}
+	st.Upkeep = s.lastUpkeep()
 	if s.Daemon != nil {
 		st.Daemon = s.Daemon()
 	}
@@ -290,6 +312,7 @@ func (s *Service) Ingest(ctx context.Context, req *apitype.IngestRequest) (*apit
 			resp.Results[at[j]] = apitype.IngestResult{Index: at[j], Kind: string(r.Kind), PK: pk, Status: string(r.Status), Error: r.Error}
 		}
 		if out.Inserted.Sessions+out.Inserted.Messages > 0 {
+			s.upkeep.changed.Store(true)
 			s.publish(apitype.EventCaptured, map[string]any{"source": "ingest", "inserted": out.Inserted})
 		}
 	}
@@ -478,6 +501,7 @@ func (s *Service) runSync(ctx context.Context, targets []capture.Target, opts ca
 	}
 	s.publish(apitype.EventSyncFinished, map[string]any{"outcome": rep.Outcome, "inserted": rep.Inserted, "dry_run": opts.DryRun})
 	if rep.Inserted.Sessions+rep.Inserted.Messages > 0 {
+		s.upkeep.changed.Store(true)
 		s.publish(apitype.EventCaptured, map[string]any{"source": "sync", "inserted": rep.Inserted})
 	}
 	return rep, nil

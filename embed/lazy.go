@@ -56,6 +56,23 @@ func (l *Lazy) Embed(ctx context.Context, texts []string, kind Kind) ([][]float3
 	return m.Embed(ctx, texts, kind)
 }
 
+// EmbedTruncated is Embed that also says which texts were cut at the model's token limit,
+// when the model reports it (otherwise none is marked).
+func (l *Lazy) EmbedTruncated(ctx context.Context, texts []string, kind Kind) ([][]float32, []bool, error) {
+	m, err := l.acquire()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer l.release()
+	if tr, ok := m.(interface {
+		EmbedTruncated(context.Context, []string, Kind) ([][]float32, []bool, error)
+	}); ok {
+		return tr.EmbedTruncated(ctx, texts, kind)
+	}
+	vecs, err := m.Embed(ctx, texts, kind)
+	return vecs, make([]bool, len(texts)), err
+}
+
 func (l *Lazy) acquire() (Model, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

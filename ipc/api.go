@@ -26,6 +26,7 @@ type API interface {
 	Model(ctx context.Context) (*apitype.ModelStatus, error)
 	SetModel(ctx context.Context, req *apitype.ModelRequest) (*apitype.ModelStatus, error)
 	VerifyModel(ctx context.Context, req *apitype.ModelVerifyRequest) (*apitype.ModelVerify, error)
+	Optimize(ctx context.Context, req *apitype.OptimizeRequest) (*apitype.OptimizeResponse, error)
 }
 
 // Socket file names in the runtime directory.

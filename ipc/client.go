@@ -108,6 +108,12 @@ func (c *Client) VerifyModel(ctx context.Context, req *apitype.ModelVerifyReques
 	return do[apitype.ModelVerify](ctx, c, "POST", "/v1/model/verify", req)
 }
 
+// Optimize runs the archive's upkeep. The client sets no deadline of its own: embedding the
+// archive can take hours, and ctx ending (Ctrl-C) stops the run after the current batch.
+func (c *Client) Optimize(ctx context.Context, req *apitype.OptimizeRequest) (*apitype.OptimizeResponse, error) {
+	return do[apitype.OptimizeResponse](ctx, c, "POST", "/v1/optimize", req)
+}
+
 // Watch follows the event stream from since ("" for new events only), calling fn for each
 // event until ctx ends, fn fails or the daemon ends the stream (then it returns nil, and the
 // caller resumes with the last event's Cursor).

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -246,35 +247,102 @@ func TestReindexedMessageIsEmbeddedAgain(t *testing.T) {
 	}
 }
 
-// Backfills leave many small fragments; Optimize compacts them and keeps every row and vector.
-func TestOptimizeAfterBackfill(t *testing.T) {
+// Upkeep embeds in bounded rounds, then compacts what the backfill's commits left, keeping
+// every row and vector.
+func TestUpkeepEmbedsInRoundsThenCompacts(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStore(t, t.TempDir())
 	for i := range 4 {
 		upsert(t, s, everyKind(fmt.Sprintf("s%d", i)))
 	}
-	e := openEmbedder(t, "")
-	if _, err := s.Backfill(ctx, e, BackfillOptions{BatchRows: 2}); err != nil {
-		t.Fatal(err)
-	}
-	before := readVectors(t, s)
-	res, err := s.Optimize(ctx)
+	d, err := s.Diagnose(ctx, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range res {
-		if r.Table == TableMessages && (r.Before.Fragments < 2 || r.After.Fragments >= r.Before.Fragments) {
-			t.Errorf("messages fragments %d -> %d, want fewer", r.Before.Fragments, r.After.Fragments)
+	if d.Embeddings.Model != "" || d.Embeddings.Pending == 0 || d.IsDue(StepEmbed) {
+		t.Fatalf("without an embedder: coverage %+v, due %v; want pending messages and embedding not due", d.Embeddings, d.Due)
+	}
+	if _, err := s.Upkeep(ctx, UpkeepOptions{Steps: []Step{StepEmbed}}); !errors.Is(err, ErrEmbeddingsOff) {
+		t.Fatalf("embedding asked without an embedder: %v, want ErrEmbeddingsOff", err)
+	}
+
+	e := openEmbedder(t, "")
+	s.UseEmbedder(e)
+	if d, err = s.Diagnose(ctx, 0); err != nil || !d.IsDue(StepEmbed) || d.Embeddings.Model != e.Model() {
+		t.Fatalf("with an embedder: %+v, %v; want embedding due", d, err)
+	}
+	pending := d.Embeddings.Pending
+	rep, err := s.Upkeep(ctx, UpkeepOptions{EmbedLimit: 2, BatchRows: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Embed == nil || rep.Embed.Embedded != 2 || rep.After.Embeddings.Pending != pending-2 || !rep.After.IsDue(StepEmbed) {
+		t.Fatalf("bounded round: %+v, after %+v; want 2 embedded and the rest still due", rep.Embed, rep.After.Embeddings)
+	}
+	for rep.After.IsDue(StepEmbed) {
+		if rep, err = s.Upkeep(ctx, UpkeepOptions{EmbedLimit: 2, BatchRows: 2}); err != nil {
+			t.Fatal(err)
 		}
-		if r.After.Rows != r.Before.Rows {
-			t.Errorf("%s rows %d -> %d", r.Table, r.Before.Rows, r.After.Rows)
-		}
+	}
+	if c := rep.After.Embeddings; c.Pending != 0 || c.ThisModel != c.Searchable {
+		t.Fatalf("after the rounds: %+v, want every searchable message embedded by the model", c)
+	}
+	before := readVectors(t, s)
+	msgs := func(d *Diagnosis) TableState {
+		return d.Tables[slices.IndexFunc(d.Tables, func(t TableState) bool { return t.Table == TableMessages })]
+	}
+	d, err = s.Diagnose(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err = s.Upkeep(ctx, UpkeepOptions{Steps: []Step{StepCompact}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, was := msgs(rep.After), msgs(d); got.Fragments >= was.Fragments || got.Rows != was.Rows {
+		t.Errorf("messages %d rows in %d fragments -> %d in %d; want the same rows in fewer", was.Rows, was.Fragments, got.Rows, got.Fragments)
 	}
 	after := readVectors(t, s)
 	for k, v := range before {
 		if cosine(v.vec, after[k].vec) < 0.999999 || v.model != after[k].model {
-			t.Errorf("%s: vector or model changed by optimize", k)
+			t.Errorf("%s: vector or model changed by compaction", k)
 		}
+	}
+}
+
+// A message whose text changes while its batch is being embedded keeps no stale vector: the
+// commit leaves it out, and the next run embeds its new text.
+func TestBackfillSkipsTextChangedMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, t.TempDir())
+	e := openEmbedder(t, "")
+	sess := &session.Session{ID: "s", SourceAgent: "claude-code", Project: "/p", CreatedAt: base}
+	msg := &session.Message{SessionID: "s", ID: "m", Role: session.RoleAssistant, Timestamp: base}
+	upsert(t, s, []session.Event{{Session: sess}, {Message: msg},
+		{Part: &session.Part{SessionID: "s", MessageID: "m", ID: "a", Type: session.PartText, Provenance: session.Conversational, Text: "looking at the flaky test"}}})
+	// Hold runs between embedding and the commit: a sync adds a part to the message there.
+	grow := func(ctx context.Context) (func(), error) {
+		upsert(t, s, []session.Event{{Session: sess}, {Message: msg},
+			{Part: &session.Part{SessionID: "s", MessageID: "m", ID: "b", Ordinal: 1, Type: session.PartText, Provenance: session.Conversational, Text: "the fix is a lock"}}})
+		return func() {}, nil
+	}
+	rep, err := s.Backfill(ctx, e, BackfillOptions{Hold: grow})
+	if err != nil || rep.Embedded != 0 || rep.Remaining != 1 {
+		t.Fatalf("backfill racing a change: %+v, %v; want nothing written and the message still pending", rep, err)
+	}
+	if got := readVectors(t, s)["s/m"]; got.vec != nil {
+		t.Fatal("a vector of the old text was stored")
+	}
+	if rep, err := s.Backfill(ctx, e, BackfillOptions{}); err != nil || rep.Embedded != 1 {
+		t.Fatalf("next backfill %+v, %v; want the new text embedded", rep, err)
+	}
+	got := readVectors(t, s)["s/m"]
+	want, err := e.Embed(ctx, []string{got.text}, embed.Passage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got.text, "the fix is a lock") || cosine(got.vec, want[0]) < 0.999 {
+		t.Errorf("stored vector is not the new text's (text %q)", got.text)
 	}
 }
 

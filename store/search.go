@@ -238,6 +238,9 @@ func (s *Store) currentEmbedder() embed.Embedder {
 	return s.embedder
 }
 
+// Embedder is the embedder semantic search and the backfill use (nil: semantic search off).
+func (s *Store) Embedder() embed.Embedder { return s.embedder }
+
 // Search runs a search: the arms the mode asks for, grouping by root session, snippets and
 // honest totals.
 func (s *Store) Search(ctx context.Context, req SearchRequest) (*SearchResult, error) {

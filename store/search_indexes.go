@@ -24,14 +24,15 @@ var filterIndexes = []lance.IndexSpec{
 	{Column: "session_id", Kind: lance.IndexBTree, Name: "messages_session_id"},
 }
 
-// MaintainSearchIndexes keeps the Lance indexes the search arms read (besides the vector
-// index, see EnsureVectorIndex) up to date. Every call folds newly added rows into the text
-// index, whose unindexed rows cost each query a tokenizing scan. With full (the daemon's
-// periodic upkeep and pond optimize) it also folds the filter indexes, whose unindexed rows
-// cost only a plain scan, and builds what is missing once the archive holds more messages
-// than FTS5 alone serves quickly: the filter indexes in under a second, the text index in
-// about two minutes at a million messages. Queries never wait: until the text index exists
-// and has caught up, they use FTS5. It takes the store lock.
+// MaintainSearchIndexes keeps the Lance indexes of the messages table up to date for the
+// search arms. Every call folds newly added rows into the text index, whose unindexed rows
+// cost each query a tokenizing scan. With full (upkeep and pond optimize) it also folds every
+// other index (the filter indexes, whose unindexed rows cost only a plain scan, and the vector
+// index), and builds what is missing once the archive holds as many messages as FTS5 alone
+// serves quickly (textRouteLimit): the filter indexes in under a second, the text index in
+// about two minutes at a million messages. The vector index has its own threshold
+// (EnsureVectorIndex). Queries never wait: until the text index exists and has caught up, they
+// use FTS5. It takes the store lock.
 //
 // Each index is folded by its own call: one call naming all six took 5 s at a million
 // messages, six calls 0.5 s.
@@ -47,11 +48,11 @@ func (s *Store) MaintainSearchIndexes(ctx context.Context, full bool) (string, e
 	if err != nil {
 		return "", err
 	}
-	var done []string
 	fold := func(name string) error {
 		_, err := t.Optimize(ctx, lance.OptimizeSpec{Index: true, IndexNames: []string{name}})
 		return err
 	}
+	var done []string
 	hasText := slices.Contains(have, textIndexName)
 	if hasText {
 		if err := fold(textIndexName); err != nil {
@@ -65,37 +66,38 @@ func (s *Store) MaintainSearchIndexes(ctx context.Context, full bool) (string, e
 		}
 		return "search indexes: " + strings.Join(done, "; "), nil
 	}
+	folded := 0
+	for _, name := range have {
+		if name != textIndexName {
+			if err := fold(name); err != nil {
+				return "", err
+			}
+			folded++
+		}
+	}
+	if folded > 0 {
+		done = append(done, fmt.Sprintf("new rows folded into %d other indexes", folded))
+	}
 	n, err := t.Count(ctx, "")
 	if err != nil {
 		return "", err
 	}
-	big := n > int64(s.textIndex.limit())
-	folded, built := 0, 0
+	if n < int64(s.textIndex.limit()) {
+		return "search indexes: " + strings.Join(append(done, fmt.Sprintf("text and filter indexes not needed yet (%d messages; built from %d)", n, s.textIndex.limit())), "; "), nil
+	}
+	built := 0
 	for _, spec := range filterIndexes {
-		switch {
-		case slices.Contains(have, spec.Name):
-			if err := fold(spec.Name); err != nil {
-				return "", err
-			}
-			folded++
-		case big:
+		if !slices.Contains(have, spec.Name) {
 			if err := t.CreateIndex(ctx, spec); err != nil {
 				return "", err
 			}
 			built++
 		}
 	}
-	if folded > 0 {
-		done = append(done, fmt.Sprintf("new rows folded into %d filter indexes", folded))
-	}
 	if built > 0 {
 		done = append(done, fmt.Sprintf("built %d filter indexes", built))
 	}
-	switch {
-	case hasText:
-	case !big:
-		done = append(done, fmt.Sprintf("text index not needed yet (%d messages; built past %d)", n, s.textIndex.limit()))
-	default:
+	if !hasText {
 		began := time.Now()
 		if err = t.CreateIndex(ctx, textIndexSpec()); err != nil {
 			return "", err

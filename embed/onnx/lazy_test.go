@@ -3,6 +3,7 @@ package onnx
 import (
 	"context"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -81,5 +82,10 @@ func TestLazyLoadsOnceSharesAndEvicts(t *testing.T) {
 	}
 	if _, loads := l.Loaded(); loads != 2 {
 		t.Errorf("%d loads after eviction and reuse, want 2", loads)
+	}
+	// The backfill counts cut texts through the wrapper too.
+	_, cut, err := l.EmbedTruncated(context.Background(), []string{strings.Repeat("the build failed again ", 400), "ok"}, embed.Passage)
+	if err != nil || len(cut) != 2 || !cut[0] || cut[1] {
+		t.Errorf("EmbedTruncated through Lazy: %v, %v; want the long text marked cut", cut, err)
 	}
 }

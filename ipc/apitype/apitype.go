@@ -82,6 +82,8 @@ type Status struct {
 	Adapters        []Adapter    `json:"adapters"`
 	Embeddings      Embeddings   `json:"embeddings"`
 	Indexes         []IndexState `json:"indexes"`
+	// Upkeep is the daemon's last upkeep run (absent before its first, and without a daemon).
+	Upkeep *Upkeep `json:"upkeep,omitempty"`
 	// Daemon is set when a daemon answered (absent when the CLI read the store itself).
 	Daemon *DaemonInfo `json:"daemon,omitempty"`
 }
@@ -103,12 +105,13 @@ type LastSync struct {
 	Error            string  `json:"error,omitempty"`
 }
 
-// Embeddings is the semantic-search state: whether it is on, and how many messages carry an
-// embedding (of any model).
+// Embeddings is the semantic-search state: whether it is on, how many messages carry an
+// embedding (of any model) and how many searchable ones do not yet.
 type Embeddings struct {
 	Enabled  bool   `json:"enabled"`
 	Model    string `json:"model,omitempty"`
 	Embedded int64  `json:"embedded"`
+	Pending  int64  `json:"pending"`
 }
 
 // IndexState is one Lance index and how far it covers its table.

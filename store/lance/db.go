@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -138,7 +139,7 @@ func (db *DB) wrap(name string, gt contracts.ITable) (*Table, error) {
 		gt.Close()
 		return nil, errors.New("lance: database is closed")
 	}
-	t := &Table{name: name, goTable: gt}
+	t := &Table{name: name, dir: filepath.Join(db.dir, name+".lance"), goTable: gt}
 	cname := cString(name)
 	defer freeCString(cname)
 	if err := nativeErr(C.pond_table_open(db.native, cname, &t.native)); err != nil {

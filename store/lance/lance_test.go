@@ -230,6 +230,12 @@ func TestSmoke(t *testing.T) {
 		if st.Fragments < 2 {
 			t.Fatalf("fragments = %d before compaction, want several", st.Fragments)
 		}
+		if v, err := tbl.Versions(ctx, time.Now().Add(time.Hour)); err != nil || v.Kept < 2 || v.Older != v.Kept-1 {
+			t.Fatalf("versions before pruning = %+v, %v; want several, all but the latest older than the cut-off", v, err)
+		}
+		if v, err := tbl.Versions(ctx, time.Time{}); err != nil || v.Older != 0 {
+			t.Fatalf("versions older than the zero time = %+v, %v; want none", v, err)
+		}
 		zero := int64(0)
 		res, err := tbl.Optimize(ctx, OptimizeSpec{Compact: true, Index: true, PruneOlderThanSecs: &zero, DeleteUnverified: true})
 		if err != nil {
@@ -245,6 +251,9 @@ func TestSmoke(t *testing.T) {
 		ix, err := tbl.Indexes(ctx)
 		if err != nil || len(ix) != 1 || ix[0].UnindexedRows == nil || *ix[0].UnindexedRows != 0 {
 			t.Fatalf("indexes after optimize = %+v, %v; want body_fts covering every row", ix, err)
+		}
+		if v, err := tbl.Versions(ctx, time.Now().Add(time.Hour)); err != nil || v.Kept != 1 || v.Older != 0 {
+			t.Fatalf("versions after pruning everything older than now = %+v, %v; want only the latest", v, err)
 		}
 	})
 

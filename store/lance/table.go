@@ -12,7 +12,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -24,6 +28,7 @@ import (
 // Table is an open Lance table. Its methods are safe for concurrent use.
 type Table struct {
 	name    string
+	dir     string // the table's directory, <db dir>/<name>.lance
 	goTable contracts.ITable
 	mu      sync.RWMutex // guards native against use after Close
 	native  *C.PondTable
@@ -295,17 +300,23 @@ type OptimizeSpec struct {
 
 // OptimizeResult reports what optimize did.
 type OptimizeResult struct {
-	Compaction *struct {
-		FragmentsRemoved int `json:"fragments_removed"`
-		FragmentsAdded   int `json:"fragments_added"`
-		FilesRemoved     int `json:"files_removed"`
-		FilesAdded       int `json:"files_added"`
-	} `json:"compaction,omitempty"`
-	IndexesFolded bool `json:"indexes_folded,omitempty"`
-	Prune         *struct {
-		BytesRemoved uint64 `json:"bytes_removed"`
-		OldVersions  uint64 `json:"old_versions"`
-	} `json:"prune,omitempty"`
+	Compaction    *Compaction `json:"compaction,omitempty"`
+	IndexesFolded bool        `json:"indexes_folded,omitempty"`
+	Prune         *Prune      `json:"prune,omitempty"`
+}
+
+// Compaction is what compacting a table did.
+type Compaction struct {
+	FragmentsRemoved int `json:"fragments_removed"`
+	FragmentsAdded   int `json:"fragments_added"`
+	FilesRemoved     int `json:"files_removed"`
+	FilesAdded       int `json:"files_added"`
+}
+
+// Prune is what removing old versions did.
+type Prune struct {
+	BytesRemoved uint64 `json:"bytes_removed"`
+	OldVersions  uint64 `json:"old_versions"`
 }
 
 // Optimize runs the parts of optimize that spec selects.
@@ -323,6 +334,41 @@ func (t *Table) Optimize(ctx context.Context, spec OptimizeSpec) (OptimizeResult
 		return res, fmt.Errorf("lance: optimize %s: %w", t.name, err)
 	}
 	return res, nil
+}
+
+// VersionCount is how many versions of a table are kept on disk, and how many of them a prune
+// would remove.
+type VersionCount struct {
+	Kept  int `json:"kept"`
+	Older int `json:"older"` // committed before the cut-off, the latest excepted
+}
+
+// Versions counts the table's versions from its manifests' modification times, without
+// opening any of them: a cheap look at what an optimize with PruneOlderThanSecs would remove
+// (Lance never removes the latest version).
+func (t *Table) Versions(ctx context.Context, before time.Time) (VersionCount, error) {
+	var c VersionCount
+	entries, err := os.ReadDir(filepath.Join(t.dir, "_versions"))
+	if err != nil {
+		return c, fmt.Errorf("lance: versions of %s: %w", t.name, err)
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".manifest") {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue // removed by a concurrent prune
+		}
+		c.Kept++
+		if info.ModTime().Before(before) {
+			c.Older++
+		}
+	}
+	if c.Older == c.Kept && c.Older > 0 {
+		c.Older-- // the latest stays
+	}
+	return c, nil
 }
 
 // Stats describes the table's size and layout.

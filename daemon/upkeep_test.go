@@ -1,0 +1,189 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/pondhq/pond/embed"
+	"github.com/pondhq/pond/embed/onnx"
+	"github.com/pondhq/pond/ipc"
+	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/store"
+)
+
+// testEmbedder is the registry-packaged test model behind the same lazy loader the daemon
+// uses.
+func testEmbedder(t *testing.T) embed.Embedder {
+	t.Helper()
+	lib, dir := os.Getenv("POND_ONNXRUNTIME_LIB"), os.Getenv("POND_TEST_MODEL_DIR")
+	if lib == "" || dir == "" {
+		t.Fatal("POND_ONNXRUNTIME_LIB and POND_TEST_MODEL_DIR must be set: run the tests with make test")
+	}
+	if _, err := onnx.Init(lib); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := embed.LoadModelConfig(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := embed.NewLazy(cfg, func() (embed.Model, error) { return onnx.Open(dir) }, 0)
+	t.Cleanup(l.Close)
+	return l
+}
+
+// ingestSessions stores n sessions of two messages, one request each: a commit (a version and
+// a small fragment) per table per request, as live capture makes them.
+func ingestSessions(t *testing.T, c *ipc.Client, prefix string, n int) {
+	t.Helper()
+	for i := range n {
+		id := fmt.Sprintf("%s%d", prefix, i)
+		var evs []json.RawMessage
+		for _, e := range []string{
+			`{"kind":"session","id":"%[1]s","source_agent":"api-test","project":"/p","created_at":"2026-01-02T03:04:05Z"}`,
+			`{"kind":"message","session_id":"%[1]s","id":"m1","role":"user","timestamp":"2026-01-02T03:04:06Z"}`,
+			`{"kind":"part","session_id":"%[1]s","message_id":"m1","id":"p1","ordinal":0,"type":"text","provenance":"conversational","text":"why does the build of %[1]s fail"}`,
+			`{"kind":"message","session_id":"%[1]s","id":"m2","role":"assistant","timestamp":"2026-01-02T03:04:07Z"}`,
+			`{"kind":"part","session_id":"%[1]s","message_id":"m2","id":"p1","ordinal":0,"type":"text","provenance":"conversational","text":"a missing lock around the cache in %[1]s"}`,
+		} {
+			evs = append(evs, json.RawMessage(fmt.Sprintf(e, id)))
+		}
+		if resp, err := c.Ingest(context.Background(), &apitype.IngestRequest{Events: evs}); err != nil || resp.Rejected > 0 {
+			t.Fatalf("ingest %s: %+v, %v", id, resp, err)
+		}
+	}
+}
+
+func decodeOptimize(t *testing.T, resp *apitype.OptimizeResponse) (*store.Diagnosis, *store.UpkeepReport) {
+	t.Helper()
+	var d store.Diagnosis
+	if err := json.Unmarshal(resp.Diagnosis, &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Report) == 0 {
+		return &d, nil
+	}
+	var r store.UpkeepReport
+	if err := json.Unmarshal(resp.Report, &r); err != nil {
+		t.Fatal(err)
+	}
+	return &d, &r
+}
+
+// POST /v1/optimize over the real socket: a dry run diagnoses, a run embeds, compacts and
+// prunes what is due while the watch stream reports progress, and status keeps the outcome.
+func TestOptimizeRoute(t *testing.T) {
+	s := serve(t, ipc.ListenOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ingestSessions(t, s.client, "s", 9)
+
+	// Refusals: an unknown step, a negative keep time, embedding with semantic search off.
+	neg := int64(-1)
+	for _, tt := range []struct {
+		name string
+		req  apitype.OptimizeRequest
+		code string
+	}{
+		{"unknown_step", apitype.OptimizeRequest{Steps: []string{"defrag"}}, apitype.CodeValidation},
+		{"negative_keep", apitype.OptimizeRequest{KeepVersionsSecs: &neg}, apitype.CodeValidation},
+		{"embeddings_off", apitype.OptimizeRequest{Steps: []string{"embed"}}, apitype.CodeEmbeddingsOff},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var ae *apitype.Error
+			if _, err := s.client.Optimize(ctx, &tt.req); !errors.As(err, &ae) || ae.Code != tt.code {
+				t.Fatalf("got %v, want %s", err, tt.code)
+			}
+		})
+	}
+
+	s.svc.Store.UseEmbedder(testEmbedder(t))
+	zero := int64(0)
+	resp, err := s.client.Optimize(ctx, &apitype.OptimizeRequest{DryRun: true, KeepVersionsSecs: &zero})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, rep := decodeOptimize(t, resp)
+	if rep != nil || !d.IsDue(store.StepEmbed) || !d.IsDue(store.StepCompact) || !d.IsDue(store.StepPrune) || d.Embeddings.Pending != 18 {
+		t.Fatalf("dry run: report %v, diagnosis %+v; want embed (18 messages), compact and prune due", rep, d)
+	}
+
+	events := make(chan apitype.Event, 256)
+	go s.client.Watch(ctx, "", func(ev apitype.Event) error { events <- ev; return nil })
+	if ev := <-events; ev.Type != apitype.EventHello {
+		t.Fatalf("first event %s, want hello", ev.Type)
+	}
+	resp, err = s.client.Optimize(ctx, &apitype.OptimizeRequest{KeepVersionsSecs: &zero, BatchRows: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, rep := decodeOptimize(t, resp)
+	if rep == nil || rep.Embed == nil || rep.Embed.Embedded != 18 || fmt.Sprint(rep.Ran) != "[embed compact prune]" || len(rep.After.Due) != 0 {
+		t.Fatalf("run: %+v; want 18 embedded, then compaction and pruning, nothing left due", rep)
+	}
+	for i, ts := range rep.After.Tables {
+		if was := before.Tables[i]; ts.Fragments >= was.Fragments || ts.Rows != was.Rows || ts.Versions != 1 {
+			t.Errorf("%s: %+v -> %+v; want the rows in fewer fragments, one version", ts.Table, was, ts)
+		}
+	}
+	st, err := s.client.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Upkeep == nil || st.Upkeep.Trigger != "request" || st.Upkeep.Error != "" || len(st.Upkeep.Did) < 3 || st.Embeddings.Pending != 0 || st.Embeddings.Embedded != 18 {
+		t.Fatalf("status after the run: upkeep %+v, embeddings %+v", st.Upkeep, st.Embeddings)
+	}
+	// The stream told the run as it went, ending with its outcome.
+	seen := map[string]int{}
+	for seen[apitype.EventUpkeepFinished] == 0 {
+		select {
+		case ev := <-events:
+			seen[ev.Type]++
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no upkeep_finished event; saw %v", seen)
+		}
+	}
+	if seen[apitype.EventUpkeepStarted] != 1 || seen[apitype.EventUpkeepProgress] < 4 {
+		t.Errorf("events %v; want upkeep_started and progress for each embedded batch", seen)
+	}
+}
+
+// The daemon's own upkeep: it runs once rows came in, embeds with the configured model and
+// compacts, then stays idle until something changes.
+func TestAutoUpkeep(t *testing.T) {
+	s := serve(t, ipc.ListenOptions{})
+	ctx := context.Background()
+	s.svc.Store.UseEmbedder(testEmbedder(t))
+	if s.svc.AutoUpkeep(ctx, -1) || s.svc.lastUpkeep() != nil {
+		t.Fatal("upkeep ran on an archive nothing was written to")
+	}
+	ingestSessions(t, s.client, "a", 9)
+	if again := s.svc.AutoUpkeep(ctx, -1); again {
+		t.Fatal("a round of 18 messages left embedding over")
+	}
+	last := s.svc.lastUpkeep()
+	if last == nil || last.Trigger != "auto" || last.Error != "" || len(last.Due) != 0 {
+		t.Fatalf("last upkeep %+v; want an automatic run that left nothing due", last)
+	}
+	d, err := s.svc.Store.Diagnose(ctx, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Embeddings.Pending != 0 || d.Embeddings.Embedded != 18 {
+		t.Errorf("coverage after the automatic upkeep: %+v", d.Embeddings)
+	}
+	for _, ts := range d.Tables {
+		if ts.SmallFragments >= 8 || ts.Versions != 1 {
+			t.Errorf("%s after the automatic upkeep: %+v; want compacted and pruned", ts.Table, ts)
+		}
+	}
+	// Nothing written since: the next tick does not even measure.
+	s.svc.AutoUpkeep(ctx, -1)
+	if s.svc.lastUpkeep() != last {
+		t.Error("upkeep ran again with nothing written since")
+	}
+}

@@ -1,0 +1,139 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+)
+
+// Many small syncs leave a small fragment and a version per commit: the diagnosis says so, and
+// the due steps compact, build the text index and prune down to one version per table, with
+// every row kept and nothing left due.
+func TestUpkeepCompactsIndexesAndPrunes(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, t.TempDir())
+	s.textIndex.routeLimit = 20 // the text index is due from 20 messages
+	for i := range compactAtSmallFragments + 1 {
+		upsert(t, s, everyKind(fmt.Sprintf("s%d", i)))
+	}
+	counts, err := s.Mirror().Counts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Versions are old only past the keep time: an hour by default, none old yet.
+	d, err := s.Diagnose(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.KeepVersionsSecs != 3600 || d.IsDue(StepPrune) {
+		t.Fatalf("default keep time: %d s, due %v; want 3600 and no pruning yet", d.KeepVersionsSecs, d.Due)
+	}
+	d, err = s.Diagnose(ctx, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ts := range d.Tables {
+		if ts.SmallFragments < compactAtSmallFragments || ts.Versions < compactAtSmallFragments || ts.OldVersions != ts.Versions-1 {
+			t.Errorf("%s before upkeep: %+v; want a small fragment and a version per sync, all but the latest old", ts.Table, ts)
+		}
+	}
+	if d.TextIndex.Exists || !d.TextIndex.BuildDue {
+		t.Errorf("text index before upkeep: %+v; want due", d.TextIndex)
+	}
+	var due []Step
+	for _, x := range d.Due {
+		due = append(due, x.Step)
+	}
+	if fmt.Sprint(due) != "[compact index prune]" {
+		t.Fatalf("due %+v, want compact, index and prune (no embedder: no embedding)", d.Due)
+	}
+
+	var seen []UpkeepProgress
+	rep, err := s.Upkeep(ctx, UpkeepOptions{KeepVersions: -1, Progress: func(p UpkeepProgress) { seen = append(seen, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(rep.Ran) != "[compact index prune]" || len(seen) == 0 {
+		t.Errorf("ran %v with %d progress calls; want compact, index, prune, with progress", rep.Ran, len(seen))
+	}
+	if len(rep.After.Due) != 0 {
+		t.Errorf("still due after upkeep: %+v", rep.After.Due)
+	}
+	if !rep.After.TextIndex.Exists || rep.SearchIndexes == "" {
+		t.Errorf("text index after upkeep: %+v (%q); want built", rep.After.TextIndex, rep.SearchIndexes)
+	}
+	for i, ts := range rep.After.Tables {
+		was := d.Tables[i]
+		if ts.Fragments >= was.Fragments || ts.Rows != was.Rows || ts.Versions != 1 || ts.OldVersions != 0 {
+			t.Errorf("%s: %d rows, %d fragments, %d versions -> %+v; want the rows in fewer fragments and one version",
+				ts.Table, was.Rows, was.Fragments, was.Versions, ts)
+		}
+	}
+	if len(rep.Tables) != 3 || rep.Tables[1].Compaction == nil || rep.Tables[1].Prune == nil || rep.Tables[1].FragmentsAfter >= rep.Tables[1].FragmentsBefore {
+		t.Errorf("report tables %+v; want each compacted and pruned", rep.Tables)
+	}
+	t.Logf("summary: %q", rep.Summary())
+
+	// The archive reads the same: counts, a search through the new text index, no mirror drift.
+	after, err := s.Mirror().Counts(ctx)
+	if err != nil || after != counts {
+		t.Errorf("counts %+v -> %+v, %v", counts, after, err)
+	}
+	drift, err := s.Verify(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range drift {
+		if !x.OK() {
+			t.Errorf("drift after upkeep: %+v", x)
+		}
+	}
+
+	// Nothing due: a default run does nothing and commits nothing.
+	rep, err = s.Upkeep(ctx, UpkeepOptions{KeepVersions: -1})
+	if err != nil || len(rep.Ran) != 0 || len(rep.Tables) != 0 || rep.Summary()[0] != "nothing needed doing" {
+		t.Fatalf("idle upkeep: %+v, %v", rep, err)
+	}
+	for _, ts := range rep.After.Tables {
+		if ts.Versions != 1 {
+			t.Errorf("%s: %d versions after an idle upkeep, want 1", ts.Table, ts.Versions)
+		}
+	}
+}
+
+// BenchmarkDiagnose: what the daemon pays each time upkeep looks, on the search benchmark's
+// archives (POND_BENCH_1M=1 adds the million-message one). It reads only statistics,
+// manifests and small columns, so it must stay far below a scan of texts or vectors.
+func BenchmarkDiagnose(b *testing.B) {
+	sizes := []int{100_000}
+	if os.Getenv("POND_BENCH_1M") == "1" {
+		sizes = append(sizes, 1_000_000)
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
+			s, _ := benchArchive(b, n)
+			s.UseEmbedder(&syntheticEmbedder{})
+			ctx := context.Background()
+			var d *Diagnosis
+			for b.Loop() {
+				var err error
+				if d, err = s.Diagnose(ctx, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.Logf("due: %+v", d.Due)
+			// Why the counts filter on embedding_model: the same answers from other columns.
+			for _, f := range []string{"embedding_model IS NULL", "vector IS NULL", searchable + " AND vector IS NULL"} {
+				began := time.Now()
+				n, err := s.Table(TableMessages).Count(ctx, f)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Logf("count %q: %d in %v", f, n, time.Since(began).Round(time.Millisecond))
+			}
+		})
+	}
+}
