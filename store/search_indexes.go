@@ -15,13 +15,16 @@ import (
 // million messages for a project and role filter); with them it reads bitmaps (20-50 ms),
 // measured by BenchmarkVectorSweep. They build in well under a second at a million messages
 // and cost nothing at ingest: rows appended since are scanned until upkeep folds them in.
-// The filters reach them as plain equality and IN lists (see lanceFilters).
+// The filters reach them as plain equality and IN lists (see lanceFilters). Replace sends the
+// build through pond-native's table handle, the one upkeep compacts with: lancedb-go's own
+// handle can lag behind a compaction and then loses the commit race ("preempted by concurrent
+// transaction Rewrite").
 var filterIndexes = []lance.IndexSpec{
-	{Column: "source_agent", Kind: lance.IndexBitmap, Name: "messages_source_agent"},
-	{Column: "project", Kind: lance.IndexBitmap, Name: "messages_project"},
-	{Column: "role", Kind: lance.IndexBitmap, Name: "messages_role"},
-	{Column: "timestamp", Kind: lance.IndexBTree, Name: "messages_timestamp"},
-	{Column: "session_id", Kind: lance.IndexBTree, Name: "messages_session_id"},
+	{Column: "source_agent", Kind: lance.IndexBitmap, Name: "messages_source_agent", Replace: true},
+	{Column: "project", Kind: lance.IndexBitmap, Name: "messages_project", Replace: true},
+	{Column: "role", Kind: lance.IndexBitmap, Name: "messages_role", Replace: true},
+	{Column: "timestamp", Kind: lance.IndexBTree, Name: "messages_timestamp", Replace: true},
+	{Column: "session_id", Kind: lance.IndexBTree, Name: "messages_session_id", Replace: true},
 }
 
 // MaintainSearchIndexes keeps the Lance indexes of the messages table up to date for the

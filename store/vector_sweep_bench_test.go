@@ -113,7 +113,7 @@ func BenchmarkVectorSweep(b *testing.B) {
 			}
 			slices.Sort(exactT)
 			fmt.Printf("%-8s exact      p50 %7.1f ms\n", fname, ms(exactT[len(exactT)/2]))
-			for _, np := range []int{0, 20} {
+			for _, np := range []int{0, 10, 20, 40} {
 				for _, refine := range refines {
 					for _, post := range []bool{false, true} {
 						if post && fname == "none" {
