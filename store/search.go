@@ -259,7 +259,7 @@ func (s *Store) Search(ctx context.Context, req SearchRequest) (*SearchResult, e
 	}
 
 	// The scope comes first: it is cheap (counters), and routes the full-text arm.
-	if res.SearchableInScope, err = s.searchableInScope(ctx, db, p); err != nil {
+	if res.SearchableInScope, err = s.scopeOf(ctx, db, p); err != nil {
 		return nil, err
 	}
 

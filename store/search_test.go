@@ -423,3 +423,33 @@ func TestLanceFilterLists(t *testing.T) {
 		}
 	}
 }
+
+// TestScopeCacheFollowsWrites checks that the cached scope counts move with every write.
+func TestScopeCacheFollowsWrites(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	ctx := context.Background()
+	scope := func(f SearchFilters) int {
+		r, err := s.Search(ctx, SearchRequest{Query: "anything", Filters: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.SearchableInScope
+	}
+	upsert(t, s, chat("a", "codex-cli", "/p", "", time.Now(), "one", "two"))
+	if n := scope(SearchFilters{}); n != 2 {
+		t.Fatalf("scope %d, want 2", n)
+	}
+	if n := scope(SearchFilters{SourceAgent: "codex-cli"}); n != 2 {
+		t.Fatalf("codex scope %d, want 2", n)
+	}
+	upsert(t, s, chat("b", "codex-cli", "/q", "", time.Now(), "three"))
+	if n := scope(SearchFilters{}); n != 3 {
+		t.Errorf("scope after a write %d, want 3", n)
+	}
+	if n := scope(SearchFilters{SourceAgent: "codex-cli"}); n != 3 {
+		t.Errorf("codex scope after a write %d, want 3", n)
+	}
+	if n := scope(SearchFilters{Project: "/q"}); n != 1 {
+		t.Errorf("project scope %d, want 1", n)
+	}
+}

@@ -55,6 +55,7 @@ type Store struct {
 	searchOnce sync.Once
 	search     *sql.DB
 	searchErr  error
+	scopes     scopeCache
 	textIndex  textIndexState
 	// vectorIndexMin overrides VectorIndexMinRows (tests).
 	vectorIndexMin int
@@ -183,7 +184,7 @@ func (s *Store) Close() error {
 		errs = append(errs, s.mirror.Close())
 	}
 	if s.search != nil {
-		errs = append(errs, s.search.Close())
+		errs = append(errs, s.scopes.close(), s.search.Close())
 	}
 	if s.db != nil {
 		errs = append(errs, s.db.Close())

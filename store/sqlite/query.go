@@ -476,7 +476,8 @@ func OpenSearchDB(path string) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db.SetMaxOpenConns(4)
-	db.SetMaxIdleConns(4)
+	// Four for queries, one pinned by the store to watch the data version.
+	db.SetMaxOpenConns(5)
+	db.SetMaxIdleConns(5)
 	return db, nil
 }
