@@ -1,4 +1,4 @@
-//go:build !linux && !darwin
+//go:build !linux && !darwin && !windows
 
 package ipc
 
@@ -7,9 +7,9 @@ import (
 	"net"
 )
 
-// errNoPeerCred: Windows (named pipe with a per-user ACL) is designed for but not built yet, so
+// errNoPeerCred: on systems other than Linux, macOS and Windows there is no peer check yet, so
 // the daemon refuses every connection there rather than trust an unchecked peer.
-var errNoPeerCred = errors.New("ipc: peer credentials are not implemented on this OS yet; the daemon runs on Linux and macOS")
+var errNoPeerCred = errors.New("ipc: peer credentials are not implemented on this OS yet; the daemon runs on Linux, macOS and Windows")
 
 // PeerUID is not available on this OS.
 func PeerUID(net.Conn) (int, error) { return -1, errNoPeerCred }
