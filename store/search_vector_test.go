@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +59,10 @@ func TestSemanticSearch(t *testing.T) {
 	indexed, err := s.EnsureVectorIndex(ctx)
 	if err != nil || !indexed {
 		t.Fatalf("vector index over a partly-null column: %v %v", indexed, err)
+	}
+	idx, err := s.tables[TableMessages].Indexes(ctx)
+	if err != nil || !slices.ContainsFunc(idx, isCurrentVectorIndex) {
+		t.Fatalf("no IVF_PQ vector index after EnsureVectorIndex: %+v %v", idx, err)
 	}
 	withIndex := scoreRelevance(t, s, d, ModeVector)
 	if withIndex["all"].at5 < vec["all"].at5*9/10 {

@@ -156,7 +156,7 @@ func (s *Store) Diagnose(ctx context.Context, keep time.Duration) (*Diagnosis, e
 			case name != TableMessages:
 			case ix.Name == textIndexName:
 				d.TextIndex.Exists, d.TextIndex.UnindexedRows = true, un
-			case isVectorIndex(ix):
+			case isCurrentVectorIndex(ix):
 				d.VectorIndex.Exists, d.VectorIndex.UnindexedRows = true, un
 			case slices.ContainsFunc(filterIndexes, func(f lance.IndexSpec) bool { return f.Name == ix.Name }):
 				filters++
