@@ -109,7 +109,7 @@ func (s *Store) vectorArm(ctx context.Context, p *plan, res *SearchResult) ([]ca
 	q := lance.Query{
 		Columns: []string{"session_id", "id", "role", "project", "source_agent", "timestamp"},
 		Filter:  lanceFilters(p),
-		Limit:   p.pool * 2,
+		Limit:   p.pool,
 		// The refine factor re-ranks on full vectors when the index answers (no effect on the
 		// exact search below VectorIndexMinRows).
 		Vector: &lance.VectorQuery{Column: "vector", Vector: vecs[0], Distance: "cosine", RefineFactor: vectorRefine},
