@@ -38,7 +38,7 @@ test: native-check
 	$(GO) vet -tags $(GO_TAGS) $(PKGS)
 	$(GO) test -tags $(GO_TAGS) -count=1 $(PKGS)
 
-# Load restored sessions with agents' own session code (installed from npm into the cache).
+# Resume restored sessions with the agents' own code (installed from npm into the cache).
 verify-agents: native-check
 	scripts/verify-agents.sh
 

@@ -149,8 +149,49 @@ func converse(t *Transcript) *conversation {
 
 // splitTurn puts each piece of one message where providers expect it: calls in an assistant
 // turn, results in a tool turn right after, text in the message's own role (a call recorded in
-// a user's message, like pi's !command, becomes an assistant call first).
+// a user's message, like pi's !command, becomes an assistant call first). An assistant message
+// that goes on after the results of its calls (OpenCode keeps call, result and the answer in one
+// message) is cut there, so that the answer follows the results, as it did when it was written.
 func splitTurn(t turn) []turn {
+	sub := func(role session.Role, suffix string, items []item) turn {
+		r := t
+		r.role, r.items, r.id = role, items, t.id+suffix
+		return r
+	}
+	var out []turn
+	if t.role == session.RoleAssistant {
+		var text, calls, results []item
+		n := 0
+		flush := func() {
+			suffix := ""
+			if n > 0 {
+				suffix = fmt.Sprintf(":%d", n)
+			}
+			if len(text)+len(calls) > 0 {
+				out = append(out, sub(session.RoleAssistant, suffix, append(text, calls...)))
+			}
+			if len(results) > 0 {
+				out = append(out, sub(session.RoleTool, ":results"+suffix, results))
+			}
+			text, calls, results = nil, nil, nil
+			n++
+		}
+		for _, it := range t.items {
+			switch it.kind {
+			case itemCall:
+				calls = append(calls, it)
+			case itemResult:
+				results = append(results, it)
+			default:
+				if len(results) > 0 {
+					flush()
+				}
+				text = append(text, it)
+			}
+		}
+		flush()
+		return out
+	}
 	var calls, results, text []item
 	for _, it := range t.items {
 		switch it.kind {
@@ -161,21 +202,6 @@ func splitTurn(t turn) []turn {
 		default:
 			text = append(text, it)
 		}
-	}
-	sub := func(role session.Role, suffix string, items []item) turn {
-		r := t
-		r.role, r.items, r.id = role, items, t.id+suffix
-		return r
-	}
-	var out []turn
-	if t.role == session.RoleAssistant {
-		if len(text)+len(calls) > 0 {
-			out = append(out, sub(session.RoleAssistant, "", append(text, calls...)))
-		}
-		if len(results) > 0 {
-			out = append(out, sub(session.RoleTool, ":results", results))
-		}
-		return out
 	}
 	if len(calls) > 0 {
 		out = append(out, sub(session.RoleAssistant, ":calls", calls))

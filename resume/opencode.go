@@ -148,9 +148,15 @@ func openCodeNative(t *Transcript) (doc json.RawMessage, lost, unplaced int) {
 		}
 		return a.id < b.id
 	})
+	fillLegacyMessages(order, func(id string) map[string]json.RawMessage { return msgs[id].info })
 	type exported struct {
 		Info  map[string]json.RawMessage   `json:"info"`
 		Parts []map[string]json.RawMessage `json:"parts"`
+	}
+	if info != nil && len(info["slug"]) == 0 {
+		// Sessions from before slugs (the legacy JSON tree) get one, as OpenCode's own
+		// migration gives them: its import refuses a session without.
+		info["slug"] = marshal("restored-" + shortHash(t.Session.ID, 8))
 	}
 	out := struct {
 		Info     map[string]json.RawMessage `json:"info"`
@@ -164,6 +170,59 @@ func openCodeNative(t *Transcript) (doc json.RawMessage, lost, unplaced int) {
 		out.Messages = append(out.Messages, exported{Info: m.info, Parts: m.parts})
 	}
 	return marshal(out), lost, unplaced
+}
+
+// fillLegacyMessages gives messages of OpenCode's legacy JSON tree what `opencode import`
+// requires and they did not record: an assistant's agent (it was called mode), a user
+// message's agent and model (the model of the answer to it, else of the one before, else
+// Pond's placeholder).
+func fillLegacyMessages(order []string, info func(id string) map[string]json.RawMessage) {
+	modelOf := func(m map[string]json.RawMessage) json.RawMessage {
+		if p, id := jstr(m["providerID"]), jstr(m["modelID"]); p != "" && id != "" {
+			return marshal(map[string]string{"providerID": p, "modelID": id})
+		}
+		return nil
+	}
+	var last json.RawMessage
+	for i, id := range order {
+		m := info(id)
+		if m == nil {
+			continue
+		}
+		switch jstr(m["role"]) {
+		case "assistant":
+			if len(m["agent"]) == 0 {
+				agent := jstr(m["mode"])
+				if agent == "" {
+					agent = "build"
+				}
+				m["agent"] = marshal(agent)
+			}
+			if mo := modelOf(m); mo != nil {
+				last = mo
+			}
+		case "user":
+			if len(m["agent"]) == 0 {
+				m["agent"] = marshal("build")
+			}
+			if len(m["model"]) > 0 {
+				continue
+			}
+			model := last
+			for _, next := range order[i+1:] {
+				if n := info(next); n != nil && jstr(n["role"]) == "assistant" {
+					if mo := modelOf(n); mo != nil {
+						model = mo
+					}
+					break
+				}
+			}
+			if model == nil {
+				model = marshal(restoredModel) // the session names none
+			}
+			m["model"] = model
+		}
+	}
 }
 
 // partFolder is the message id a legacy part file's folder names: part/<message id>/<file>.
@@ -273,6 +332,9 @@ func openCodeID(prefix, origin string, seq int64) string {
 	return fmt.Sprintf("%s_%012x%s", prefix, v, tail.String())
 }
 
+// restoredModel is the model a restored user message names when the session names none.
+var restoredModel = map[string]string{"providerID": "pond", "modelID": "restored"}
+
 // openCodeForeign rebuilds a session as an export document: the note as the first user
 // message (its text part carries the mark in metadata), user messages with text parts,
 // assistant messages with text parts and one tool part per call holding its result.
@@ -311,7 +373,7 @@ func openCodeForeign(t *Transcript, id, parent string) (json.RawMessage, string)
 	user := func(at int64, texts []string, meta map[string]any) {
 		mid := next("msg")
 		m := message{Info: map[string]any{"id": mid, "sessionID": id, "role": "user", "time": map[string]int64{"created": at},
-			"agent": "build", "model": map[string]string{"providerID": "pond", "modelID": "restored"}}}
+			"agent": "build", "model": restoredModel}}
 		for _, tx := range texts {
 			p := map[string]any{"id": next("prt"), "sessionID": id, "messageID": mid, "type": "text", "text": tx}
 			if meta != nil {
@@ -321,7 +383,13 @@ func openCodeForeign(t *Transcript, id, parent string) (json.RawMessage, string)
 		}
 		msgs, lastUser = append(msgs, m), mid
 	}
-	user(created, []string{noteText(t)}, map[string]any{MarkKey: markOf(t)})
+	// OpenCode orders messages by time: the note goes first even when the session's first
+	// message is stamped before the session itself.
+	noteAt := created
+	if len(c.turns) > 0 && c.turns[0].at.UnixMilli() < noteAt {
+		noteAt = c.turns[0].at.UnixMilli()
+	}
+	user(noteAt, []string{noteText(t)}, map[string]any{MarkKey: markOf(t)})
 	for _, tu := range c.turns {
 		at := tu.at.UnixMilli()
 		switch tu.role {
