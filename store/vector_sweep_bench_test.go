@@ -34,13 +34,13 @@ func BenchmarkVectorSweep(b *testing.B) {
 	if _, err := s.EnsureVectorIndex(ctx); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := s.MaintainSearchIndexes(ctx, false); err != nil {
+	if _, err := s.MaintainSearchIndexes(ctx, true); err != nil { // builds the filter indexes
 		b.Fatal(err)
 	}
 	t := s.tables[TableMessages]
 	// POND_SWEEP_INDEX=kind,partitions,subvectors rebuilds the vector index first (use a copy of
 	// the archive: POND_BENCH_DIR).
-	refines := []int{0}
+	refines := []int{0, vectorRefine}
 	if spec := os.Getenv("POND_SWEEP_INDEX"); spec != "" {
 		var kind string
 		var parts, subs int
@@ -57,8 +57,8 @@ func BenchmarkVectorSweep(b *testing.B) {
 			b.Fatal(err)
 		}
 		fmt.Printf("built %s in %v\n", spec, time.Since(began).Round(time.Millisecond))
-		if kind == "ivf_pq" {
-			refines = []int{0, 10}
+		if kind != string(lance.IndexIVFPQ) {
+			refines = []int{0} // only product quantisation has codes to refine
 		}
 	}
 	// Queries near the archive's clusters, as a real query is near the messages it is about:
