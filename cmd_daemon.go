@@ -33,7 +33,8 @@ While it runs it is the only writer: pond sync, adapters, consent, optimize and 
 through it.
 
 It listens on two sockets in the runtime directory (0700, sockets 0600, only your uid):
-  pond.sock  the HTTP API under /v1 (status, x/sql, ingest, adapters, consent, sync, optimize, watch)
+  pond.sock  the HTTP API under /v1 (status, search, get-session, get-message, x/sql, ingest, adapters, consent,
+             sync, optimize, resume, model, mirror/rebuild, watch)
   mcp.sock   MCP (newline-delimited JSON-RPC); agents reach it through "pond mcp"
 
 With capture consent granted (pond consent grant) it syncs every enabled adapter at start,

@@ -125,13 +125,10 @@ func newMirrorCmd() *cobra.Command {
 		Use:   "rebuild",
 		Short: "Recreate the SQLite mirror from the Lance tables",
 		Args:  cobra.NoArgs,
+		Long: `rebuild recreates the SQLite mirror (the read-only SQL surface) from the Lance tables, into
+a new file that replaces the old one when complete. While pond daemon runs, the daemon does it.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := openStore(cmd.Context(), "pond mirror rebuild")
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			c, err := s.RebuildMirror(cmd.Context())
+			c, err := writerFor(cmd.Context()).RebuildMirror(cmd.Context())
 			if err != nil {
 				return err
 			}

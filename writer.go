@@ -43,6 +43,8 @@ type writer interface {
 	// Optimize diagnoses the archive's upkeep and runs what req asks; progress (may be nil)
 	// follows the upkeep's events, notify receives remarks for the user (stderr).
 	Optimize(ctx context.Context, req *apitype.OptimizeRequest, progress func(apitype.Event), notify func(string)) (*apitype.OptimizeResponse, error)
+	// RebuildMirror recreates the SQLite mirror from the Lance tables.
+	RebuildMirror(ctx context.Context) (*apitype.MirrorRebuild, error)
 }
 
 func writerFor(ctx context.Context) writer {
@@ -129,6 +131,19 @@ func (localWriter) SetConsent(ctx context.Context, c config.Consent) (*apitype.C
 	}
 	resp, err := svc.SetConsent(ctx, &apitype.Consent{Capture: string(c)})
 	return resp, cliError(err)
+}
+
+func (localWriter) RebuildMirror(ctx context.Context) (*apitype.MirrorRebuild, error) {
+	s, err := openStore(ctx, "pond mirror rebuild")
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	svc, err := localService(s)
+	if err != nil {
+		return nil, err
+	}
+	return svc.RebuildMirror(ctx, &apitype.MirrorRebuildRequest{})
 }
 
 func (localWriter) SetModel(ctx context.Context, req *apitype.ModelRequest) (*apitype.ModelStatus, error) {
@@ -222,6 +237,13 @@ func (w daemonWriter) SetAdapters(ctx context.Context, req *apitype.AdapterReque
 
 func (w daemonWriter) SetConsent(ctx context.Context, c config.Consent) (*apitype.Consent, error) {
 	resp, err := w.c.SetConsent(ctx, &apitype.Consent{Capture: string(c)})
+	return resp, cliError(err)
+}
+
+// RebuildMirror has the daemon rebuild: it holds the mirror open, and a file replaced under it
+// would leave its writer and readers on the old one.
+func (w daemonWriter) RebuildMirror(ctx context.Context) (*apitype.MirrorRebuild, error) {
+	resp, err := w.c.RebuildMirror(ctx, &apitype.MirrorRebuildRequest{})
 	return resp, cliError(err)
 }
 

@@ -188,3 +188,50 @@ func tree(dir string) []string {
 	})
 	return out
 }
+
+// TestMirrorRebuildRoute: the daemon rebuilds its own mirror, and afterwards its writes, SQL
+// and searches all use the new file (a file replaced under a running daemon would leave them on
+// the old one).
+func TestMirrorRebuildRoute(t *testing.T) {
+	s := serve(t, ipc.ListenOptions{})
+	ctx := context.Background()
+	if _, err := s.client.Sync(ctx, &apitype.SyncRequest{Adapter: "claude-code"}); err != nil {
+		t.Fatal(err)
+	}
+	count := func(table string) int64 {
+		t.Helper()
+		res, err := s.client.SQL(ctx, &apitype.SQLRequest{Query: "SELECT count(*) AS n FROM " + table})
+		if err != nil || len(res.Rows) != 1 {
+			t.Fatalf("count %s: %+v %v", table, res, err)
+		}
+		n, ok := res.Rows[0]["n"].(float64)
+		if !ok {
+			t.Fatalf("count %s: %+v", table, res.Rows[0])
+		}
+		return int64(n)
+	}
+	// Search once so that the store's search pool is open on the old file.
+	if _, err := s.client.Search(ctx, &apitype.SearchRequest{Query: "calc_test"}); err != nil {
+		t.Fatal(err)
+	}
+	sessions, messages := count("sessions"), count("messages")
+	got, err := s.client.RebuildMirror(ctx, &apitype.MirrorRebuildRequest{})
+	if err != nil || got.Sessions != sessions || got.Messages != messages || got.Parts == 0 {
+		t.Fatalf("rebuild: %+v %v; want %d sessions, %d messages", got, err, sessions, messages)
+	}
+	ev := func(v string) json.RawMessage { return json.RawMessage(v) }
+	if _, err := s.client.Ingest(ctx, &apitype.IngestRequest{Events: []json.RawMessage{
+		ev(`{"kind":"session","id":"after-rebuild","source_agent":"api-test","project":"/p","created_at":"2026-01-02T03:04:05Z"}`),
+		ev(`{"kind":"message","session_id":"after-rebuild","id":"m1","role":"user","timestamp":"2026-01-02T03:04:06Z"}`),
+		ev(`{"kind":"part","session_id":"after-rebuild","message_id":"m1","id":"p1","ordinal":0,"type":"text","provenance":"conversational","text":"zebracorn written after the rebuild"}`),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count("sessions"); n != sessions+1 {
+		t.Errorf("sessions after a write following the rebuild: %d, want %d", n, sessions+1)
+	}
+	res, err := s.client.Search(ctx, &apitype.SearchRequest{Query: "zebracorn"})
+	if err != nil || len(res.Sessions) != 1 || res.Sessions[0].SessionID != "after-rebuild" {
+		t.Errorf("search after the rebuild: %+v %v", res, err)
+	}
+}

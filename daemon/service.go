@@ -410,6 +410,31 @@ func (s *Service) SetConsent(ctx context.Context, req *apitype.Consent) (*apityp
 	return &apitype.Consent{Capture: string(c), ConfigFile: s.Dirs.ConfigFile.Path}, nil
 }
 
+// RebuildMirror recreates the SQLite mirror from the Lance tables, in the write slot (no sync
+// writes meanwhile). The store reopens its own connections to the new file; the SQL reader is
+// dropped here, to be reopened on the next query.
+func (s *Service) RebuildMirror(ctx context.Context, _ *apitype.MirrorRebuildRequest) (*apitype.MirrorRebuild, error) {
+	if err := s.needStore(); err != nil {
+		return nil, err
+	}
+	if err := s.acquireWrite(ctx, false); err != nil {
+		return nil, err
+	}
+	defer s.releaseWrite()
+	c, err := s.Store.RebuildMirror(ctx)
+	s.readerMu.Lock()
+	if s.reader != nil {
+		s.reader.Close()
+		s.reader = nil
+	}
+	s.readerMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	s.log().Info("daemon: mirror rebuilt", "sessions", c.Sessions, "messages", c.Messages, "parts", c.Parts)
+	return &apitype.MirrorRebuild{Sessions: c.Sessions, Messages: c.Messages, Parts: c.Parts}, nil
+}
+
 // Sync captures now, as `pond sync` asks: a first run enables the adapters whose data exists;
 // declined consent refuses.
 func (s *Service) Sync(ctx context.Context, req *apitype.SyncRequest) (*apitype.SyncResponse, error) {

@@ -22,6 +22,7 @@ type API interface {
 	Consent(ctx context.Context) (*apitype.Consent, error)
 	SetConsent(ctx context.Context, req *apitype.Consent) (*apitype.Consent, error)
 	Sync(ctx context.Context, req *apitype.SyncRequest) (*apitype.SyncResponse, error)
+	RebuildMirror(ctx context.Context, req *apitype.MirrorRebuildRequest) (*apitype.MirrorRebuild, error)
 	Resume(ctx context.Context, req *apitype.ResumeRequest) (*apitype.ResumeOutcome, error)
 	Model(ctx context.Context) (*apitype.ModelStatus, error)
 	SetModel(ctx context.Context, req *apitype.ModelRequest) (*apitype.ModelStatus, error)

@@ -90,6 +90,11 @@ func (c *Client) Sync(ctx context.Context, req *apitype.SyncRequest) (*apitype.S
 	return do[apitype.SyncResponse](ctx, c, "POST", "/v1/sync", req)
 }
 
+// RebuildMirror recreates the daemon's SQLite mirror from the Lance tables.
+func (c *Client) RebuildMirror(ctx context.Context, req *apitype.MirrorRebuildRequest) (*apitype.MirrorRebuild, error) {
+	return do[apitype.MirrorRebuild](ctx, c, "POST", "/v1/mirror/rebuild", req)
+}
+
 // Resume writes a stored session back into an agent. A refused or failed restore is an
 // *apitype.Error whose code is the outcome's status; apitype.RefusedRestore reads the outcome.
 func (c *Client) Resume(ctx context.Context, req *apitype.ResumeRequest) (*apitype.ResumeOutcome, error) {

@@ -53,6 +53,7 @@ func (s *Server) table() []route {
 		{"POST", "/v1/model", post(s, s.API.SetModel)},
 		{"POST", "/v1/model/verify", post(s, s.API.VerifyModel)},
 		{"POST", "/v1/sync", post(s, s.API.Sync)},
+		{"POST", "/v1/mirror/rebuild", post(s, s.API.RebuildMirror)},
 		{"POST", "/v1/optimize", post(s, s.API.Optimize)},
 		{"GET", "/v1/watch", s.serveWatch},
 	}

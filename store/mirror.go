@@ -53,7 +53,8 @@ func (s *Store) RebuildMirror(ctx context.Context) (sqlite.Counts, error) {
 	if s.mirror, err = sqlite.OpenMirror(ctx, path); err != nil {
 		return counts, err
 	}
-	return counts, nil
+	// Searches read the replaced file until their pool reopens it.
+	return counts, s.closeSearchDB()
 }
 
 // Drift is how the mirror differs from Lance.

@@ -23,10 +23,29 @@ func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
 // searchDB is the read-only connection pool the planner and session pages read the mirror
 // through, opened on first use. Reads never wait for the writer (WAL).
 func (s *Store) searchDB() (*sql.DB, error) {
-	s.searchOnce.Do(func() {
-		s.search, s.searchErr = sqlite.OpenSearchDB(s.MirrorPath())
-	})
-	return s.search, s.searchErr
+	s.searchMu.Lock()
+	defer s.searchMu.Unlock()
+	if s.search == nil {
+		db, err := sqlite.OpenSearchDB(s.MirrorPath())
+		if err != nil {
+			return nil, err
+		}
+		s.search = db
+	}
+	return s.search, nil
+}
+
+// closeSearchDB closes the search pool (and the scope cache's connection); the next search
+// opens the mirror file afresh, as it must after RebuildMirror replaced it.
+func (s *Store) closeSearchDB() error {
+	s.searchMu.Lock()
+	defer s.searchMu.Unlock()
+	if s.search == nil {
+		return nil
+	}
+	err := errors.Join(s.scopes.close(), s.search.Close())
+	s.search = nil
+	return err
 }
 
 // messageFilters renders the plan's filters as SQL over messages aliased m, or, with byDay,

@@ -50,13 +50,12 @@ type Store struct {
 
 	// Search reads the mirror through its own read-only pool, opened on first use, and asks
 	// embedder (nil: semantic search off) for query vectors.
-	embedMu    sync.Mutex
-	embedder   embed.Embedder
-	searchOnce sync.Once
-	search     *sql.DB
-	searchErr  error
-	scopes     scopeCache
-	textIndex  textIndexState
+	embedMu   sync.Mutex
+	embedder  embed.Embedder
+	searchMu  sync.Mutex
+	search    *sql.DB
+	scopes    scopeCache
+	textIndex textIndexState
 	// vectorIndexMin overrides VectorIndexMinRows (tests).
 	vectorIndexMin int
 }
@@ -183,9 +182,7 @@ func (s *Store) Close() error {
 	if s.mirror != nil {
 		errs = append(errs, s.mirror.Close())
 	}
-	if s.search != nil {
-		errs = append(errs, s.scopes.close(), s.search.Close())
-	}
+	errs = append(errs, s.closeSearchDB())
 	if s.db != nil {
 		errs = append(errs, s.db.Close())
 	}

@@ -255,3 +255,15 @@ const (
 	EventConsent      = "consent_changed"
 	EventAdapters     = "adapters_changed"
 )
+
+// MirrorRebuildRequest asks POST /v1/mirror/rebuild to recreate the mirror.
+type MirrorRebuildRequest struct {
+	Versioned
+}
+
+// MirrorRebuild is what POST /v1/mirror/rebuild recreated from the Lance tables.
+type MirrorRebuild struct {
+	Sessions int64 `json:"sessions"`
+	Messages int64 `json:"messages"`
+	Parts    int64 `json:"parts"`
+}
