@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 )
 
@@ -103,4 +104,14 @@ func peerUIDFrom(ctx context.Context) (int, error) {
 		return -1, errors.New("no peer credentials on this connection")
 	}
 	return p.uid, p.err
+}
+
+// socketOf is the raw socket under a Unix-socket connection, which the peer checks ask the
+// kernel about.
+func socketOf(c net.Conn) (syscall.RawConn, error) {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return nil, fmt.Errorf("ipc: peer credentials need a Unix socket, not %T", c)
+	}
+	return uc.SyscallConn()
 }

@@ -13,11 +13,7 @@ import (
 // PeerUID is the uid of the process at the other end of a Unix-socket connection, from the
 // kernel (Linux SO_PEERCRED, macOS LOCAL_PEERCRED), never from anything the peer says.
 func PeerUID(c net.Conn) (int, error) {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		return -1, fmt.Errorf("ipc: peer credentials need a Unix socket, not %T", c)
-	}
-	raw, err := uc.SyscallConn()
+	raw, err := socketOf(c)
 	if err != nil {
 		return -1, err
 	}

@@ -29,11 +29,7 @@ const otherUser = -2
 // PeerUID reports whether the process at the other end of a Unix-socket connection runs as
 // this account (see above), from the kernel, never from anything the peer says.
 func PeerUID(c net.Conn) (int, error) {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		return -1, fmt.Errorf("ipc: peer credentials need a Unix socket, not %T", c)
-	}
-	raw, err := uc.SyscallConn()
+	raw, err := socketOf(c)
 	if err != nil {
 		return -1, err
 	}
