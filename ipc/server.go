@@ -208,17 +208,18 @@ func checkVersion(v *apitype.Versioned) *apitype.Error {
 // StatusOf maps an error code to its HTTP status.
 func StatusOf(code string) int {
 	switch code {
-	case apitype.CodeValidation, apitype.CodeVersion, apitype.CodeNamespace, apitype.CodeRefused, apitype.CodeUnknownAdapter:
+	case apitype.CodeValidation, apitype.CodeVersion, apitype.CodeNamespace, apitype.CodeRefused, apitype.CodeUnknownAdapter,
+		apitype.CodeUnknownAgent:
 		return http.StatusBadRequest
 	case apitype.CodeForbidden, apitype.CodeDeclined:
 		return http.StatusForbidden
 	case apitype.CodeUnauthorized:
 		return http.StatusUnauthorized
-	case apitype.CodeNotFound:
+	case apitype.CodeNotFound, apitype.CodeNotStored:
 		return http.StatusNotFound
 	case apitype.CodeMethod:
 		return http.StatusMethodNotAllowed
-	case apitype.CodeConflict, apitype.CodeSyncRunning, apitype.CodeEmbeddingsOff:
+	case apitype.CodeConflict, apitype.CodeSyncRunning, apitype.CodeEmbeddingsOff, apitype.CodeTargetExists:
 		return http.StatusConflict
 	case apitype.CodeTooLarge:
 		return http.StatusRequestEntityTooLarge
@@ -226,14 +227,8 @@ func StatusOf(code string) int {
 		return http.StatusServiceUnavailable
 	case apitype.CodeNotImplemented:
 		return http.StatusNotImplemented
-	case apitype.CodeNotStored:
-		return http.StatusNotFound
-	case apitype.CodeUnknownAgent:
-		return http.StatusBadRequest
 	case apitype.CodeTooDeep, apitype.CodeNoNativeDir, apitype.CodeCwdMissing:
 		return http.StatusUnprocessableEntity
-	case apitype.CodeTargetExists:
-		return http.StatusConflict
 	}
 	return http.StatusInternalServerError
 }
