@@ -20,6 +20,12 @@ import (
 //
 // Both are external-content tables: they index messages' rows by rowid and store no copy of the
 // text.
+//
+// New rows are indexed by Mirror.ApplyWhen, one INSERT … SELECT per transaction, not by a
+// trigger: FTS5 writes its pending terms to disk at every statement savepoint, and a trigger
+// runs one per row, so an insert trigger wrote a segment per message and then merged them (2.5×
+// the cost of indexing the same rows in one statement; docs/benchmarks.md). Updates and deletes
+// are rare and stay on triggers.
 var ftsDDL = []string{
 	// Searchable messages counted per agent, project, role and UTC day, so that "N searchable in
 	// scope" is a sum over a few thousand rows for any filter but a session id.
@@ -46,11 +52,8 @@ var ftsDDL = []string{
 		tokenize='porter unicode61 remove_diacritics 2')`,
 	`CREATE VIRTUAL TABLE IF NOT EXISTS messages_cjk USING fts5(search_text, content='messages', content_rowid='rowid',
 		tokenize='trigram')`,
-	`CREATE TRIGGER IF NOT EXISTS messages_fts_insert AFTER INSERT ON messages
-		WHEN new.search_text IS NOT NULL AND new.search_text != '' BEGIN
-		INSERT INTO messages_fts(rowid, search_text) VALUES (new.rowid, new.search_text);
-		INSERT INTO messages_cjk(rowid, search_text) SELECT new.rowid, new.search_text WHERE new.search_text GLOB '` + cjkGlob + `';
-	END`,
+	// Mirrors written before ApplyWhen indexed new rows itself carry this trigger.
+	`DROP TRIGGER IF EXISTS messages_fts_insert`,
 	`CREATE TRIGGER IF NOT EXISTS messages_fts_delete AFTER DELETE ON messages
 		WHEN old.search_text IS NOT NULL AND old.search_text != '' BEGIN
 		INSERT INTO messages_fts(messages_fts, rowid, search_text) VALUES ('delete', old.rowid, old.search_text);
@@ -104,6 +107,35 @@ func ensureFTS(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO messages_cjk(rowid, search_text)
 		SELECT rowid, search_text FROM messages WHERE search_text GLOB '`+cjkGlob+`'`); err != nil {
 		return fmt.Errorf("full-text index: build: %w", err)
+	}
+	return nil
+}
+
+// indexNewMessages adds the messages inserted after rowid before to the full-text indexes: all of
+// them with search text to the word index, the ones with CJK text (found here, in Go, rather than
+// by a GLOB that costs ~70 µs per message) to the trigram index.
+func indexNewMessages(ctx context.Context, tx *sql.Tx, before int64, rows []MessageRow) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO messages_fts(rowid, search_text)
+		SELECT rowid, search_text FROM messages WHERE rowid > ? AND search_text IS NOT NULL AND search_text != ''`, before); err != nil {
+		return fmt.Errorf("mirror: full-text index: %w", err)
+	}
+	var cjk *sql.Stmt
+	for _, x := range rows {
+		if strings.IndexFunc(x.SearchText, IsCJK) < 0 {
+			continue
+		}
+		if cjk == nil {
+			var err error
+			cjk, err = tx.PrepareContext(ctx, `INSERT INTO messages_cjk(rowid, search_text)
+				SELECT rowid, search_text FROM messages WHERE rowid > ? AND session_id = ? AND message_id = ?`)
+			if err != nil {
+				return fmt.Errorf("mirror: trigram index: %w", err)
+			}
+			defer cjk.Close()
+		}
+		if _, err := cjk.ExecContext(ctx, before, x.SessionID, x.MessageID); err != nil {
+			return fmt.Errorf("mirror: trigram index: %w", err)
+		}
 	}
 	return nil
 }

@@ -254,6 +254,12 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 		st.Close()
 	}
 	if len(r.Messages) > 0 {
+		// Rows inserted below get rowids above every existing one: that is how the full-text
+		// indexes find them afterwards.
+		var before int64
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(rowid), 0) FROM messages`).Scan(&before); err != nil {
+			return fmt.Errorf("mirror: %w", err)
+		}
 		// A replayed message may carry a newer search text or embedding model than the copy
 		// here; those are the only columns that ever change.
 		st, err := tx.PrepareContext(ctx, `INSERT INTO messages VALUES (?,?,?,?,?,?,?,?,?,?,?)
@@ -271,6 +277,9 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 			raise("messages", x.IngestSeq)
 		}
 		st.Close()
+		if err := indexNewMessages(ctx, tx, before, r.Messages); err != nil {
+			return err
+		}
 	}
 	if len(r.Parts) > 0 {
 		st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO parts VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`)
