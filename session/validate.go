@@ -31,6 +31,12 @@ func (e *ValidationError) Error() string {
 // at microsecond precision (what the store keeps), oversized values become truncation markers,
 // and caller-supplied ingest provenance is removed (the store stamps its own). The same
 // validator guards adapters' output, the ingest route and `pond import`.
+//
+// It checks in two stages. CheckKeys is the cheap one: identity, order and the closed sets
+// (roles, part types, provenance). CheckContent reads the values: JSON validity of raw records,
+// parameters and results, and the size cap. A writer runs CheckKeys on everything, looks the keys
+// up, and runs CheckContent only on what it will insert: re-ingesting an archive does not
+// re-read its gigabytes of stored content. Check runs both.
 type Validator struct {
 	// MaxValueBytes caps a single value; 0 means DefaultMaxValueBytes.
 	MaxValueBytes int
@@ -42,86 +48,121 @@ type Validator struct {
 // Check validates e against the stream so far. A rejected event is not remembered, so its
 // messages or parts are rejected too.
 func (v *Validator) Check(e *Event) error {
+	if err := v.CheckKeys(e); err != nil {
+		return err
+	}
+	if err := v.CheckContent(e); err != nil {
+		switch e.Kind() {
+		case KindSession:
+			delete(v.sessions, e.Session.ID)
+		case KindMessage:
+			delete(v.messages, e.Key())
+		}
+		return err
+	}
+	return nil
+}
+
+func invalid(e *Event, field, format string, args ...any) error {
+	return &ValidationError{Kind: e.Kind(), Key: e.Key(), Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// CheckKeys validates e's identity and place in the stream (a session before its messages, a
+// message before its parts) and normalises its times.
+func (v *Validator) CheckKeys(e *Event) error {
 	if v.sessions == nil {
 		v.sessions = map[string]bool{}
 		v.messages = map[Key]bool{}
-	}
-	max := v.MaxValueBytes
-	if max <= 0 {
-		max = DefaultMaxValueBytes
-	}
-	fail := func(field, format string, args ...any) error {
-		return &ValidationError{Kind: e.Kind(), Key: e.Key(), Field: field, Reason: fmt.Sprintf(format, args...)}
 	}
 	switch e.Kind() {
 	case KindSession:
 		s := e.Session
 		switch {
 		case s.ID == "":
-			return fail("id", "missing")
+			return invalid(e, "id", "missing")
 		case s.SourceAgent == "":
-			return fail("source_agent", "missing")
+			return invalid(e, "source_agent", "missing")
 		case strings.TrimSpace(s.Project) == "":
-			return fail("project", "missing (the working directory, or the agent's equivalent)")
+			return invalid(e, "project", "missing (the working directory, or the agent's equivalent)")
 		case s.CreatedAt.IsZero():
-			return fail("created_at", "missing")
+			return invalid(e, "created_at", "missing")
 		case s.ParentMessageID != "" && s.ParentSessionID == "":
-			return fail("parent_message_id", "set without parent_session_id")
+			return invalid(e, "parent_message_id", "set without parent_session_id")
 		case s.ParentSessionID == s.ID:
-			return fail("parent_session_id", "names the session itself")
-		}
-		if k := badOption(s.Options); k != "" {
-			return fail("options."+k, "not valid JSON")
+			return invalid(e, "parent_session_id", "names the session itself")
 		}
 		s.CreatedAt = normTime(s.CreatedAt)
-		capOptions(s.Options, max)
 		v.sessions[s.ID] = true
 	case KindMessage:
 		m := e.Message
 		switch {
 		case m.SessionID == "":
-			return fail("session_id", "missing")
+			return invalid(e, "session_id", "missing")
 		case m.ID == "":
-			return fail("id", "missing")
+			return invalid(e, "id", "missing")
 		case !v.sessions[m.SessionID]:
-			return fail("", "comes before its session %s", m.SessionID)
+			return invalid(e, "", "comes before its session %s", m.SessionID)
 		case !validRole(m.Role):
-			return fail("role", "unknown role %q (want system, user, assistant or tool)", m.Role)
+			return invalid(e, "role", "unknown role %q (want system, user, assistant or tool)", m.Role)
 		case m.Timestamp.IsZero():
-			return fail("timestamp", "missing")
-		}
-		if k := badOption(m.Options); k != "" {
-			return fail("options."+k, "not valid JSON")
+			return invalid(e, "timestamp", "missing")
 		}
 		m.Timestamp = normTime(m.Timestamp)
+		v.messages[e.Key()] = true
+	case KindPart:
+		p := e.Part
+		switch {
+		case p.SessionID == "" || p.MessageID == "":
+			return invalid(e, "", "missing session_id or message_id")
+		case p.ID == "":
+			return invalid(e, "id", "missing")
+		case !v.messages[Key{SessionID: p.SessionID, MessageID: p.MessageID}]:
+			return invalid(e, "", "comes before its message %s/%s", p.SessionID, p.MessageID)
+		case !slices.Contains(PartTypes, p.Type):
+			return invalid(e, "type", "unknown part type %q", p.Type)
+		case p.Provenance != Conversational && p.Provenance != Injected:
+			return invalid(e, "provenance", "must be conversational or injected, got %q", p.Provenance)
+		case p.Ordinal < 0:
+			return invalid(e, "ordinal", "negative")
+		}
+	default:
+		return &ValidationError{Reason: "empty event"}
+	}
+	return nil
+}
+
+// CheckContent validates e's values and normalises them: oversized values become truncation
+// markers and ingest provenance a caller sent is dropped. It does not look at the stream.
+func (v *Validator) CheckContent(e *Event) error {
+	max := v.MaxValueBytes
+	if max <= 0 {
+		max = DefaultMaxValueBytes
+	}
+	switch e.Kind() {
+	case KindSession:
+		s := e.Session
+		if k := badOption(s.Options); k != "" {
+			return invalid(e, "options."+k, "not valid JSON")
+		}
+		capOptions(s.Options, max)
+	case KindMessage:
+		m := e.Message
+		if k := badOption(m.Options); k != "" {
+			return invalid(e, "options."+k, "not valid JSON")
+		}
 		m.Content = capText(m.Content, max, ensure(&m.Options), "content")
 		stripIngest(m.Options)
 		capOptions(m.Options, max)
 		if len(m.Options) == 0 {
 			m.Options = nil
 		}
-		v.messages[e.Key()] = true
 	case KindPart:
 		p := e.Part
-		switch {
-		case p.SessionID == "" || p.MessageID == "":
-			return fail("", "missing session_id or message_id")
-		case p.ID == "":
-			return fail("id", "missing")
-		case !v.messages[Key{SessionID: p.SessionID, MessageID: p.MessageID}]:
-			return fail("", "comes before its message %s/%s", p.SessionID, p.MessageID)
-		case !slices.Contains(PartTypes, p.Type):
-			return fail("type", "unknown part type %q", p.Type)
-		case p.Provenance != Conversational && p.Provenance != Injected:
-			return fail("provenance", "must be conversational or injected, got %q", p.Provenance)
-		case p.Ordinal < 0:
-			return fail("ordinal", "negative")
-		}
 		if err := checkVariant(p); err != "" {
-			return fail("", "%s", err)
+			return invalid(e, "", "%s", err)
 		}
 		if k := badOption(p.Options); k != "" {
-			return fail("options."+k, "not valid JSON")
+			return invalid(e, "options."+k, "not valid JSON")
 		}
 		p.Text = capText(p.Text, max, ensure(&p.Options), "text")
 		p.Params = capJSON(p.Params, max, p.Options, "params")

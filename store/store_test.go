@@ -224,6 +224,44 @@ func TestInvalidRowsAreRejectedOneByOne(t *testing.T) {
 	}
 }
 
+// Content (raw JSON, sizes) is checked only on rows to insert: a bad value in a new message
+// rejects it and its parts, while the same bad value on a row already stored is left alone.
+func TestContentIsCheckedOnRowsToInsert(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	// Not through upsert: its JSON clone would refuse the invalid values.
+	write := func(ev []session.Event) *Outcome {
+		t.Helper()
+		out, err := s.Upsert(context.Background(), ev, Stamp{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	in := everyKind("s1")
+	in[5].Message.Options = session.Options{"raw": json.RawMessage(`{"broken"`)} // m2
+	out := write(in)
+	if out.Rejected != (Tally{0, 1, 7}) || out.Inserted != (Tally{1, 2, 3}) {
+		t.Fatalf("rejected %+v inserted %+v", out.Rejected, out.Inserted)
+	}
+	if !strings.Contains(out.Rows[5].Error, "options.raw: not valid JSON") || !strings.Contains(out.Rows[6].Error, "its message was rejected") {
+		t.Fatalf("errors: %q / %q", out.Rows[5].Error, out.Rows[6].Error)
+	}
+
+	again := everyKind("s1")
+	again[1].Message.Options = session.Options{"raw": json.RawMessage(`{"broken"`)} // m0, stored
+	out = write(again)
+	if out.Rejected != (Tally{}) || out.Inserted != (Tally{0, 1, 7}) || out.Rows[1].Status != Matched {
+		t.Fatalf("re-ingest: rejected %+v inserted %+v, m0 %s", out.Rejected, out.Inserted, out.Rows[1].Status)
+	}
+
+	bad := everyKind("s2")
+	bad[0].Session.Options = session.Options{"raw": json.RawMessage(`nope`)}
+	out = write(bad)
+	if out.Inserted != (Tally{}) || out.Rejected != (Tally{1, 3, 10}) {
+		t.Fatalf("bad session: rejected %+v inserted %+v", out.Rejected, out.Inserted)
+	}
+}
+
 func TestEscapingInLanceFilters(t *testing.T) {
 	s := openTestStore(t, t.TempDir())
 	for _, id := range []string{`it's`, `back\slash`, `50% off`, `日本語`} {

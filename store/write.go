@@ -126,7 +126,7 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	for i := range events {
 		e := &events[i]
 		out.Rows[i] = RowOutcome{Index: i, Kind: e.Kind(), Key: e.Key()}
-		if err := v.Check(e); err != nil {
+		if err := v.CheckKeys(e); err != nil {
 			out.Rows[i].Status, out.Rows[i].Error = Rejected, err.Error()
 			continue
 		}
@@ -154,6 +154,13 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	relabeled := map[string]bool{}
 	newMsgIndex := map[session.Key]int{} // new messages -> index into b.messages
 	staleMsgs := map[session.Key]bool{}
+	// Only rows to insert have their content checked; a new session or message whose content
+	// is rejected takes its new messages and parts with it, as Validator.Check would.
+	badSessions := map[string]bool{}
+	badMessages := map[session.Key]bool{}
+	reject := func(r *RowOutcome, err error) {
+		r.Status, r.Error = Rejected, err.Error()
+	}
 	for i := range events {
 		e := &events[i]
 		r := &out.Rows[i]
@@ -175,6 +182,11 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 				r.Status = Matched // repeated in this batch
 				continue
 			}
+			if err := v.CheckContent(e); err != nil {
+				badSessions[sess.ID] = true
+				reject(r, err)
+				continue
+			}
 			labels[sess.ID] = storedLabels{sess.SourceAgent, sess.Project}
 			b.sessions = append(b.sessions, sess)
 			r.Status = Inserted
@@ -187,6 +199,16 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 			}
 			if _, dup := newMsgIndex[k]; dup {
 				r.Status = Matched
+				continue
+			}
+			if badSessions[m.SessionID] {
+				reject(r, fmt.Errorf("invalid message %s: its session was rejected", k))
+				badMessages[k] = true
+				continue
+			}
+			if err := v.CheckContent(e); err != nil {
+				badMessages[k] = true
+				reject(r, err)
 				continue
 			}
 			l := labels[m.SessionID]
@@ -206,9 +228,17 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 				r.Status = Matched
 				continue
 			}
+			mk := session.Key{SessionID: p.SessionID, MessageID: p.MessageID}
+			if badMessages[mk] {
+				reject(r, fmt.Errorf("invalid part %s: its message was rejected", pk))
+				continue
+			}
+			if err := v.CheckContent(e); err != nil {
+				reject(r, err)
+				continue
+			}
 			b.seq[pk] = 0 // placeholder: marks the key as taken in this batch
 			b.parts = append(b.parts, p)
-			mk := session.Key{SessionID: p.SessionID, MessageID: p.MessageID}
 			if _, isNew := newMsgIndex[mk]; !isNew && affectsSearch(p) {
 				staleMsgs[mk] = true
 			}
