@@ -13,6 +13,7 @@ import (
 
 	"github.com/pondhq/pond/embed"
 	"github.com/pondhq/pond/store/lance"
+	"github.com/pondhq/pond/store/sqlite"
 )
 
 // BackfillOptions tune Backfill.
@@ -290,23 +291,12 @@ func (s *Store) dropChanged(ctx context.Context, keys []messageKey, texts []stri
 
 // setMirrorEmbeddingModel records in the mirror which model embedded keys.
 func (s *Store) setMirrorEmbeddingModel(ctx context.Context, keys []messageKey, model string) error {
-	tx, err := s.mirror.DB().BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("store: mirror: %w", err)
+	mk := make([]sqlite.MessageKey, len(keys))
+	for i, k := range keys {
+		mk[i] = sqlite.MessageKey{SessionID: k.session, MessageID: k.id}
 	}
-	defer tx.Rollback()
-	stmt, err := tx.PrepareContext(ctx, `UPDATE messages SET embedding_model = ? WHERE session_id = ? AND message_id = ?`)
-	if err != nil {
-		return fmt.Errorf("store: mirror: %w", err)
-	}
-	defer stmt.Close()
-	for _, k := range keys {
-		if _, err := stmt.ExecContext(ctx, model, k.session, k.id); err != nil {
-			return fmt.Errorf("store: mirror: %w", err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: mirror: %w", err)
+	if err := s.mirror.SetEmbeddingModel(ctx, model, mk); err != nil {
+		return fmt.Errorf("store: %w", err)
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 type Mirror struct {
 	db   *sql.DB
 	path string
+	ckpt *checkpointer
 }
 
 // SchemaVersion is the mirror's layout version; a mirror of another version is rebuilt from
@@ -113,13 +114,21 @@ func OpenMirror(ctx context.Context, path string) (*Mirror, error) {
 		db.Close()
 		return nil, err
 	}
+	ck, err := sql.Open("sqlite3", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("mirror: open %s: %w", path, err)
+	}
+	ck.SetMaxOpenConns(1)
+	m.ckpt = startCheckpointer(ck)
 	return m, nil
 }
 
 func (m *Mirror) init(ctx context.Context) error {
 	// Large pages suit rows that carry kilobytes of tool output (a new file only; SQLite keeps
 	// an existing file's page size), then WAL so readers never block the writer.
-	for _, p := range []string{`PRAGMA page_size = 16384`, `PRAGMA journal_mode = WAL`} {
+	// The log is copied into the database by the checkpointer, not by the committing writer.
+	for _, p := range []string{`PRAGMA page_size = 16384`, `PRAGMA journal_mode = WAL`, `PRAGMA wal_autocheckpoint = 0`} {
 		if _, err := m.db.ExecContext(ctx, p); err != nil {
 			return fmt.Errorf("mirror: %s: %w", p, err)
 		}
@@ -149,7 +158,7 @@ func (m *Mirror) init(ctx context.Context) error {
 }
 
 // Close closes the mirror.
-func (m *Mirror) Close() error { return m.db.Close() }
+func (m *Mirror) Close() error { return errors.Join(m.ckpt.close(), m.db.Close()) }
 
 // Path is the mirror's file.
 func (m *Mirror) Path() string { return m.path }
@@ -228,6 +237,7 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 		}
 		return nil
 	}
+	m.ckpt.settle(ctx, m.db)
 	tx, err := m.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("mirror: begin: %w", err)
@@ -320,6 +330,34 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("mirror: commit: %w", err)
 	}
+	m.ckpt.committed()
+	return nil
+}
+
+// MessageKey names a message.
+type MessageKey struct{ SessionID, MessageID string }
+
+// SetEmbeddingModel records which model embedded the messages keys names.
+func (m *Mirror) SetEmbeddingModel(ctx context.Context, model string, keys []MessageKey) error {
+	tx, err := m.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("mirror: %w", err)
+	}
+	defer tx.Rollback()
+	stmt, err := tx.PrepareContext(ctx, `UPDATE messages SET embedding_model = ? WHERE session_id = ? AND message_id = ?`)
+	if err != nil {
+		return fmt.Errorf("mirror: %w", err)
+	}
+	defer stmt.Close()
+	for _, k := range keys {
+		if _, err := stmt.ExecContext(ctx, model, k.SessionID, k.MessageID); err != nil {
+			return fmt.Errorf("mirror: set embedding model: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("mirror: commit: %w", err)
+	}
+	m.ckpt.committed()
 	return nil
 }
 
