@@ -39,6 +39,27 @@ func (e Event) Kind() Kind {
 	return ""
 }
 
+// Size estimates what the event weighs in memory: its values plus a fixed overhead. Writers
+// bound their batches by it.
+func (e Event) Size() int64 {
+	n := 256
+	var o Options
+	switch {
+	case e.Session != nil:
+		o = e.Session.Options
+	case e.Message != nil:
+		o, n = e.Message.Options, n+len(e.Message.Content)
+	case e.Part != nil:
+		p := e.Part
+		o = p.Options
+		n += len(p.Text) + len(p.Params) + len(p.Result) + p.Data.Size()
+	}
+	for _, v := range o {
+		n += len(v)
+	}
+	return int64(n)
+}
+
 // Key identifies the object within the archive: sessions by id, messages by (session, id),
 // parts by (session, message, id). Forks and compaction successors replay their parent's
 // message ids, so message and part keys are always scoped by session.

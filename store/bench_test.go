@@ -28,9 +28,10 @@ func peakRSS() float64 {
 }
 
 // BenchmarkIngest stores sessiongen's default corpus (2,000 sessions, ~100k messages, ~300k
-// parts; see its package doc for the size distribution) in batches of 100 sessions, as sync
-// flushes, then ingests it again (everything matched). The corpus is generated batch by batch
-// so the process's memory is the store's, not the corpus's. Run with -benchtime=1x.
+// parts; see its package doc for the size distribution) in batches as sync flushes them: at 100
+// sessions or 4 MiB of content, whichever comes first (POND_BENCH_BATCH_MB sets the bytes).
+// Then it ingests it again (everything matched). The corpus is generated batch by batch so the
+// process's memory is the store's, not the corpus's. Run with -benchtime=1x.
 func BenchmarkIngest(b *testing.B) {
 	benchIngest(b, sessiongen.Default())
 }
@@ -44,6 +45,10 @@ func BenchmarkIngestSmall(b *testing.B) {
 
 func benchIngest(b *testing.B, cfg sessiongen.Config) {
 	ctx := context.Background()
+	batchBytes := int64(4 << 20)
+	if mb, err := strconv.ParseFloat(os.Getenv("POND_BENCH_BATCH_MB"), 64); err == nil && mb > 0 {
+		batchBytes = int64(mb * (1 << 20))
+	}
 	for i := 0; i < b.N; i++ {
 		s := openTestStore(b, b.TempDir())
 		phases := map[string]time.Duration{}
@@ -51,12 +56,16 @@ func benchIngest(b *testing.B, cfg sessiongen.Config) {
 			g := sessiongen.New(cfg)
 			for {
 				var batch []session.Event
-				for n := 0; n < 100; n++ {
+				var size int64
+				for n := 0; n < 100 && size < batchBytes; n++ {
 					ev := g.Next()
 					if ev == nil {
 						break
 					}
 					batch = append(batch, ev...)
+					for _, e := range ev {
+						size += e.Size()
+					}
 				}
 				if len(batch) == 0 {
 					return msgs, d

@@ -224,7 +224,26 @@ type batch struct {
 	// body and data of each new part, by index into parts.
 	body []string
 	data [][]byte
-	seq  map[session.Key]int64
+	// options of each new row as JSON text, rendered once for both stores.
+	sessionOpts, messageOpts, partOpts []string
+	seq                                map[session.Key]int64
+}
+
+// renderOptions renders every new row's options once; Lance's records and the mirror's rows
+// both carry them.
+func (b *batch) renderOptions() {
+	b.sessionOpts = make([]string, len(b.sessions))
+	for i, s := range b.sessions {
+		b.sessionOpts[i] = optionsText(s.Options)
+	}
+	b.messageOpts = make([]string, len(b.messages))
+	for i, m := range b.messages {
+		b.messageOpts[i] = optionsText(m.Options)
+	}
+	b.partOpts = make([]string, len(b.parts))
+	for i, p := range b.parts {
+		b.partOpts[i] = optionsText(p.Options)
+	}
 }
 
 // chunks splits n rows into consecutive ranges of at most limit bytes each (by size), so that
@@ -249,14 +268,15 @@ func chunks(n int, size func(i int) int, limit int) [][2]int {
 func (b *batch) sessionRecord(mem memory.Allocator, lo, hi int) arrow.Record {
 	rb := array.NewRecordBuilder(mem, sessionsSchema)
 	defer rb.Release()
-	for _, s := range b.sessions[lo:hi] {
+	for i := lo; i < hi; i++ {
+		s := b.sessions[i]
 		appendStr(rb.Field(0), s.ID)
 		appendOpt(rb.Field(1), s.ParentSessionID)
 		appendOpt(rb.Field(2), s.ParentMessageID)
 		appendStr(rb.Field(3), s.SourceAgent)
 		appendStr(rb.Field(4), s.Project)
 		rb.Field(5).(*array.Int64Builder).Append(s.CreatedAt.UnixMicro())
-		appendOpt(rb.Field(6), optionsText(s.Options))
+		appendOpt(rb.Field(6), b.sessionOpts[i])
 		rb.Field(7).(*array.Int64Builder).Append(b.seq[session.Key{SessionID: s.ID}])
 	}
 	return rb.NewRecord()
@@ -277,7 +297,7 @@ func (b *batch) messageRecord(mem memory.Allocator, lo, hi int) arrow.Record {
 		appendOpt(rb.Field(7), b.searchText[i])
 		rb.Field(8).AppendNull()
 		rb.Field(9).AppendNull()
-		appendOpt(rb.Field(10), optionsText(m.Options))
+		appendOpt(rb.Field(10), b.messageOpts[i])
 		rb.Field(11).(*array.Int64Builder).Append(b.seq[session.Key{SessionID: m.SessionID, MessageID: m.ID}])
 	}
 	return rb.NewRecord()
@@ -309,7 +329,7 @@ func (b *batch) partRecord(mem memory.Allocator, lo, hi int) arrow.Record {
 		} else {
 			rb.Field(10).(*array.BinaryBuilder).Append(data)
 		}
-		appendOpt(rb.Field(11), optionsText(p.Options))
+		appendOpt(rb.Field(11), b.partOpts[i])
 		rb.Field(12).(*array.Int64Builder).Append(b.seq[session.Key{SessionID: p.SessionID, MessageID: p.MessageID, PartID: p.ID}])
 	}
 	return rb.NewRecord()
@@ -318,18 +338,18 @@ func (b *batch) partRecord(mem memory.Allocator, lo, hi int) arrow.Record {
 // mirrorRows renders the batch for the SQLite mirror.
 func (b *batch) mirrorRows() *sqlite.Rows {
 	r := &sqlite.Rows{}
-	for _, s := range b.sessions {
+	for i, s := range b.sessions {
 		r.Sessions = append(r.Sessions, sqlite.SessionRow{
 			SessionID: s.ID, ParentSessionID: s.ParentSessionID, ParentMessageID: s.ParentMessageID,
 			SourceAgent: s.SourceAgent, CreatedAt: isoTime(s.CreatedAt), Project: s.Project,
-			Options: optionsText(s.Options), IngestSeq: b.seq[session.Key{SessionID: s.ID}],
+			Options: b.sessionOpts[i], IngestSeq: b.seq[session.Key{SessionID: s.ID}],
 		})
 	}
 	for i, m := range b.messages {
 		r.Messages = append(r.Messages, sqlite.MessageRow{
 			SessionID: m.SessionID, MessageID: m.ID, Timestamp: isoTime(m.Timestamp), Role: string(m.Role),
 			SourceAgent: b.agent[i], Project: b.project[i], Content: m.Content, SearchText: b.searchText[i],
-			Options: optionsText(m.Options), IngestSeq: b.seq[session.Key{SessionID: m.SessionID, MessageID: m.ID}],
+			Options: b.messageOpts[i], IngestSeq: b.seq[session.Key{SessionID: m.SessionID, MessageID: m.ID}],
 		})
 	}
 	for i, p := range b.parts {
@@ -338,7 +358,7 @@ func (b *batch) mirrorRows() *sqlite.Rows {
 		r.Parts = append(r.Parts, sqlite.PartRow{
 			SessionID: p.SessionID, MessageID: p.MessageID, ID: p.ID, Ordinal: p.Ordinal,
 			Type: string(p.Type), Provenance: string(p.Provenance), ToolName: tool, CallID: call, IsFailure: fail,
-			VariantData: body, Options: optionsText(p.Options),
+			VariantData: body, Options: b.partOpts[i],
 			IngestSeq: b.seq[session.Key{SessionID: p.SessionID, MessageID: p.MessageID, PartID: p.ID}],
 		})
 	}

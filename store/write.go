@@ -283,6 +283,7 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 		b.searchText[i] = session.SearchText(m, partsOf[session.Key{SessionID: m.SessionID, MessageID: m.ID}])
 		m.Options = withIngest(m.Options, ingest)
 	}
+	b.renderOptions()
 	b.body = make([]string, len(b.parts))
 	b.data = make([][]byte, len(b.parts))
 	for i, p := range b.parts {
@@ -360,22 +361,15 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 // recomputed search text of stored messages.
 func (s *Store) writeLance(ctx context.Context, b *batch, updates []sqlite.SearchTextUpdate) error {
 	mem := memory.DefaultAllocator
-	optSize := func(o session.Options) int {
-		n := 0
-		for _, v := range o {
-			n += len(v)
-		}
-		return n
-	}
 	for _, w := range []struct {
 		table string
 		n     int
 		size  func(i int) int
 		build func(mem memory.Allocator, lo, hi int) arrow.Record
 	}{
-		{TableMessages, len(b.messages), func(i int) int { return 256 + optSize(b.messages[i].Options) + len(b.searchText[i]) }, b.messageRecord},
-		{TableParts, len(b.parts), func(i int) int { return 256 + len(b.body[i]) + len(b.data[i]) + optSize(b.parts[i].Options) }, b.partRecord},
-		{TableSessions, len(b.sessions), func(i int) int { return 256 + optSize(b.sessions[i].Options) }, b.sessionRecord},
+		{TableMessages, len(b.messages), func(i int) int { return 256 + len(b.messageOpts[i]) + len(b.searchText[i]) }, b.messageRecord},
+		{TableParts, len(b.parts), func(i int) int { return 256 + len(b.body[i]) + len(b.data[i]) + len(b.partOpts[i]) }, b.partRecord},
+		{TableSessions, len(b.sessions), func(i int) int { return 256 + len(b.sessionOpts[i]) }, b.sessionRecord},
 	} {
 		for _, c := range chunks(w.n, w.size, appendChunkBytes) {
 			rec := w.build(mem, c[0], c[1])

@@ -425,7 +425,7 @@ type emitter struct {
 
 func (m *emitter) Event(ev session.Event) error {
 	m.events = append(m.events, ev)
-	m.bytes += eventSize(ev)
+	m.bytes += ev.Size()
 	return nil
 }
 
@@ -438,26 +438,6 @@ func (m *emitter) Unknown(at adapters.Location, what string) {
 		m.unknown = map[string]int{}
 	}
 	m.unknown[what]++
-}
-
-// eventSize estimates what an event weighs in a batch.
-func eventSize(ev session.Event) int64 {
-	n := 256
-	var o session.Options
-	switch {
-	case ev.Session != nil:
-		o = ev.Session.Options
-	case ev.Message != nil:
-		o, n = ev.Message.Options, n+len(ev.Message.Content)
-	case ev.Part != nil:
-		p := ev.Part
-		o = p.Options
-		n += len(p.Text) + len(p.Params) + len(p.Result) + p.Data.Size()
-	}
-	for _, v := range o {
-		n += len(v)
-	}
-	return int64(n)
 }
 
 // SortedSkips renders skip counts in a stable order, for text output.
