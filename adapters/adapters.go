@@ -38,6 +38,19 @@ type Adapter interface {
 	Read(ctx context.Context, env Env, src Source, cur Cursor, out Emitter) (Cursor, error)
 }
 
+// RootStamper is an Adapter whose Scan is costly (a query over a database) but can tell cheaply
+// whether anything Scan reads under a root may have changed. The sync engine skips Scan, and so
+// every source of the root, while the root's stamp equals the one taken before the last scan
+// that left nothing to do. Adapters that only list and stat files gain nothing from it.
+type RootStamper interface {
+	// RootStamp returns a stamp that changes whenever anything Scan(root) reads changes: the
+	// size and modification time of each file it reads, say. It is taken before Scan, so that a
+	// change while Scan runs shows at the next sync. "" means it cannot vouch for the root now,
+	// such as when a file changed too recently for its modification time to tell a later write
+	// apart; the root is then scanned.
+	RootStamp(ctx context.Context, env Env, root string) (string, error)
+}
+
 // Capabilities declare what an adapter can do.
 type Capabilities struct {
 	Restore     bool // stored sessions can be written back in this agent's format

@@ -826,3 +826,91 @@ func TestInProgressTurnIsHeldBack(t *testing.T) {
 		t.Fatal("an abandoned turn was never captured")
 	}
 }
+
+func TestRootStamp(t *testing.T) {
+	defer func(f func() time.Time) { now = f }(now)
+	now = func() time.Time { return time.Now().Add(time.Hour) } // every file long written
+	ctx := context.Background()
+	a := New()
+	stamp := func(t *testing.T, root string) string {
+		t.Helper()
+		s, err := a.RootStamp(ctx, adapters.Env{}, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s == "" {
+			t.Fatal("no root stamp")
+		}
+		return s
+	}
+	tests := []struct {
+		name   string
+		change func(t *testing.T, root string, w *sql.DB)
+	}{
+		{"new-message", func(t *testing.T, _ string, w *sql.DB) {
+			exec(t, w, `INSERT INTO message VALUES('msg_p08','ses_parent',1790000050000,1790000050000,'{"role":"user","time":{"created":1790000050000}}')`)
+		}},
+		{"checkpointed", func(t *testing.T, _ string, w *sql.DB) {
+			exec(t, w, `INSERT INTO message VALUES('msg_p08','ses_parent',1790000050000,1790000050000,'{"role":"user","time":{"created":1790000050000}}')`,
+				`PRAGMA wal_checkpoint(TRUNCATE)`)
+		}},
+		{"legacy-file-rewritten", func(t *testing.T, root string, _ *sql.DB) {
+			p := filepath.Join(root, "storage", "part", "msg_l02", "prt_l02c.json")
+			if err := os.WriteFile(p, []byte(`{"id":"prt_l02c","type":"text","text":"There are 4 Go files."}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"legacy-file-added", func(t *testing.T, root string, _ *sql.DB) {
+			if err := os.WriteFile(filepath.Join(root, "storage", "project", "p2.json"), []byte(`{}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"channel-database-added", func(t *testing.T, root string, _ *sql.DB) {
+			if err := os.WriteFile(filepath.Join(root, "opencode-beta.db"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root, env := newRoot(t, true)
+			w := openWriter(t, filepath.Join(root, "opencode.db")) // OpenCode running, its log open
+			exec(t, w, `UPDATE session SET title = 'Renamed' WHERE id = 'ses_global'`)
+			before := stamp(t, root)
+			var c adaptertest.Collector
+			adaptertest.ReadRoot(t, a, env, root, nil, &c)
+			if got := stamp(t, root); got != before {
+				t.Fatalf("a scan and read changed the root stamp: %q, was %q", got, before)
+			}
+			tt.change(t, root, w)
+			if got := stamp(t, root); got == before {
+				t.Errorf("root stamp %q unchanged", got)
+			}
+		})
+	}
+
+	t.Run("read-after-opencode-quit", func(t *testing.T) { // reading leaves an empty log behind
+		root, env := newRoot(t, false)
+		w := openWriter(t, filepath.Join(root, "opencode.db"))
+		exec(t, w, `UPDATE session SET title = 'Renamed' WHERE id = 'ses_global'`)
+		w.Close()
+		before := stamp(t, root)
+		var c adaptertest.Collector
+		adaptertest.ReadRoot(t, a, env, root, nil, &c)
+		if got := stamp(t, root); got != before {
+			t.Errorf("a scan and read changed the root stamp: %q, was %q", got, before)
+		}
+	})
+	t.Run("just-written", func(t *testing.T) {
+		root, _ := newRoot(t, false)
+		now = time.Now
+		if s, err := a.RootStamp(ctx, adapters.Env{}, root); s != "" || err != nil {
+			t.Errorf("got %q, %v; want no stamp for a database written just now", s, err)
+		}
+	})
+	t.Run("missing-root", func(t *testing.T) {
+		if _, err := a.RootStamp(ctx, adapters.Env{}, filepath.Join(t.TempDir(), "none")); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("got %v, want fs.ErrNotExist", err)
+		}
+	})
+}

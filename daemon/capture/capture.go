@@ -3,6 +3,10 @@
 // the last read stopped, and stores what they yield in batches, saving each source's cursor
 // only after its events are committed. The daemon runs it on a timer and on file changes; the
 // CLI's `pond sync` runs it once.
+//
+// An adapter whose listing is costly may stamp a whole root (adapters.RootStamper). A root whose
+// stamp is the one taken before the last scan that left nothing to read is not scanned at all;
+// its sources are reported as that scan settled them (roots.go).
 package capture
 
 import (
@@ -176,8 +180,22 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*Adap
 	if err != nil {
 		return nil, err
 	}
+	roots, err := e.Cursors.LoadRoots(a.Name())
+	if err != nil {
+		return nil, err
+	}
 	var jobs []job
+	var scanned []scannedRoot
+	unscanned := 0 // sources of the roots left unscanned
 	for _, root := range t.Roots {
+		stamp := e.rootStamp(ctx, a, root)
+		if st, ok := roots[root]; ok && !opts.Verify && st.unchanged(stamp, e.Stamp.PondVersion, len(cursors[root])) {
+			unscanned += st.Sources
+			for reason, n := range st.Skipped {
+				ar.Skipped[reason] += n
+			}
+			continue
+		}
 		srcs, err := a.Scan(ctx, e.Env, root)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -187,8 +205,10 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*Adap
 			if errors.Is(err, fs.ErrNotExist) {
 				ar.Reason = "not_found"
 			}
+			scanned = append(scanned, scannedRoot{root: root}) // no stamp: not settled
 			continue
 		}
+		scanned = append(scanned, scannedRoot{root, stamp, srcs})
 		for _, src := range srcs {
 			cur, known := cursors.Get(root, src.Key)
 			if opts.Verify {
@@ -200,7 +220,10 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*Adap
 	if len(t.Roots) == 0 {
 		ar.Reason, ar.Error = "not_found", "no "+a.Name()+" data found on this machine"
 	}
-	ar.Sources = len(jobs)
+	ar.Sources = unscanned + len(jobs)
+	if unscanned > 0 {
+		e.progress(opts, a.Name(), unscanned, ar.Sources)
+	}
 
 	// Sources are read on their own goroutine while the batch before is being stored, so
 	// parsing and storing overlap; the reader stays at most about one batch ahead (budget).
@@ -251,13 +274,13 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*Adap
 		return e.Cursors.Save(a.Name(), cursors)
 	}
 
-	done := 0
+	done := unscanned
 	for r := range results {
 		done++
 		switch {
 		case r.skip != "":
 			ar.Skipped[r.skip]++
-			e.progress(opts, a.Name(), done, len(jobs))
+			e.progress(opts, a.Name(), done, ar.Sources)
 			continue
 		case !r.read && r.known: // dry run
 			ar.Updated++
@@ -306,7 +329,7 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*Adap
 				return nil, err
 			}
 		}
-		e.progress(opts, a.Name(), done, len(jobs))
+		e.progress(opts, a.Name(), done, ar.Sources)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -314,6 +337,11 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*Adap
 	if !opts.DryRun {
 		if err := flush(); err != nil {
 			return nil, err
+		}
+		if settle(roots, scanned, cursors, e.Stamp.PondVersion) {
+			if err := e.Cursors.SaveRoots(a.Name(), roots); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if len(ar.Skipped) == 0 {
