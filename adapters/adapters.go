@@ -30,25 +30,21 @@ type Adapter interface {
 	Roots(env Env) []string
 	// Scan lists the sources under root. A missing root is an error wrapping fs.ErrNotExist.
 	Scan(ctx context.Context, env Env, root string) ([]Source, error)
+	// RootStamp is a cheap stamp of everything Scan(root) reads, for an adapter whose Scan is
+	// costly (a query over a database): the sync engine skips Scan, and so every source of the
+	// root, while the stamp equals the one taken before the last scan that left nothing to do.
+	// It changes whenever anything Scan reads changes (the size and modification time of each
+	// file, say) and is taken before Scan, so a change while Scan runs shows at the next sync.
+	// "" means it cannot vouch for the root now (a file changed too recently for its
+	// modification time to tell a later write apart), or that Scan is cheap enough as it is;
+	// the root is then scanned.
+	RootStamp(ctx context.Context, env Env, root string) (string, error)
 	// Read parses src and emits its canonical events. A zero cur reads from the start; otherwise
 	// the adapter may resume where cur says it stopped when the source has only grown since
 	// (checked by the cursor's tail anchor), and must re-read from the start when not. It
 	// returns the cursor to resume from next time. A record that cannot be parsed is reported
 	// through out.Malformed and skipped; only an unreadable source is an error.
 	Read(ctx context.Context, env Env, src Source, cur Cursor, out Emitter) (Cursor, error)
-}
-
-// RootStamper is an Adapter whose Scan is costly (a query over a database) but can tell cheaply
-// whether anything Scan reads under a root may have changed. The sync engine skips Scan, and so
-// every source of the root, while the root's stamp equals the one taken before the last scan
-// that left nothing to do. Adapters that only list and stat files gain nothing from it.
-type RootStamper interface {
-	// RootStamp returns a stamp that changes whenever anything Scan(root) reads changes: the
-	// size and modification time of each file it reads, say. It is taken before Scan, so that a
-	// change while Scan runs shows at the next sync. "" means it cannot vouch for the root now,
-	// such as when a file changed too recently for its modification time to tell a later write
-	// apart; the root is then scanned.
-	RootStamp(ctx context.Context, env Env, root string) (string, error)
 }
 
 // Capabilities declare what an adapter can do.

@@ -75,6 +75,9 @@ func joinFor(goos, dir, name string) string {
 	return strings.TrimRight(dir, "/") + "/" + name
 }
 
+// RootStamp implements adapters.Adapter: none, since Scan only lists and stats files.
+func (Adapter) RootStamp(context.Context, adapters.Env, string) (string, error) { return "", nil }
+
 // Scan implements adapters.Adapter: one source per session, sub-agent and legacy sidechain file
 // under root/projects. Sidecars (meta.json, tool-results/, workflow journals) are not sources.
 func (Adapter) Scan(ctx context.Context, env adapters.Env, root string) ([]adapters.Source, error) {

@@ -127,6 +127,9 @@ var rolloutName = regexp.MustCompile(`^rollout-.*\.jsonl(\.zst)?$`)
 // uuidSuffix finds the thread id at the end of a rollout file name (before the extensions).
 var uuidSuffix = regexp.MustCompile(`([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl(\.zst)?$`)
 
+// RootStamp implements adapters.Adapter: none, since Scan only lists and stats files.
+func (*Adapter) RootStamp(context.Context, adapters.Env, string) (string, error) { return "", nil }
+
 // Scan implements adapters.Adapter. Every rollout-*.jsonl and rollout-*.jsonl.zst under
 // sessions/ and archived_sessions/ is a source, keyed by its slash-separated path relative to
 // root; a compressed rollout is skipped when a plain one with the same thread id exists (Codex

@@ -56,6 +56,9 @@ func (*Adapter) Roots(env adapters.Env) []string {
 	return []string{filepath.Join(home, ".gemini")}
 }
 
+// RootStamp implements adapters.Adapter: none, since Scan only lists and stats files.
+func (*Adapter) RootStamp(context.Context, adapters.Env, string) (string, error) { return "", nil }
+
 // Scan implements adapters.Adapter. It lists `tmp/*/chats/session-*.json[l]` and the sub-agent
 // files `tmp/*/chats/<parent-session-id>/*.json[l]`, keyed by their slash-separated path under
 // root.

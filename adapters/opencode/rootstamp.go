@@ -25,7 +25,7 @@ const racyWindow = 2 * time.Second
 // treeFolders are the legacy tree's folders that Scan reads.
 var treeFolders = []string{"session", "message", "part", "project"}
 
-// RootStamp implements adapters.RootStamper, so that a warm sync need not stamp every session
+// RootStamp implements adapters.Adapter, so that a warm sync need not stamp every session
 // with a query over the whole database: the size and modification time of each database and of
 // its write-ahead log, and a digest of the same for every file of the legacy tree's folders
 // (everything Scan reads). Every commit OpenCode makes grows or rewrites the log, or the

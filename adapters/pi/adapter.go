@@ -102,6 +102,9 @@ func expandHome(dir, home string) string {
 	return dir
 }
 
+// RootStamp implements adapters.Adapter: none, since Scan only lists and stats files.
+func (*Adapter) RootStamp(context.Context, adapters.Env, string) (string, error) { return "", nil }
+
 // Scan implements adapters.Adapter: every sessions/*/*.jsonl under root, keyed by its path
 // relative to root (with forward slashes).
 func (*Adapter) Scan(ctx context.Context, env adapters.Env, root string) ([]adapters.Source, error) {

@@ -4,7 +4,7 @@
 // only after its events are committed. The daemon runs it on a timer and on file changes; the
 // CLI's `pond sync` runs it once.
 //
-// An adapter whose listing is costly may stamp a whole root (adapters.RootStamper). A root whose
+// An adapter whose listing is costly may stamp a whole root (adapters.Adapter.RootStamp). A root whose
 // stamp is the one taken before the last scan that left nothing to read is not scanned at all;
 // its sources are reported as that scan settled them (roots.go).
 package capture

@@ -14,7 +14,7 @@ import (
 )
 
 // RootState is what a sync left of a root it scanned and settled, for an adapter that stamps
-// its roots (adapters.RootStamper): while the root's stamp stays the same, the next sync does
+// its roots (adapters.Adapter.RootStamp): while the root's stamp stays the same, the next sync does
 // not scan it and reports what this one's next scan would have found.
 type RootState struct {
 	Stamp string `json:"stamp"` // the root's stamp, taken before the scan
@@ -73,11 +73,7 @@ type scannedRoot struct {
 // rootStamp is the adapter's stamp of root, or "" when it has none to give. A failure only
 // costs a scan, which reports what is wrong with the root.
 func (e *Engine) rootStamp(ctx context.Context, a adapters.Adapter, root string) string {
-	rs, ok := a.(adapters.RootStamper)
-	if !ok {
-		return ""
-	}
-	stamp, err := rs.RootStamp(ctx, e.Env, root)
+	stamp, err := a.RootStamp(ctx, e.Env, root)
 	if err != nil {
 		e.Log.Debug("capture: no root stamp", "adapter", a.Name(), "root", root, "error", err)
 		return ""

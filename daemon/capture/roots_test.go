@@ -41,6 +41,8 @@ func (a *scanCounter) Read(ctx context.Context, env adapters.Env, src adapters.S
 // noRootStamp hides an adapter's RootStamp: every sync scans.
 type noRootStamp struct{ adapters.Adapter }
 
+func (noRootStamp) RootStamp(context.Context, adapters.Env, string) (string, error) { return "", nil }
+
 // opencodeRoot is OpenCode's data directory from the adapter's fixture (a database and a legacy
 // tree), its files last written an hour ago: a file written within the last moments is never
 // trusted to stamp a root.
