@@ -47,6 +47,9 @@ type Store struct {
 	// versions are the Lance table versions the mirror is known to reflect (set by the writer
 	// after catching up), so the next write skips the catch-up scan when nothing changed.
 	versions map[string]uint64
+	// appends counts the writer's Lance commits since lancedb-go's connection was last
+	// refreshed (see lance.DB.Refresh).
+	appends int
 
 	// Search reads the mirror through its own read-only pool, opened on first use, and asks
 	// embedder (nil: semantic search off) for query vectors.

@@ -354,8 +354,18 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 		}
 		s.versions[name] = v
 	}
+	if s.appends >= refreshAfterAppends {
+		s.appends = 0
+		if err := s.db.Refresh(ctx, s.tables[TableSessions], s.tables[TableMessages], s.tables[TableParts]); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
 }
+
+// refreshAfterAppends is how many Lance commits the writer makes through one lancedb-go
+// connection before it replaces it, dropping the metadata it caches per version.
+const refreshAfterAppends = 150
 
 // writeLance appends the batch's messages, parts and then sessions to Lance, and sets the
 // recomputed search text of stored messages.
@@ -374,6 +384,7 @@ func (s *Store) writeLance(ctx context.Context, b *batch, updates []sqlite.Searc
 		for _, c := range chunks(w.n, w.size, appendChunkBytes) {
 			rec := w.build(mem, c[0], c[1])
 			err := s.tables[w.table].Append(ctx, rec)
+			s.appends++
 			rec.Release()
 			if err != nil {
 				return fmt.Errorf("store: append %d rows to %s: %w", c[1]-c[0], w.table, err)

@@ -90,9 +90,41 @@ func (db *DB) Close() error {
 	return db.conn.Close()
 }
 
+// Refresh replaces lancedb-go's connection, and the handles tables hold from it, with new ones.
+// That connection caches the metadata of every table version it commits, without a bound it
+// lets us set; a long ingest of many small appends grows it by the square of the versions
+// (docs/benchmarks.md). A writer calls Refresh now and then to drop that cache.
+func (db *DB) Refresh(ctx context.Context, tables ...*Table) error {
+	conn, err := lancedb.Connect(ctx, db.dir, nil)
+	if err != nil {
+		return fmt.Errorf("lance: reconnect %s: %w", db.dir, err)
+	}
+	for _, t := range tables {
+		gt, err := conn.OpenTable(ctx, t.name)
+		if err != nil {
+			conn.Close()
+			return fmt.Errorf("lance: reopen table %s: %w", t.name, err)
+		}
+		t.mu.Lock()
+		old := t.goTable
+		t.goTable = gt
+		t.mu.Unlock()
+		old.Close()
+	}
+	db.mu.Lock()
+	old := db.conn
+	db.conn = conn
+	db.mu.Unlock()
+	err = old.Close()
+	releaseFreedMemory()
+	return err
+}
+
 // TableNames lists the tables of the database.
 func (db *DB) TableNames(ctx context.Context) ([]string, error) {
+	db.mu.RLock()
 	names, err := db.conn.TableNames(ctx)
+	db.mu.RUnlock()
 	if err != nil {
 		return nil, fmt.Errorf("lance: list tables: %w", err)
 	}
@@ -105,7 +137,9 @@ func (db *DB) CreateTable(ctx context.Context, name string, schema *arrow.Schema
 	if err != nil {
 		return nil, fmt.Errorf("lance: schema of %s: %w", name, err)
 	}
+	db.mu.RLock()
 	gt, err := db.conn.CreateTable(ctx, name, s)
+	db.mu.RUnlock()
 	if err != nil {
 		return nil, fmt.Errorf("lance: create table %s: %w", name, err)
 	}
@@ -125,7 +159,9 @@ func (db *DB) OpenTable(ctx context.Context, name string) (*Table, error) {
 	if !found {
 		return nil, fmt.Errorf("%w: %s in %s", ErrTableNotFound, name, db.dir)
 	}
+	db.mu.RLock()
 	gt, err := db.conn.OpenTable(ctx, name)
+	db.mu.RUnlock()
 	if err != nil {
 		return nil, fmt.Errorf("lance: open table %s: %w", name, err)
 	}

@@ -90,6 +90,8 @@ func (t *Table) Append(ctx context.Context, recs ...arrow.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
 	if err := t.goTable.AddRecords(ctx, recs, nil); err != nil {
 		return fmt.Errorf("lance: append to %s: %w", t.name, err)
 	}
@@ -245,11 +247,16 @@ type IndexSpec struct {
 // text and vector indexes, which need parameters, through pond-native.
 func (t *Table) CreateIndex(ctx context.Context, spec IndexSpec) error {
 	var err error
+	goIndex := func(kind contracts.IndexType) error {
+		t.mu.RLock()
+		defer t.mu.RUnlock()
+		return t.goTable.CreateIndexWithName(ctx, []string{spec.Column}, kind, spec.Name)
+	}
 	switch {
 	case spec.Kind == IndexBTree && spec.Name != "" && !spec.Replace:
-		err = t.goTable.CreateIndexWithName(ctx, []string{spec.Column}, contracts.IndexTypeBTree, spec.Name)
+		err = goIndex(contracts.IndexTypeBTree)
 	case spec.Kind == IndexBitmap && spec.Name != "" && !spec.Replace:
-		err = t.goTable.CreateIndexWithName(ctx, []string{spec.Column}, contracts.IndexTypeBitmap, spec.Name)
+		err = goIndex(contracts.IndexTypeBitmap)
 	default:
 		err = t.use(func(nt *C.PondTable) error {
 			return callJSON(spec, func(cs *C.char) *C.char { return C.pond_table_create_index(nt, cs) })
