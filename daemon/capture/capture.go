@@ -242,16 +242,32 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*Adap
 	var batchBytes int64
 	var batchSessions int
 	var inBatch []pending
-	flush := func() error {
+	// Cursors are saved after the last batch and at most once a second before it: a cursor
+	// file is rewritten whole and synced, and a crash between saves only costs re-reading what
+	// was already stored, which the store matches.
+	var saved time.Time
+	unsaved := false
+	save := func(last bool) error {
+		unsaved = true
+		if !last && time.Since(saved) < cursorSaveEvery {
+			return nil
+		}
+		saved, unsaved = time.Now(), false
+		return e.Cursors.Save(a.Name(), cursors)
+	}
+	flush := func(last bool) error {
 		if len(batch) == 0 {
 			if len(inBatch) == 0 {
+				if last && unsaved {
+					return save(true)
+				}
 				return nil // nothing read: the cursors on disk are current (a warm sync writes nothing)
 			}
 			for _, p := range inBatch {
 				cursors.Set(p.root, p.src.Key, p.cur)
 			}
 			inBatch = inBatch[:0]
-			return e.Cursors.Save(a.Name(), cursors)
+			return save(last)
 		}
 		out, err := e.Store.Upsert(ctx, batch, store.Stamp{Adapter: a.Name(), PondVersion: e.Stamp.PondVersion})
 		if err != nil {
@@ -271,7 +287,7 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*Adap
 		budget.release(batchBytes)
 		clear(batch) // drop the stored events now, not when the slice is next overwritten
 		batch, batchBytes, batchSessions, inBatch = batch[:0], 0, 0, inBatch[:0]
-		return e.Cursors.Save(a.Name(), cursors)
+		return save(last)
 	}
 
 	done := unscanned
@@ -325,17 +341,20 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*Adap
 		batchSessions++
 		inBatch = append(inBatch, pending{r.root, r.src, next})
 		if batchSessions >= opts.FlushSessions || batchBytes >= opts.FlushBytes {
-			if err := flush(); err != nil {
+			if err := flush(false); err != nil {
 				return nil, err
 			}
 		}
 		e.progress(opts, a.Name(), done, ar.Sources)
 	}
 	if err := ctx.Err(); err != nil {
+		if unsaved { // what was committed need not be read again
+			_ = e.Cursors.Save(a.Name(), cursors)
+		}
 		return nil, err
 	}
 	if !opts.DryRun {
-		if err := flush(); err != nil {
+		if err := flush(true); err != nil {
 			return nil, err
 		}
 		if settle(roots, scanned, cursors, e.Stamp.PondVersion) {
@@ -484,3 +503,6 @@ func (ar *AdapterReport) SortedSkips() string {
 	}
 	return s
 }
+
+// cursorSaveEvery bounds how often a long sync rewrites an adapter's cursor file.
+const cursorSaveEvery = time.Second
