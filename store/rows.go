@@ -282,9 +282,27 @@ func (b *batch) sessionRecord(mem memory.Allocator, lo, hi int) arrow.Record {
 	return rb.NewRecord()
 }
 
+// reserve sizes a record builder for rows lo..hi and its large columns for the bytes they will
+// hold (by column index), so that no buffer grows by copying itself as rows are appended.
+func reserve(rb *array.RecordBuilder, lo, hi int, columns map[int]func(i int) int) {
+	rb.Reserve(hi - lo)
+	for col, size := range columns {
+		n := 0
+		for i := lo; i < hi; i++ {
+			n += size(i)
+		}
+		rb.Field(col).(interface{ ReserveData(int) }).ReserveData(n)
+	}
+}
+
 func (b *batch) messageRecord(mem memory.Allocator, lo, hi int) arrow.Record {
 	rb := array.NewRecordBuilder(mem, messagesSchema)
 	defer rb.Release()
+	reserve(rb, lo, hi, map[int]func(int) int{
+		6:  func(i int) int { return len(b.messages[i].Content) },
+		7:  func(i int) int { return len(b.searchText[i]) },
+		10: func(i int) int { return len(b.messageOpts[i]) },
+	})
 	for i := lo; i < hi; i++ {
 		m := b.messages[i]
 		appendStr(rb.Field(0), m.SessionID)
@@ -306,6 +324,11 @@ func (b *batch) messageRecord(mem memory.Allocator, lo, hi int) arrow.Record {
 func (b *batch) partRecord(mem memory.Allocator, lo, hi int) arrow.Record {
 	rb := array.NewRecordBuilder(mem, partsSchema)
 	defer rb.Release()
+	reserve(rb, lo, hi, map[int]func(int) int{
+		9:  func(i int) int { return len(b.body[i]) },
+		10: func(i int) int { return len(b.data[i]) },
+		11: func(i int) int { return len(b.partOpts[i]) },
+	})
 	for i := lo; i < hi; i++ {
 		p := b.parts[i]
 		body, data := b.body[i], b.data[i]
