@@ -1,0 +1,172 @@
+package adapters
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// JSONReader reads one JSON document value by value, so that a record is scanned once.
+//
+// Decoding a record into map[string]json.RawMessage, then each value it needs into another map
+// or a struct, scans a nested value once per level above it (json.Unmarshal validates its whole
+// input before decoding it): a tool output inside a content item inside a payload inside a line
+// is read five or six times. A JSONReader walks the document with one json.Decoder: each value is
+// read once, decoded straight into the type it is needed as, and is still available as written
+// (Start and Since). Objects read with Object behave as maps do: keys match exactly, and a
+// repeated key is seen twice (the caller keeps the last), where a struct would match keys
+// without regard to case.
+//
+// A document that is not valid JSON makes a method return an error; adapters then decode it
+// with json.Unmarshal as before, for the same report.
+type JSONReader struct {
+	dec  *json.Decoder
+	data []byte
+}
+
+// NewJSONReader reads data.
+func NewJSONReader(data []byte) *JSONReader {
+	return &JSONReader{dec: json.NewDecoder(bytes.NewReader(data)), data: data}
+}
+
+// Start is where the next value starts in the document.
+func (r *JSONReader) Start() int {
+	i := int(r.dec.InputOffset())
+	for i < len(r.data) {
+		switch r.data[i] {
+		case ' ', '\t', '\r', '\n', ':', ',':
+			i++
+			continue
+		}
+		break
+	}
+	return i
+}
+
+// Since is the document from start (a Start taken before a value) to the end of what was read
+// since: that value as written. It is a slice of the document, not a copy.
+func (r *JSONReader) Since(start int) json.RawMessage {
+	end := int(r.dec.InputOffset())
+	if end < start { // nothing was read: the document ended, or was malformed there
+		return nil
+	}
+	return r.data[start:end]
+}
+
+// Next is the first byte of the next value ('{', '[', '"', 't', 'f', 'n', '-' or a digit), or
+// of what ends the object or array being read; 0 at the end of the document.
+func (r *JSONReader) Next() byte {
+	if i := r.Start(); i < len(r.data) {
+		return r.data[i]
+	}
+	return 0
+}
+
+// Decode reads the next value into v. A value of another JSON type than v's is not an error:
+// encoding/json leaves what did not fit zero and decodes the rest, which is how the adapters
+// read fields of an unexpected type (as absent).
+func (r *JSONReader) Decode(v any) error {
+	err := r.dec.Decode(v)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return nil
+	}
+	return err
+}
+
+// String reads the next value as a string; ok is false, and the value skipped, when it is not
+// one.
+func (r *JSONReader) String() (s string, ok bool, err error) {
+	if r.Next() != '"' {
+		return "", false, r.Skip()
+	}
+	err = r.Decode(&s)
+	return s, err == nil, err
+}
+
+// Raw reads the next value and returns it as written (a slice of the document).
+func (r *JSONReader) Raw() (json.RawMessage, error) {
+	start := r.Start()
+	if err := r.Skip(); err != nil {
+		return nil, err
+	}
+	return r.Since(start), nil
+}
+
+// Skip reads the next value without keeping it.
+func (r *JSONReader) Skip() error {
+	// The cheapest targets: a literal is not even unquoted into skipped; an object's literal
+	// members are looked at, not copied (its nested objects and lists are scanned once more),
+	// and so are those of a list of objects.
+	switch r.Next() {
+	case '{':
+		return r.Decode(&struct{}{})
+	case '[':
+		var v []struct{}
+		return r.Decode(&v)
+	}
+	var v skipped
+	return r.Decode(&v)
+}
+
+// skipped takes any JSON value and keeps nothing.
+type skipped struct{}
+
+func (*skipped) UnmarshalJSON([]byte) error { return nil }
+
+// Object reads an object: member is called with each key, in order, and must read its value.
+// When the next value is not an object, it is skipped and ok is false.
+func (r *JSONReader) Object(member func(key string) error) (ok bool, err error) {
+	if r.Next() != '{' {
+		return false, r.Skip()
+	}
+	if _, err := r.dec.Token(); err != nil {
+		return false, err
+	}
+	for r.dec.More() {
+		tok, err := r.dec.Token()
+		if err != nil {
+			return true, err
+		}
+		key, isKey := tok.(string)
+		if !isKey {
+			return true, fmt.Errorf("object key %v is not a string", tok)
+		}
+		if err := member(key); err != nil {
+			return true, err
+		}
+	}
+	_, err = r.dec.Token()
+	return true, err
+}
+
+// Array reads an array: elem is called for each element, in order, and must read it. When the
+// next value is not an array, it is skipped and ok is false.
+func (r *JSONReader) Array(elem func() error) (ok bool, err error) {
+	if r.Next() != '[' {
+		return false, r.Skip()
+	}
+	if _, err := r.dec.Token(); err != nil {
+		return false, err
+	}
+	for r.dec.More() {
+		if err := elem(); err != nil {
+			return true, err
+		}
+	}
+	_, err = r.dec.Token()
+	return true, err
+}
+
+// End checks that nothing but white space follows the value read.
+func (r *JSONReader) End() error {
+	if _, err := r.dec.Token(); err != io.EOF {
+		if err == nil {
+			err = errors.New("data after the JSON value")
+		}
+		return err
+	}
+	return nil
+}
