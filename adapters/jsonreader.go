@@ -97,19 +97,32 @@ func (r *JSONReader) Raw() (json.RawMessage, error) {
 
 // Skip reads the next value without keeping it.
 func (r *JSONReader) Skip() error {
-	// The cheapest targets: a literal is not even unquoted into skipped; an object's literal
-	// members are looked at, not copied (its nested objects and lists are scanned once more),
-	// and so are those of a list of objects.
 	switch r.Next() {
-	case '{':
-		return r.Decode(&struct{}{})
-	case '[':
+	case '{', '[':
+		// Decoding an object into struct{} (a list into []struct{}) looks at its literal members
+		// without copying them, but scans a nested object or list once more; reading it member
+		// by member scans everything once, at a cost per member. A nested value can be long only
+		// when what is left of the document is.
+		switch long := len(r.data)-r.Start() > skipByMember; {
+		case long && r.Next() == '{':
+			_, err := r.Object(func(string) error { return r.Skip() })
+			return err
+		case long:
+			_, err := r.Array(r.Skip)
+			return err
+		case r.Next() == '{':
+			return r.Decode(&struct{}{})
+		}
 		var v []struct{}
 		return r.Decode(&v)
 	}
-	var v skipped
+	var v skipped // not even unquoted
 	return r.Decode(&v)
 }
+
+// skipByMember is the length of document beyond which Skip reads an object or list member by
+// member.
+const skipByMember = 2048
 
 // skipped takes any JSON value and keeps nothing.
 type skipped struct{}
