@@ -106,15 +106,15 @@ type message struct {
 }
 
 func (rd *reader) readMessage(n *node, line int) message {
-	r := n.rec
+	r := members(n)
 	m := message{id: r.str("id"), typ: r.str("type"), timestamp: r.time("timestamp"),
-		content: n.kid("content"), thoughts: n.kid("thoughts"), toolCalls: n.kid("toolCalls")}
+		content: n.Kid("content"), thoughts: n.Kid("thoughts"), toolCalls: n.Kid("toolCalls")}
 	if _, ok := r["type"]; !ok && r.isString("role") {
 		m.typ = r.str("role")
 		rd.unknown(line, `message key "role" (read as type)`)
 	}
 	if _, ok := r["content"]; !ok && r.has("parts") {
-		m.content = n.kid("parts")
+		m.content = n.Kid("parts")
 		rd.unknown(line, `message key "parts" (read as content)`)
 	}
 	for _, k := range sortedKeys(r) {
@@ -156,12 +156,12 @@ func (rd *reader) parts(sid string, m message, prov session.Provenance, line int
 	}
 	slot := 0
 
-	thoughts := m.thoughts.list()
-	if thoughts == nil && m.thoughts.kind() != 0 && m.thoughts.kind() != 'n' {
+	thoughts := m.thoughts.List()
+	if thoughts == nil && m.thoughts.Kind() != 0 && m.thoughts.Kind() != 'n' {
 		rd.unknown(line, "thoughts that are not a list")
 	}
 	for _, el := range thoughts {
-		t := el.rec
+		t := members(el)
 		text := joinNonEmpty("\n", t.str("subject"), t.str("description"))
 		if text != "" {
 			add(slot, session.Part{Type: session.PartReasoning, Text: text}, "")
@@ -180,12 +180,12 @@ func (rd *reader) parts(sid string, m message, prov session.Provenance, line int
 		slot++
 	}
 
-	toolCalls := m.toolCalls.list()
-	if toolCalls == nil && m.toolCalls.kind() != 0 && m.toolCalls.kind() != 'n' {
+	toolCalls := m.toolCalls.List()
+	if toolCalls == nil && m.toolCalls.Kind() != 0 && m.toolCalls.Kind() != 'n' {
 		rd.unknown(line, "toolCalls that are not a list")
 	}
 	for _, el := range toolCalls {
-		tc := el.rec
+		tc := members(el)
 		if tc == nil {
 			rd.unknown(line, "tool call that is not an object")
 		}
@@ -202,7 +202,7 @@ func (rd *reader) parts(sid string, m message, prov session.Provenance, line int
 		finished := status == "success" || status == "error" || status == "cancelled"
 		if finished || (status == "" && result != nil) {
 			add(slot+1, session.Part{Type: session.PartToolResult, CallID: id, Name: name,
-				IsFailure: status == "error" || status == "cancelled", Result: functionResponse(result, el.kid("result"))}, status)
+				IsFailure: status == "error" || status == "cancelled", Result: functionResponse(result, el.Kid("result"))}, status)
 		}
 		slot += 2
 	}
@@ -211,10 +211,10 @@ func (rd *reader) parts(sid string, m message, prov session.Provenance, line int
 
 // contentPart maps one element of a PartListUnion.
 func (rd *reader) contentPart(n *node, line int) (session.Part, bool) {
-	if n.kind() == '"' {
-		return session.Part{Type: session.PartText, Text: n.str}, n.str != ""
+	if n.Kind() == '"' {
+		return session.Part{Type: session.PartText, Text: n.Str}, n.Str != ""
 	}
-	p := n.rec
+	p := members(n)
 	if p == nil {
 		rd.unknown(line, "content part that is not an object or a string")
 		return session.Part{}, false
@@ -226,7 +226,7 @@ func (rd *reader) contentPart(n *node, line int) (session.Part, bool) {
 	}
 	switch {
 	case p.isString("text"):
-		text := n.text("text")
+		text := textOf(n, "text")
 		if text == "" {
 			return session.Part{}, false
 		}
@@ -235,7 +235,7 @@ func (rd *reader) contentPart(n *node, line int) (session.Part, bool) {
 		}
 		return session.Part{Type: session.PartText, Text: text}, true
 	case p.has("inlineData"):
-		d := n.kid("inlineData").members()
+		d := members(n.Kid("inlineData"))
 		data := d.str("data")
 		fd := &session.FileData{Kind: session.FileBytes}
 		if b, err := decodeBase64(data); err == nil {
@@ -245,17 +245,17 @@ func (rd *reader) contentPart(n *node, line int) (session.Part, bool) {
 		}
 		return session.Part{Type: session.PartFile, MediaType: d.str("mimeType"), FileName: d.str("displayName"), Data: fd}, true
 	case p.has("fileData"):
-		d := n.kid("fileData").members()
+		d := members(n.Kid("fileData"))
 		return session.Part{Type: session.PartFile, MediaType: d.str("mimeType"), FileName: d.str("displayName"),
 			Data: &session.FileData{Kind: session.FileURL, Value: d.str("fileUri")}}, true
 	case p.has("functionCall"):
-		c := n.kid("functionCall").members()
+		c := members(n.Kid("functionCall"))
 		return session.Part{Type: session.PartToolCall, CallID: c.str("id"), Name: c.str("name"), Params: value(c["args"])}, true
 	case p.has("functionResponse"):
-		fr := n.kid("functionResponse")
-		r, resp := fr.members(), fr.kid("response").members()
+		fr := n.Kid("functionResponse")
+		r, resp := members(fr), members(fr.Kid("response"))
 		return session.Part{Type: session.PartToolResult, CallID: r.str("id"), Name: r.str("name"),
-			IsFailure: resp.has("error"), Result: value(fr.raw)}, true
+			IsFailure: resp.has("error"), Result: value(fr.Raw)}, true
 	}
 	return session.Part{}, false
 }
@@ -267,8 +267,8 @@ func functionResponse(result json.RawMessage, read *node) json.RawMessage {
 	if result == nil {
 		return nil
 	}
-	if l := read.list(); len(l) == 1 {
-		if p := l[0].rec; len(p) == 1 && p.has("functionResponse") {
+	if l := read.List(); len(l) == 1 {
+		if p := members(l[0]); len(p) == 1 && p.has("functionResponse") {
 			return p["functionResponse"]
 		}
 	}
@@ -279,12 +279,12 @@ func functionResponse(result json.RawMessage, read *node) json.RawMessage {
 func text(content *node) string {
 	var b strings.Builder
 	for _, el := range contentList(content) {
-		if el.kind() == '"' {
-			b.WriteString(el.str)
+		if el.Kind() == '"' {
+			b.WriteString(el.Str)
 			continue
 		}
-		if p := el.rec; p != nil && string(p["thought"]) != "true" {
-			b.WriteString(el.text("text"))
+		if p := members(el); p != nil && string(p["thought"]) != "true" {
+			b.WriteString(textOf(el, "text"))
 		}
 	}
 	return b.String()
@@ -293,16 +293,16 @@ func text(content *node) string {
 // contentList flattens a PartListUnion (a string, a part, or a list of either) into elements.
 // An empty string (what the CLI writes for a turn of tool calls alone) has none.
 func contentList(v *node) []*node {
-	switch v.kind() {
+	switch v.Kind() {
 	case '"':
-		if string(bytes.TrimSpace(v.raw)) == `""` {
+		if string(bytes.TrimSpace(v.Raw)) == `""` {
 			return nil
 		}
 		return []*node{v}
 	case '{':
 		return []*node{v}
 	case '[':
-		return v.list()
+		return v.List()
 	}
 	return nil
 }

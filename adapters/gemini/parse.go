@@ -97,7 +97,7 @@ func readJSONL(ctx context.Context, src adapters.Source, cur adapters.Cursor, ou
 // line maps one JSONL record, classified the way the CLI's loader does.
 func (rd *reader) line(raw []byte, no int) error {
 	n, err := readRecord(raw)
-	if err != nil || n.rec == nil {
+	if err != nil || members(n) == nil {
 		// Not a JSON object: json.Unmarshal says why, as it always has.
 		var rec record
 		err := json.Unmarshal(raw, &rec)
@@ -107,7 +107,7 @@ func (rd *reader) line(raw []byte, no int) error {
 		rd.out.Malformed(adapters.Location{Path: rd.path, Line: no}, fmt.Errorf("malformed record: %w", err))
 		return nil
 	}
-	rec := n.rec
+	rec := members(n)
 	switch {
 	case rec.isString("$rewindTo"):
 		return rd.rewind(rec, raw, no)
@@ -142,7 +142,7 @@ func (rd *reader) rewind(rec record, raw []byte, no int) error {
 // set keeps a `$set` metadata update; messages of a `messages` checkpoint are read as records
 // kept by the update.
 func (rd *reader) set(n *node, raw []byte, no int) error {
-	rec, upd := n.rec, n.kid("$set").members()
+	rec, upd := members(n), members(n.Kid("$set"))
 	for _, k := range sortedKeys(upd) {
 		if !metaKeys[k] {
 			rd.unknown(no, fmt.Sprintf("$set key %q", k))
@@ -158,11 +158,11 @@ func (rd *reader) set(n *node, raw []byte, no int) error {
 	if err := rd.system(raw, ts, kv{"line", jsonInt(no)}); err != nil {
 		return err
 	}
-	for _, el := range n.kid("$set").kid("messages").list() {
-		if m := el.rec; m == nil || !m.isString("id") {
+	for _, el := range n.Kid("$set").Kid("messages").List() {
+		if m := members(el); m == nil || !m.isString("id") {
 			continue // kept in the $set record all the same
 		}
-		if err := rd.message(el, el.raw, origin{line: no, checkpoint: no}); err != nil {
+		if err := rd.message(el, el.Raw, origin{line: no, checkpoint: no}); err != nil {
 			return err
 		}
 	}
@@ -244,7 +244,7 @@ func readLegacy(ctx context.Context, src adapters.Source, cur adapters.Cursor, o
 			return adapters.Cursor{}, err
 		}
 		rec, err := readRecord(el.raw)
-		if err != nil || rec.rec == nil {
+		if err != nil || members(rec) == nil {
 			out.Malformed(adapters.Location{Path: src.Path, Line: lineAt(data, el.at)}, errors.New("message is not a JSON object"))
 			continue
 		}
