@@ -1,6 +1,9 @@
 package adapters
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // A Node is a JSON value read in one pass (see JSONReader): an object's members as written,
 // with those its Shape names read along as Nodes, a list's elements, and a string's value when
@@ -23,6 +26,9 @@ type Shape struct {
 
 // ReadNode reads a JSON document as sh says; an error means it is not valid JSON.
 func ReadNode(data []byte, sh *Shape) (*Node, error) {
+	if len(data) <= nodeByLevel {
+		return nodeOf(data, sh)
+	}
 	r := NewJSONReader(data)
 	n, err := r.Node(sh)
 	if err == nil {
@@ -31,8 +37,19 @@ func ReadNode(data []byte, sh *Shape) (*Node, error) {
 	return n, err
 }
 
+// nodeByLevel is the length up to which a value is read level by level with json.Unmarshal:
+// scanning a short value once per level costs less than reading it member by member.
+const nodeByLevel = 2048
+
 // Node reads the next value as sh says.
 func (r *JSONReader) Node(sh *Shape) (*Node, error) {
+	if k := r.Next(); (k == '{' || k == '[') && len(r.data)-r.Start() <= nodeByLevel {
+		raw, err := r.Raw()
+		if err != nil {
+			return nil, err
+		}
+		return nodeOf(raw, sh)
+	}
 	n := &Node{}
 	start := r.Start()
 	var err error
@@ -113,4 +130,48 @@ func (n *Node) String(key string) (s string, ok bool) {
 		return k.Str, true
 	}
 	return "", false
+}
+
+// nodeOf reads raw as sh says, level by level; an error means it is not valid JSON.
+func nodeOf(raw json.RawMessage, sh *Shape) (*Node, error) {
+	n := &Node{Raw: bytes.Trim(raw, " \t\r\n")}
+	var err error
+	switch n.Kind() {
+	case '{':
+		if err = json.Unmarshal(raw, &n.Members); err != nil {
+			return nil, err
+		}
+		for key, ksh := range sh.Members {
+			if v, ok := n.Members[key]; ok {
+				if n.Kids == nil {
+					n.Kids = map[string]*Node{}
+				}
+				n.Kids[key], _ = nodeOf(v, ksh) // a member of valid JSON: valid
+			}
+		}
+	case '[':
+		var elems []json.RawMessage
+		if err = json.Unmarshal(raw, &elems); err != nil {
+			return nil, err
+		}
+		n.Elems = make([]*Node, len(elems))
+		for i, el := range elems {
+			n.Elems[i], _ = nodeOf(el, sh)
+		}
+	case '"':
+		if sh.Text {
+			err = json.Unmarshal(raw, &n.Str)
+			n.IsStr = err == nil
+			break
+		}
+		fallthrough
+	default:
+		if !json.Valid(raw) {
+			err = json.Unmarshal(raw, new(json.RawMessage))
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return n, nil
 }
