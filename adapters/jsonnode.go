@@ -3,6 +3,7 @@ package adapters
 import (
 	"bytes"
 	"encoding/json"
+	"sync"
 )
 
 // A Node is a JSON value read in one pass (see JSONReader): an object's members as written,
@@ -22,11 +23,14 @@ type Node struct {
 type Shape struct {
 	Members map[string]*Shape
 	Text    bool
+
+	levels     int // see depth
+	levelsOnce sync.Once
 }
 
 // ReadNode reads a JSON document as sh says; an error means it is not valid JSON.
 func ReadNode(data []byte, sh *Shape) (*Node, error) {
-	if len(data) <= nodeByLevel {
+	if len(data) <= byLevel(sh) {
 		return nodeOf(data, sh)
 	}
 	r := NewJSONReader(data)
@@ -37,13 +41,30 @@ func ReadNode(data []byte, sh *Shape) (*Node, error) {
 	return n, err
 }
 
-// nodeByLevel is the length up to which a value is read level by level with json.Unmarshal:
-// scanning a short value once per level costs less than reading it member by member.
-const nodeByLevel = 2048
+// byLevel is the length up to which a value is read level by level with json.Unmarshal, which
+// scans it once for each level sh reads along: for a short value that costs less than reading
+// it member by member.
+func byLevel(sh *Shape) int { return 2048 / sh.depth() }
+
+// depth is how many levels of objects and lists sh reads (a shape may contain itself: up to 8).
+func (sh *Shape) depth() int {
+	sh.levelsOnce.Do(func() { sh.levels = sh.depthUpTo(8) })
+	return sh.levels
+}
+
+func (sh *Shape) depthUpTo(limit int) int {
+	d := 0
+	if limit > 1 {
+		for _, m := range sh.Members {
+			d = max(d, m.depthUpTo(limit-1))
+		}
+	}
+	return d + 1
+}
 
 // Node reads the next value as sh says.
 func (r *JSONReader) Node(sh *Shape) (*Node, error) {
-	if k := r.Next(); (k == '{' || k == '[') && len(r.data)-r.Start() <= nodeByLevel {
+	if k := r.Next(); (k == '{' || k == '[') && len(r.data)-r.Start() <= byLevel(sh) {
 		raw, err := r.Raw()
 		if err != nil {
 			return nil, err
