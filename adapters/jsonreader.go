@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // JSONReader reads one JSON document value by value, so that a record is scanned once.
@@ -23,17 +24,35 @@ import (
 // with json.Unmarshal as before, for the same report.
 type JSONReader struct {
 	dec  *json.Decoder
+	src  bytes.Reader // the document, as dec reads it
 	data []byte
+	base int64 // dec's offset where the document starts
 }
+
+// readers keeps the readers of documents read to their End: a json.Decoder that has read a value
+// to the end of its input goes on with the next input as with a new one, and keeps its buffer.
+var readers sync.Pool
 
 // NewJSONReader reads data.
 func NewJSONReader(data []byte) *JSONReader {
-	return &JSONReader{dec: json.NewDecoder(bytes.NewReader(data)), data: data}
+	r, _ := readers.Get().(*JSONReader)
+	if r == nil {
+		r = &JSONReader{}
+		r.dec = json.NewDecoder(&r.src)
+	}
+	// The white space after the last document may still be buffered: this one comes after it.
+	left, _ := io.Copy(io.Discard, r.dec.Buffered())
+	r.src.Reset(data)
+	r.data, r.base = data, r.dec.InputOffset()+left
+	return r
 }
+
+// offset is where dec is in the document (before white space left from the last one: 0).
+func (r *JSONReader) offset() int { return max(int(r.dec.InputOffset()-r.base), 0) }
 
 // Start is where the next value starts in the document.
 func (r *JSONReader) Start() int {
-	i := int(r.dec.InputOffset())
+	i := r.offset()
 	for i < len(r.data) {
 		switch r.data[i] {
 		case ' ', '\t', '\r', '\n', ':', ',':
@@ -48,7 +67,7 @@ func (r *JSONReader) Start() int {
 // Since is the document from start (a Start taken before a value) to the end of what was read
 // since: that value as written. It is a slice of the document, not a copy.
 func (r *JSONReader) Since(start int) json.RawMessage {
-	end := int(r.dec.InputOffset())
+	end := r.offset()
 	if end < start { // nothing was read: the document ended, or was malformed there
 		return nil
 	}
@@ -173,7 +192,8 @@ func (r *JSONReader) Array(elem func() error) (ok bool, err error) {
 	return true, err
 }
 
-// End checks that nothing but white space follows the value read.
+// End checks that nothing but white space follows the value read. Once it returned nil, r is
+// not to be used any more.
 func (r *JSONReader) End() error {
 	if _, err := r.dec.Token(); err != io.EOF {
 		if err == nil {
@@ -181,5 +201,8 @@ func (r *JSONReader) End() error {
 		}
 		return err
 	}
+	r.src.Reset(nil)
+	r.data = nil
+	readers.Put(r)
 	return nil
 }
