@@ -20,9 +20,10 @@ type messageHead struct {
 	StopReason json.RawMessage `json:"stop_reason"`
 }
 
-// content is a message's content: its blocks when the line was decoded with them, else the raw
-// value (a string, or anything else).
+// content is a message's content: its text or its blocks when the line was decoded with them,
+// else the raw value.
 type content struct {
+	text   *string
 	blocks []*blockJSON
 	raw    json.RawMessage
 	isRaw  bool
@@ -69,6 +70,9 @@ type sourceJSON struct {
 // harness-made (user text is also judged block by block). Blocks of unknown type are reported
 // and left to the raw record.
 func (p *parser) parts(c content, recID string, injected, user bool, at adapters.Location) []session.Part {
+	if c.text != nil {
+		return []session.Part{textPart(recID, *c.text, injected, user)}
+	}
 	var out []session.Part
 	if !c.isRaw {
 		for i, b := range c.blocks {
@@ -84,8 +88,7 @@ func (p *parser) parts(c content, recID string, injected, user bool, at adapters
 	}
 	switch raw[0] {
 	case '"':
-		text := str(raw)
-		return []session.Part{{ID: recID + ":0", Type: session.PartText, Text: text, Provenance: provenance(injected || user && harnessText(text))}}
+		return []session.Part{textPart(recID, str(raw), injected, user)}
 	case '[':
 	default:
 		p.out.Unknown(at, "message content that is neither a string nor a list")
@@ -107,6 +110,11 @@ func (p *parser) parts(c content, recID string, injected, user bool, at adapters
 		}
 	}
 	return out
+}
+
+// textPart is a content that is a string.
+func textPart(recID, text string, injected, user bool) session.Part {
+	return session.Part{ID: recID + ":0", Type: session.PartText, Text: text, Provenance: provenance(injected || user && harnessText(text))}
 }
 
 func provenance(injected bool) session.Provenance {

@@ -65,7 +65,16 @@ type lineJSON struct {
 	} `json:"message"`
 }
 
-// rawLineJSON is any other line (a prompt's content is a string), its message content kept raw.
+// textLineJSON is a line whose message content is a string, as a prompt's is.
+type textLineJSON struct {
+	envelopeJSON
+	Message struct {
+		messageHead
+		Content *string `json:"content"`
+	} `json:"message"`
+}
+
+// rawLineJSON is any other line, its message content kept raw.
 type rawLineJSON struct {
 	envelopeJSON
 	Message struct {
@@ -86,12 +95,19 @@ func parseRecord(line []byte) (*record, error) {
 	}
 	r := &record{raw: bytes.Clone(line)}
 	var env *envelopeJSON
-	var j lineJSON
-	err := json.Unmarshal(line, &j)
-	if err == nil && blocksOnly(j.Message.Content) {
-		env, r.message, r.body = &j.envelopeJSON, j.Message.messageHead, content{blocks: j.Message.Content}
+	if contentKind(line) == '"' {
+		var t textLineJSON
+		if json.Unmarshal(line, &t) == nil {
+			env, r.message, r.body = &t.envelopeJSON, t.Message.messageHead, content{text: t.Message.Content}
+		}
 	} else {
-		// Not a list of blocks, or a value of an unexpected type somewhere: read the line again
+		var j lineJSON
+		if json.Unmarshal(line, &j) == nil && blocksOnly(j.Message.Content) {
+			env, r.message, r.body = &j.envelopeJSON, j.Message.messageHead, content{blocks: j.Message.Content}
+		}
+	}
+	if env == nil {
+		// Not the shape guessed, or a value of an unexpected type somewhere: read the line again
 		// with the content raw, every other odd value read as absent.
 		var rj rawLineJSON
 		if err := lenient(json.Unmarshal(line, &rj)); err != nil {
@@ -113,6 +129,22 @@ func parseRecord(line []byte) (*record, error) {
 		}
 	}
 	return r, nil
+}
+
+// contentKind guesses the first byte of a line's message content from the first "content" key
+// in the line (a key: a string value cannot hold an unescaped quote), so that the line is first
+// decoded with the struct that most likely fits. A wrong guess only costs a second decoding.
+func contentKind(line []byte) byte {
+	const key = `"content":`
+	i := bytes.Index(line, []byte(key))
+	if i < 0 {
+		return 0
+	}
+	rest := bytes.TrimLeft(line[i+len(key):], " \t\r\n")
+	if len(rest) == 0 {
+		return 0
+	}
+	return rest[0]
 }
 
 // lenient drops the errors that only say a value had an unexpected JSON type: the decoder went
