@@ -93,7 +93,7 @@ func parseRecord(line []byte) (*record, error) {
 		}
 		return nil, errNotObject
 	}
-	r := &record{raw: bytes.Clone(line)}
+	r := &record{raw: line} // jsonl gives each line a buffer of its own
 	var env *envelopeJSON
 	if contentKind(line) == '"' {
 		var t textLineJSON

@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -181,7 +180,6 @@ func (p *parser) unknown(no int, what string) {
 
 // line handles one JSONL line.
 func (p *parser) line(raw []byte, no int) error {
-	raw = bytes.Clone(raw)
 	w, ok, err := readLine(raw)
 	if err != nil || !ok {
 		// Not a JSON object: json.Unmarshal says why, as it always has.
