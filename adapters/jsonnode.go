@@ -80,11 +80,14 @@ func (r *JSONReader) Node(sh *Shape) (*Node, error) {
 		_, err = r.Object(func(key string) error {
 			if ksh := sh.Members[key]; ksh != nil {
 				kid, err := r.Node(ksh)
+				if err != nil {
+					return err
+				}
 				if n.Kids == nil {
 					n.Kids = map[string]*Node{}
 				}
 				n.Kids[key], n.Members[key] = kid, kid.Raw
-				return err
+				return nil
 			}
 			kstart := r.Start()
 			err := r.Skip()
@@ -95,8 +98,11 @@ func (r *JSONReader) Node(sh *Shape) (*Node, error) {
 		n.Elems = []*Node{}
 		_, err = r.Array(func() error {
 			el, err := r.Node(sh)
+			if err != nil {
+				return err
+			}
 			n.Elems = append(n.Elems, el)
-			return err
+			return nil
 		})
 	case '"':
 		if sh.Text {

@@ -3,6 +3,7 @@ package adapters
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -166,5 +167,21 @@ func TestReadNode(t *testing.T) {
 	}
 	if _, err := ReadNode([]byte(`{"a":"x"} {}`), sh); err == nil {
 		t.Error("no error for data after the object")
+	}
+}
+
+// TestReadNodeMalformed: a long document whose short member is malformed is an error, wherever
+// the member is read.
+func TestReadNodeMalformed(t *testing.T) {
+	sh := &Shape{Members: map[string]*Shape{"a": {Members: map[string]*Shape{"b": {}}}, "l": {}}}
+	pad := `"pad":"` + strings.Repeat("x", 4096) + `",`
+	for _, doc := range []string{
+		`{` + pad + `"a":{"b":tru}}`,
+		`{` + pad + `"l":[{"b":1},{"b":]}`,
+		`{"a":{"b":[1,` + pad + `}}`,
+	} {
+		if _, err := ReadNode([]byte(doc), sh); err == nil {
+			t.Errorf("%.40q…: no error", doc)
+		}
 	}
 }
