@@ -169,8 +169,6 @@ func str(raw json.RawMessage) string {
 	return s
 }
 
-func isTrue(raw json.RawMessage) bool { return string(raw) == "true" }
-
 // knownTypes are the record types Claude Code writes besides user and assistant; they are kept
 // as part-less system messages without being reported as drift.
 var knownTypes = map[string]bool{

@@ -1,12 +1,11 @@
 package codex
 
-import (
-	"github.com/pondhq/pond/adapters"
-)
+import "github.com/pondhq/pond/adapters"
 
 // walked is a JSON object of a line, read in the line's single pass (adapters.JSONReader): its
 // members as written (slices of the line) and, read along, what the mapping reads whole: the
-// payload, the lists of content items (content, summary) and the long strings (text, output).
+// payload, the lists of content items (content, summary) and the long strings (text, output, a
+// content that is a string).
 type walked struct {
 	obj     object
 	payload *walked              // obj["payload"] when it is an object
