@@ -5,35 +5,57 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/session"
 )
 
-// messageJSON is the Anthropic Messages API message a user or assistant line carries.
-type messageJSON struct {
+// messageHead is what the mapping reads of the Anthropic Messages API message a user or
+// assistant line carries, besides its content.
+type messageHead struct {
 	ID         json.RawMessage `json:"id"`
 	Model      json.RawMessage `json:"model"`
-	Content    json.RawMessage `json:"content"`
 	StopReason json.RawMessage `json:"stop_reason"`
+}
+
+// content is a message's content: its text or its blocks when the line was decoded with them,
+// else the raw value.
+type content struct {
+	text   *string
+	blocks []*blockJSON
+	raw    json.RawMessage
+	isRaw  bool
 }
 
 // blockJSON is one content block.
 type blockJSON struct {
-	Type      json.RawMessage `json:"type"`
-	Text      json.RawMessage `json:"text"`
-	Thinking  json.RawMessage `json:"thinking"`
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
 	Signature json.RawMessage `json:"signature"`
 	Data      json.RawMessage `json:"data"`
-	ID        json.RawMessage `json:"id"`
-	Name      json.RawMessage `json:"name"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
 	Input     json.RawMessage `json:"input"`
-	ToolUseID json.RawMessage `json:"tool_use_id"`
+	ToolUseID string          `json:"tool_use_id"`
 	Content   json.RawMessage `json:"content"`
-	IsError   json.RawMessage `json:"is_error"`
+	IsError   bool            `json:"is_error"`
 	Source    json.RawMessage `json:"source"`
-	Title     json.RawMessage `json:"title"`
+	Title     string          `json:"title"`
+}
+
+// blocksOnly reports whether decoded blocks hold all the mapping needs: a null is no block (the
+// raw content reports it), and a file block without a source keeps the whole block, which only
+// the raw content has.
+func blocksOnly(blocks []*blockJSON) bool {
+	for _, b := range blocks {
+		if b == nil || (b.Type == "image" || b.Type == "document") && len(b.Source) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 type sourceJSON struct {
@@ -43,86 +65,100 @@ type sourceJSON struct {
 	URL       json.RawMessage `json:"url"`
 }
 
-// decodeMessage reads a line's message; a message that is not an object reads as empty.
-func decodeMessage(raw json.RawMessage) messageJSON {
-	var m messageJSON
-	if len(raw) > 0 && raw[0] == '{' {
-		_ = json.Unmarshal(raw, &m)
-	}
-	return m
-}
-
 // parts turns a message's content into parts with ids <recID>:<block index>; the caller sets
 // ordinals. A string content is one text part. injected says whether the whole line is
 // harness-made (user text is also judged block by block). Blocks of unknown type are reported
 // and left to the raw record.
-func (p *parser) parts(content json.RawMessage, recID string, injected, user bool, at adapters.Location) []session.Part {
-	content = bytes.TrimSpace(content)
-	if len(content) == 0 || string(content) == "null" {
+func (p *parser) parts(c content, recID string, injected, user bool, at adapters.Location) []session.Part {
+	if c.text != nil {
+		return []session.Part{textPart(recID, *c.text, injected, user)}
+	}
+	var out []session.Part
+	if !c.isRaw {
+		for i, b := range c.blocks {
+			if part, ok := p.block(b, nil, recID, i, injected, user, at); ok {
+				out = append(out, part)
+			}
+		}
+		return out
+	}
+	raw := bytes.TrimSpace(c.raw)
+	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
-	prov := func(inj bool) session.Provenance {
-		if inj || injected {
-			return session.Injected
-		}
-		return session.Conversational
-	}
-	switch content[0] {
+	switch raw[0] {
 	case '"':
-		text := str(content)
-		return []session.Part{{ID: recID + ":0", Type: session.PartText, Text: text, Provenance: prov(user && harnessText(text))}}
+		return []session.Part{textPart(recID, str(raw), injected, user)}
 	case '[':
 	default:
 		p.out.Unknown(at, "message content that is neither a string nor a list")
 		return nil
 	}
 	var blocks []json.RawMessage
-	if json.Unmarshal(content, &blocks) != nil {
+	if json.Unmarshal(raw, &blocks) != nil {
 		p.out.Unknown(at, "message content that is neither a string nor a list")
 		return nil
 	}
-	var out []session.Part
 	for i, raw := range blocks {
 		var b blockJSON
-		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &b) != nil {
+		if len(raw) == 0 || raw[0] != '{' || lenient(json.Unmarshal(raw, &b)) != nil {
 			p.out.Unknown(at, "content block that is not an object")
 			continue
 		}
-		part := session.Part{ID: fmt.Sprintf("%s:%d", recID, i), Provenance: prov(false)}
-		typ := str(b.Type)
-		switch {
-		case typ == "text":
-			part.Type, part.Text = session.PartText, str(b.Text)
-			part.Provenance = prov(user && harnessText(part.Text))
-		case typ == "thinking":
-			part.Type, part.Text = session.PartReasoning, str(b.Thinking)
-			if len(b.Signature) > 0 {
-				part.Options = anthropicOptions(member{Key: "signature", Value: b.Signature})
-			}
-		case typ == "redacted_thinking":
-			part.Type = session.PartReasoning
-			part.Options = anthropicOptions(member{Key: "redacted", Value: json.RawMessage("true")}, member{Key: "data", Value: b.Data})
-		case typ == "tool_use" || typ == "server_tool_use" || typ == "mcp_tool_use":
-			part.Type, part.CallID, part.Name = session.PartToolCall, str(b.ID), str(b.Name)
-			part.Params = b.Input
-			part.ProviderExecuted = typ != "tool_use"
-			p.tools.add(part.CallID, part.Name)
-		case typ == "tool_result" || strings.HasSuffix(typ, "_tool_result"):
-			part.Type, part.CallID = session.PartToolResult, str(b.ToolUseID)
-			part.Name = p.tools.take(part.CallID)
-			part.Result = b.Content
-			part.IsFailure = isTrue(b.IsError) || errorContent(b.Content)
-		case typ == "image" || typ == "document":
-			part.Type = session.PartFile
-			part.MediaType, part.Data = fileData(b.Source, raw)
-			part.FileName = str(b.Title)
-		default:
-			p.out.Unknown(at, fmt.Sprintf("content block %q", typ))
-			continue
+		if part, ok := p.block(&b, raw, recID, i, injected, user, at); ok {
+			out = append(out, part)
 		}
-		out = append(out, part)
 	}
 	return out
+}
+
+// textPart is a content that is a string.
+func textPart(recID, text string, injected, user bool) session.Part {
+	return session.Part{ID: recID + ":0", Type: session.PartText, Text: text, Provenance: provenance(injected || user && harnessText(text))}
+}
+
+func provenance(injected bool) session.Provenance {
+	if injected {
+		return session.Injected
+	}
+	return session.Conversational
+}
+
+// block maps the i-th content block; raw is the block as written, when at hand (only a file
+// block without a source needs it). ok is false for a block of unknown type, which is reported.
+func (p *parser) block(b *blockJSON, raw json.RawMessage, recID string, i int, injected, user bool, at adapters.Location) (session.Part, bool) {
+	part := session.Part{ID: recID + ":" + strconv.Itoa(i), Provenance: provenance(injected)}
+	switch typ := b.Type; {
+	case typ == "text":
+		part.Type, part.Text = session.PartText, b.Text
+		part.Provenance = provenance(injected || user && harnessText(part.Text))
+	case typ == "thinking":
+		part.Type, part.Text = session.PartReasoning, b.Thinking
+		if len(b.Signature) > 0 {
+			part.Options = anthropicOptions(member{Key: "signature", Value: b.Signature})
+		}
+	case typ == "redacted_thinking":
+		part.Type = session.PartReasoning
+		part.Options = anthropicOptions(member{Key: "redacted", Value: json.RawMessage("true")}, member{Key: "data", Value: b.Data})
+	case typ == "tool_use" || typ == "server_tool_use" || typ == "mcp_tool_use":
+		part.Type, part.CallID, part.Name = session.PartToolCall, b.ID, b.Name
+		part.Params = b.Input
+		part.ProviderExecuted = typ != "tool_use"
+		p.tools.add(part.CallID, part.Name)
+	case typ == "tool_result" || strings.HasSuffix(typ, "_tool_result"):
+		part.Type, part.CallID = session.PartToolResult, b.ToolUseID
+		part.Name = p.tools.take(part.CallID)
+		part.Result = b.Content
+		part.IsFailure = b.IsError || errorContent(b.Content)
+	case typ == "image" || typ == "document":
+		part.Type = session.PartFile
+		part.MediaType, part.Data = fileData(b.Source, raw)
+		part.FileName = b.Title
+	default:
+		p.out.Unknown(at, fmt.Sprintf("content block %q", typ))
+		return session.Part{}, false
+	}
+	return part, true
 }
 
 // errorContent reports a server tool result whose content is an error object

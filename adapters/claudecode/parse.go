@@ -254,7 +254,7 @@ func (p *parser) record(r *record, no int) error {
 	m := &session.Message{SessionID: p.sess.ID, ID: id, Role: session.RoleSystem, Timestamp: t}
 	var extra []member
 	if r.typ == "system" {
-		m.Content = str(r.content)
+		m.Content = r.content
 		extra = append(extra, member{Key: "logical_parent_uuid", Value: jsonString(r.logicalParent)})
 	} else if !knownTypes[r.typ] {
 		p.out.Unknown(p.at(no), fmt.Sprintf("record type %q", r.typ))
@@ -279,8 +279,7 @@ func (p *parser) user(r *record, id string, t time.Time, no int) error {
 		extra = append(extra, member{Key: "compact_summary", Value: json.RawMessage("true")})
 	}
 	m.Options = session.Options{"source": sourceOptions(r, no, extra...)}
-	msg := decodeMessage(r.message)
-	parts := p.parts(msg.Content, id, r.isMeta || r.isCompactSummary, true, p.at(no))
+	parts := p.parts(r.body, id, r.isMeta || r.isCompactSummary, true, p.at(no))
 	if len(parts) > 0 {
 		m.Role = session.RoleTool
 		for _, pt := range parts {
@@ -301,11 +300,11 @@ func (p *parser) user(r *record, id string, t time.Time, no int) error {
 // A line with a stop_reason is the response's last (a server that reuses message ids, like a
 // test double, still gets one message per response).
 func (p *parser) assistant(r *record, id string, t time.Time, no int) error {
-	msg := decodeMessage(r.message)
+	msg := r.message
 	msgID := str(msg.ID)
 	// Claude Code's own error notices are assistant lines it wrote itself.
 	injected := r.isAPIError || str(msg.Model) == "<synthetic>"
-	parts := p.parts(msg.Content, id, injected, false, p.at(no))
+	parts := p.parts(r.body, id, injected, false, p.at(no))
 	defer func() {
 		if stop := string(msg.StopReason); stop != "" && stop != "null" {
 			p.open = nil

@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// record is one transcript line: the few envelope fields the mapping needs, and the line itself.
-// Fields of an unexpected JSON type read as absent; only a line that is not a JSON object is
-// malformed.
+// record is one transcript line: the few envelope fields the mapping needs, its message, and
+// the line itself. Fields of an unexpected JSON type read as absent; only a line that is not a
+// JSON object is malformed.
 type record struct {
 	raw []byte
 
@@ -27,26 +27,60 @@ type record struct {
 	requestID        string
 	forkedFrom       string          // forkedFrom.sessionId: the session a fork copied this line from
 	restoreMark      json.RawMessage // set on the first line of a session Pond restored from another agent
-	message          json.RawMessage
-	content          json.RawMessage // a system line's content
+	content          string          // a system line's content
+	message          messageHead
+	body             content
 }
 
-type recordJSON struct {
-	Type              json.RawMessage `json:"type"`
-	UUID              json.RawMessage `json:"uuid"`
-	SessionID         json.RawMessage `json:"sessionId"`
-	Cwd               json.RawMessage `json:"cwd"`
-	Version           json.RawMessage `json:"version"`
-	Timestamp         json.RawMessage `json:"timestamp"`
-	IsMeta            json.RawMessage `json:"isMeta"`
-	IsCompactSummary  json.RawMessage `json:"isCompactSummary"`
-	IsAPIErrorMessage json.RawMessage `json:"isApiErrorMessage"`
-	LogicalParentUUID json.RawMessage `json:"logicalParentUuid"`
-	RequestID         json.RawMessage `json:"requestId"`
-	ForkedFrom        json.RawMessage `json:"forkedFrom"`
+// envelopeJSON are the line's own fields. A value of another JSON type than the field's is a
+// decoding error that leaves the field zero, which reads as absent.
+type envelopeJSON struct {
+	Type              string          `json:"type"`
+	UUID              string          `json:"uuid"`
+	SessionID         string          `json:"sessionId"`
+	Cwd               string          `json:"cwd"`
+	Version           string          `json:"version"`
+	Timestamp         string          `json:"timestamp"`
+	IsMeta            bool            `json:"isMeta"`
+	IsCompactSummary  bool            `json:"isCompactSummary"`
+	IsAPIErrorMessage bool            `json:"isApiErrorMessage"`
+	LogicalParentUUID string          `json:"logicalParentUuid"`
+	RequestID         string          `json:"requestId"`
+	ForkedFrom        forkedFromJSON  `json:"forkedFrom"`
 	RestoreMark       json.RawMessage `json:"pond_restored_from"`
-	Message           json.RawMessage `json:"message"`
-	Content           json.RawMessage `json:"content"`
+	Content           string          `json:"content"`
+}
+
+type forkedFromJSON struct {
+	SessionID string `json:"sessionId"`
+}
+
+// lineJSON is a line whose message content is a list of content blocks, as assistant lines and
+// tool results have it: decoded in one pass, the tool outputs within included.
+type lineJSON struct {
+	envelopeJSON
+	Message struct {
+		messageHead
+		Content []*blockJSON `json:"content"`
+	} `json:"message"`
+}
+
+// textLineJSON is a line whose message content is a string, as a prompt's is.
+type textLineJSON struct {
+	envelopeJSON
+	Message struct {
+		messageHead
+		Content *string `json:"content"`
+	} `json:"message"`
+}
+
+// rawLineJSON is any other line, its message content kept raw.
+type rawLineJSON struct {
+	envelopeJSON
+	Message struct {
+		messageHead
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
 }
 
 var errNotObject = errors.New("a JSON value that is not an object")
@@ -59,43 +93,68 @@ func parseRecord(line []byte) (*record, error) {
 		}
 		return nil, errNotObject
 	}
-	var j recordJSON
-	if err := json.Unmarshal(line, &j); err != nil {
-		return nil, fmt.Errorf("invalid JSON: %w", err)
+	r := &record{raw: line} // jsonl gives each line a buffer of its own
+	var env *envelopeJSON
+	if contentKind(line) == '"' {
+		var t textLineJSON
+		if json.Unmarshal(line, &t) == nil {
+			env, r.message, r.body = &t.envelopeJSON, t.Message.messageHead, content{text: t.Message.Content}
+		}
+	} else {
+		var j lineJSON
+		if json.Unmarshal(line, &j) == nil && blocksOnly(j.Message.Content) {
+			env, r.message, r.body = &j.envelopeJSON, j.Message.messageHead, content{blocks: j.Message.Content}
+		}
 	}
-	r := &record{
-		raw:              bytes.Clone(line),
-		typ:              str(j.Type),
-		uuid:             str(j.UUID),
-		sessionID:        str(j.SessionID),
-		cwd:              str(j.Cwd),
-		version:          str(j.Version),
-		isMeta:           isTrue(j.IsMeta),
-		isCompactSummary: isTrue(j.IsCompactSummary),
-		isAPIError:       isTrue(j.IsAPIErrorMessage),
-		logicalParent:    str(j.LogicalParentUUID),
-		requestID:        str(j.RequestID),
-		restoreMark:      j.RestoreMark,
-		message:          j.Message,
-		content:          j.Content,
+	if env == nil {
+		// Not the shape guessed, or a value of an unexpected type somewhere: read the line again
+		// with the content raw, every other odd value read as absent.
+		var rj rawLineJSON
+		if err := lenient(json.Unmarshal(line, &rj)); err != nil {
+			return nil, fmt.Errorf("invalid JSON: %w", err)
+		}
+		env, r.message, r.body = &rj.envelopeJSON, rj.Message.messageHead, content{raw: rj.Message.Content, isRaw: true}
 	}
+	r.typ, r.uuid, r.sessionID = env.Type, env.UUID, env.SessionID
+	r.cwd, r.version = env.Cwd, env.Version
+	r.isMeta, r.isCompactSummary, r.isAPIError = env.IsMeta, env.IsCompactSummary, env.IsAPIErrorMessage
+	r.logicalParent, r.requestID = env.LogicalParentUUID, env.RequestID
+	r.forkedFrom, r.restoreMark, r.content = env.ForkedFrom.SessionID, env.RestoreMark, env.Content
 	if strings.TrimSpace(r.cwd) == "" {
 		r.cwd = ""
 	}
-	if ts := str(j.Timestamp); ts != "" {
-		if t, err := time.Parse(time.RFC3339Nano, ts); err == nil && !t.IsZero() {
+	if env.Timestamp != "" {
+		if t, err := time.Parse(time.RFC3339Nano, env.Timestamp); err == nil && !t.IsZero() {
 			r.at = t
 		}
 	}
-	if len(j.ForkedFrom) > 0 && j.ForkedFrom[0] == '{' {
-		var ff struct {
-			SessionID json.RawMessage `json:"sessionId"`
-		}
-		if json.Unmarshal(j.ForkedFrom, &ff) == nil {
-			r.forkedFrom = str(ff.SessionID)
-		}
-	}
 	return r, nil
+}
+
+// contentKind guesses the first byte of a line's message content from the first "content" key
+// in the line (a key: a string value cannot hold an unescaped quote), so that the line is first
+// decoded with the struct that most likely fits. A wrong guess only costs a second decoding.
+func contentKind(line []byte) byte {
+	const key = `"content":`
+	i := bytes.Index(line, []byte(key))
+	if i < 0 {
+		return 0
+	}
+	rest := bytes.TrimLeft(line[i+len(key):], " \t\r\n")
+	if len(rest) == 0 {
+		return 0
+	}
+	return rest[0]
+}
+
+// lenient drops the errors that only say a value had an unexpected JSON type: the decoder went
+// on, leaving that value zero.
+func lenient(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return nil
+	}
+	return err
 }
 
 // str is the value of a JSON string, or "" for anything else.
@@ -109,8 +168,6 @@ func str(raw json.RawMessage) string {
 	}
 	return s
 }
-
-func isTrue(raw json.RawMessage) bool { return string(raw) == "true" }
 
 // knownTypes are the record types Claude Code writes besides user and assistant; they are kept
 // as part-less system messages without being reported as drift.

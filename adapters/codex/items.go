@@ -12,58 +12,58 @@ import (
 
 // item handles a response item (the payload of a response_item line, or a bare legacy line).
 // Its message id is the item's own id, else rec-<digest> of the line.
-func (p *parser) item(r record, ts time.Time, it object) error {
-	base := strOf(it, "id")
+func (p *parser) item(r record, ts time.Time, it *walked) error {
+	base := it.str("id")
 	if base == "" {
 		base = recBase(r.raw)
 	}
-	switch typ := strOf(it, "type"); typ {
+	switch typ := it.str("type"); typ {
 	case "message":
 		return p.message(r, ts, it, base)
 	case "reasoning":
 		return p.emit(r, base, session.RoleAssistant, ts, "", reasoningParts(it)...)
 	case "function_call", "custom_tool_call":
-		callID, name := strOf(it, "call_id"), strOf(it, "name")
+		callID, name := it.str("call_id"), it.str("name")
 		p.addCall(callID, name)
 		part := session.Part{Type: session.PartToolCall, Provenance: session.Conversational, CallID: callID, Name: name}
 		if typ == "function_call" {
-			part.Params = arguments(it["arguments"])
+			part.Params = arguments(it.obj["arguments"])
 		} else {
-			part.Params = value(it["input"]) // free-form text, kept as the string it is
+			part.Params = value(it.obj["input"]) // free-form text, kept as the string it is
 		}
-		if ns := strOf(it, "namespace"); ns != "" {
-			part.Options = session.Options{"source": objectJSON(field{Key: "namespace", Value: it["namespace"]})}
+		if ns := it.str("namespace"); ns != "" {
+			part.Options = session.Options{"source": objectJSON(field{Key: "namespace", Value: it.obj["namespace"]})}
 		}
 		return p.emit(r, base, session.RoleAssistant, ts, "", part)
 	case "local_shell_call":
-		callID := strOf(it, "call_id")
+		callID := it.str("call_id")
 		if callID == "" {
-			callID = strOf(it, "id")
+			callID = it.str("id")
 		}
 		p.addCall(callID, "local_shell")
 		return p.emit(r, base, session.RoleAssistant, ts, "", session.Part{
 			Type: session.PartToolCall, Provenance: session.Conversational,
-			CallID: callID, Name: "local_shell", Params: value(it["action"]),
+			CallID: callID, Name: "local_shell", Params: value(it.obj["action"]),
 		})
 	case "tool_search_call":
-		callID := strOf(it, "call_id")
+		callID := it.str("call_id")
 		p.addCall(callID, "tool_search")
 		return p.emit(r, base, session.RoleAssistant, ts, "", session.Part{
 			Type: session.PartToolCall, Provenance: session.Conversational,
-			CallID: callID, Name: "tool_search", Params: value(it["arguments"]),
-			ProviderExecuted: strOf(it, "execution") == "server",
+			CallID: callID, Name: "tool_search", Params: value(it.obj["arguments"]),
+			ProviderExecuted: it.str("execution") == "server",
 		})
 	case "web_search_call":
 		return p.emit(r, base, session.RoleAssistant, ts, "", session.Part{
 			Type: session.PartToolCall, Provenance: session.Conversational,
-			CallID: strOf(it, "id"), Name: "web_search", Params: value(it["action"]), ProviderExecuted: true,
+			CallID: it.str("id"), Name: "web_search", Params: value(it.obj["action"]), ProviderExecuted: true,
 		})
 	case "image_generation_call":
 		return p.emit(r, base, session.RoleAssistant, ts, "", imageGeneration(it)...)
 	case "function_call_output", "custom_tool_call_output":
-		return p.output(r, ts, it, base, it["output"], "", false)
+		return p.output(r, ts, it, base, "output", "", false)
 	case "tool_search_output":
-		return p.output(r, ts, it, base, it["tools"], "tool_search", strOf(it, "status") == "failed")
+		return p.output(r, ts, it, base, "tools", "tool_search", it.str("status") == "failed")
 	case "agent_message":
 		return p.emit(r, base, session.RoleUser, ts, "", p.contentParts(r, it, session.RoleUser, true)...)
 	case "ghost_snapshot", "compaction", "compaction_summary", "other":
@@ -80,8 +80,8 @@ func (p *parser) item(r record, ts time.Time, it object) error {
 // message handles a message item. User and assistant messages keep their role; developer and
 // system messages (Codex's instructions, permissions, skills) are system messages whose
 // Content is their text.
-func (p *parser) message(r record, ts time.Time, it object, base string) error {
-	switch role := strOf(it, "role"); role {
+func (p *parser) message(r record, ts time.Time, it *walked, base string) error {
+	switch role := it.str("role"); role {
 	case "user":
 		return p.emit(r, base, session.RoleUser, ts, "", p.contentParts(r, it, session.RoleUser, false)...)
 	case "assistant":
@@ -105,22 +105,20 @@ func (p *parser) message(r record, ts time.Time, it object, base string) error {
 
 // contentParts maps a message's content items to parts. injected forces injected provenance;
 // otherwise a user message's items are classified by contentInjected.
-func (p *parser) contentParts(r record, it object, role session.Role, injected bool) []session.Part {
-	raw := it["content"]
-	if s, ok := str(raw); ok { // a plain string content
+func (p *parser) contentParts(r record, it *walked, role session.Role, injected bool) []session.Part {
+	if s, ok := it.strs["content"]; ok { // a plain string content
 		return []session.Part{{Type: session.PartText, Text: s, Provenance: provenance(role, injected, nil, 0, s)}}
 	}
-	items := parseArray(raw)
+	items := it.list("content")
 	kinds := contentKinds(it, len(items))
 	var parts []session.Part
-	for i, c := range items {
-		co := parseObject(c)
-		switch ct := strOf(co, "type"); ct {
+	for i, co := range items {
+		switch ct := co.str("type"); ct {
 		case "input_text", "output_text":
-			text := strOf(co, "text")
+			text := co.str("text")
 			parts = append(parts, session.Part{Type: session.PartText, Text: text, Provenance: provenance(role, injected, kinds, i, text)})
 		case "refusal":
-			parts = append(parts, session.Part{Type: session.PartText, Text: strOf(co, "refusal"), Provenance: session.Conversational})
+			parts = append(parts, session.Part{Type: session.PartText, Text: co.str("refusal"), Provenance: session.Conversational})
 		case "input_image":
 			if part, ok := imagePart(co); ok {
 				part.Provenance = provenance(role, injected, kinds, i, "")
@@ -138,8 +136,8 @@ func (p *parser) contentParts(r record, it object, role session.Role, injected b
 // contentKinds are the per-item kinds Codex records for a message's content
 // (internal_chat_message_metadata_passthrough.content_item_kinds, e.g. "user.text",
 // "environments.environment_context"); nil unless there is exactly one per item.
-func contentKinds(it object, n int) []string {
-	meta := parseObject(it["internal_chat_message_metadata_passthrough"])
+func contentKinds(it *walked, n int) []string {
+	meta := parseObject(it.obj["internal_chat_message_metadata_passthrough"])
 	var kinds []string
 	if json.Unmarshal(meta["content_item_kinds"], &kinds) != nil || len(kinds) != n {
 		return nil
@@ -194,8 +192,8 @@ func contextText(text string) bool {
 }
 
 // imagePart maps an input_image item; ok is false when it has no URL.
-func imagePart(co object) (session.Part, bool) {
-	url := strOf(co, "image_url")
+func imagePart(co *walked) (session.Part, bool) {
+	url := co.str("image_url")
 	if url == "" {
 		return session.Part{}, false
 	}
@@ -211,18 +209,17 @@ func imagePart(co object) (session.Part, bool) {
 
 // reasoningParts are a reasoning item's summary texts, then its raw reasoning content; each
 // part's options.source.field says which it is.
-func reasoningParts(it object) []session.Part {
+func reasoningParts(it *walked) []session.Part {
 	var parts []session.Part
 	for _, f := range []string{"summary", "content"} {
 		opts := session.Options{"source": objectJSON(field{Key: "field", Value: jsonString(f)})}
-		for _, s := range parseArray(it[f]) {
-			so := parseObject(s)
+		for _, so := range it.list(f) {
 			if so == nil {
 				continue
 			}
 			parts = append(parts, session.Part{
 				Type: session.PartReasoning, Provenance: session.Conversational,
-				Text: strOf(so, "text"), Options: opts.Clone(),
+				Text: so.str("text"), Options: opts.Clone(),
 			})
 		}
 	}
@@ -230,16 +227,16 @@ func reasoningParts(it object) []session.Part {
 }
 
 // imageGeneration maps an image_generation_call: the provider-run call, and the image it made.
-func imageGeneration(it object) []session.Part {
+func imageGeneration(it *walked) []session.Part {
 	call := session.Part{
 		Type: session.PartToolCall, Provenance: session.Conversational,
-		CallID: strOf(it, "id"), Name: "image_generation", ProviderExecuted: true,
+		CallID: it.str("id"), Name: "image_generation", ProviderExecuted: true,
 	}
-	if rp := it["revised_prompt"]; !isNull(rp) {
+	if rp := it.obj["revised_prompt"]; !isNull(rp) {
 		call.Params = objectJSON(field{Key: "revised_prompt", Value: rp})
 	}
 	parts := []session.Part{call}
-	if data, mt, ok := sniffImage(strOf(it, "result")); ok {
+	if data, mt, ok := sniffImage(it.str("result")); ok {
 		parts = append(parts, session.Part{
 			Type: session.PartFile, Provenance: session.Conversational,
 			MediaType: mt, Data: &session.FileData{Kind: session.FileBytes, Bytes: data},
@@ -249,9 +246,10 @@ func imageGeneration(it object) []session.Part {
 }
 
 // output handles a tool output item: a tool message with one tool_result part named after the
-// call it answers.
-func (p *parser) output(r record, ts time.Time, it object, base string, result json.RawMessage, name string, failed bool) error {
-	callID := strOf(it, "call_id")
+// call it answers, the item's member key.
+func (p *parser) output(r record, ts time.Time, it *walked, base, key, name string, failed bool) error {
+	result := it.obj[key]
+	callID := it.str("call_id")
 	c := p.takeCall(callID)
 	if c.Name != "" {
 		name = c.Name
@@ -259,7 +257,7 @@ func (p *parser) output(r record, ts time.Time, it object, base string, result j
 	return p.emit(r, base, session.RoleTool, ts, "", session.Part{
 		Type: session.PartToolResult, Provenance: session.Conversational,
 		CallID: callID, Name: name, Result: value(result),
-		IsFailure: failed || c.Failed || outputFailed(result),
+		IsFailure: failed || c.Failed || outputFailed(result, it.str(key)),
 	})
 }
 
@@ -287,15 +285,14 @@ func arguments(raw json.RawMessage) json.RawMessage {
 
 // outputFailed reports a failure the output itself records: an object with success:false (the
 // shape older builds wrote), or, in an exec tool's text, a non-zero exit code in its JSON
-// metadata or in the framing lines before "Output:".
-func outputFailed(raw json.RawMessage) bool {
+// metadata or in the framing lines before "Output:". text is raw's value when it is a string.
+func outputFailed(raw json.RawMessage, text string) bool {
 	switch firstByte(raw) {
 	case '{':
 		ok, known := boolOf(parseObject(raw), "success")
 		return known && !ok
 	case '"':
-		s, _ := str(raw)
-		return textFailed(s)
+		return textFailed(text)
 	}
 	return false
 }

@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -164,7 +163,8 @@ type parser struct {
 type record struct {
 	raw []byte
 	no  int
-	obj object
+	obj object  // w.obj
+	w   *walked // the line as read
 }
 
 func (p *parser) at(no int) adapters.Location { return adapters.Location{Path: p.src.Path, Line: no} }
@@ -180,16 +180,18 @@ func (p *parser) unknown(no int, what string) {
 
 // line handles one JSONL line.
 func (p *parser) line(raw []byte, no int) error {
-	var obj object
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		p.out.Malformed(p.at(no), fmt.Errorf("codex: %w", err))
+	w, ok, err := readLine(raw)
+	if err != nil || !ok {
+		// Not a JSON object: json.Unmarshal says why, as it always has.
+		var obj object
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			p.out.Malformed(p.at(no), fmt.Errorf("codex: %w", err))
+		} else {
+			p.out.Malformed(p.at(no), errors.New("codex: record is not a JSON object"))
+		}
 		return nil
 	}
-	if obj == nil {
-		p.out.Malformed(p.at(no), errors.New("codex: record is not a JSON object"))
-		return nil
-	}
-	r := record{raw: bytes.Clone(raw), no: no, obj: obj}
+	r := record{raw: raw, no: no, obj: w.obj, w: w}
 	if p.st.Session == nil {
 		p.pending = append(p.pending, r)
 		p.hdr.scan(r)
@@ -244,25 +246,25 @@ func (h *header) scan(r record) {
 		h.firstTime = ts
 	}
 	typ := strOf(r.obj, "type")
-	payload, enveloped := envelope(r.obj)
+	enveloped := isEnveloped(r.obj)
 	switch {
 	case enveloped && typ == "session_meta":
-		if m := parseObject(payload); m != nil && h.meta == nil {
+		if m := r.w.payload.members(); m != nil && h.meta == nil {
 			h.meta, h.metaLine, h.metaTime = m, r.no, ts
 		}
 	case enveloped && typ == "turn_context":
 		if h.turnCwd == "" {
-			h.turnCwd = strOf(parseObject(payload), "cwd")
+			h.turnCwd = r.w.payload.str("cwd")
 		}
 	case enveloped && typ == "response_item":
 		if h.envCwd == "" {
-			h.envCwd = environmentCwd(parseObject(payload))
+			h.envCwd = environmentCwd(r.w.payload)
 		}
 	case !enveloped && h.count == 1 && isLegacyHeader(r.obj):
 		h.meta, h.metaLine, h.metaTime = r.obj, r.no, ts
 	case !enveloped && typ == "message":
 		if h.envCwd == "" {
-			h.envCwd = environmentCwd(r.obj)
+			h.envCwd = environmentCwd(r.w)
 		}
 	}
 }
@@ -280,16 +282,14 @@ func (h *header) cwd() string {
 // ready reports whether the session can be decided before the read ends.
 func (h *header) ready() bool { return h.meta != nil && h.cwd() != "" }
 
-// envelope returns a RolloutLine's payload; ok is false for an un-enveloped (≤0.30) line.
-func envelope(o object) (payload json.RawMessage, ok bool) {
-	payload, ok = o["payload"]
-	if !ok {
-		return nil, false
+// isEnveloped reports whether a line is a RolloutLine (with a payload, read along with the line
+// as walked.payload) rather than an un-enveloped (≤0.30) line.
+func isEnveloped(o object) bool {
+	if _, ok := o["payload"]; !ok {
+		return false
 	}
-	if _, ok := str(o["type"]); !ok {
-		return nil, false
-	}
-	return payload, true
+	_, ok := str(o["type"])
+	return ok
 }
 
 // isLegacyHeader reports whether an un-enveloped line is the session metadata that rollouts of
@@ -303,12 +303,12 @@ func isLegacyHeader(o object) bool {
 }
 
 // environmentCwd is the <cwd> inside an <environment_context> of a user or developer message.
-func environmentCwd(item object) string {
-	if role := strOf(item, "role"); role != "user" && role != "developer" {
+func environmentCwd(item *walked) string {
+	if role := item.str("role"); role != "user" && role != "developer" {
 		return ""
 	}
-	for _, c := range parseArray(item["content"]) {
-		text := strOf(parseObject(c), "text")
+	for _, c := range item.list("content") {
+		text := c.str("text")
 		_, ctx, ok := strings.Cut(text, "<environment_context>")
 		if !ok {
 			continue
@@ -456,8 +456,7 @@ func (p *parser) record(r record) error {
 		p.st.Last = ts
 	}
 	typ := strOf(r.obj, "type")
-	payload, enveloped := envelope(r.obj)
-	if !enveloped {
+	if !isEnveloped(r.obj) {
 		return p.bare(r, ts, typ)
 	}
 	for _, k := range slices.Sorted(maps.Keys(r.obj)) {
@@ -467,17 +466,17 @@ func (p *parser) record(r record) error {
 	}
 	switch typ {
 	case "response_item":
-		item := parseObject(payload)
+		item := r.w.payload
 		if item == nil {
 			p.unknown(r.no, "response_item payload that is not an object")
 			return p.system(r, ts, "")
 		}
 		return p.item(r, ts, item)
 	case "event_msg":
-		p.event(parseObject(payload))
+		p.event(r.w.payload.members())
 		return p.system(r, ts, "")
 	case "compacted":
-		return p.system(r, ts, strOf(parseObject(payload), "message"))
+		return p.system(r, ts, r.w.payload.str("message"))
 	case "session_meta", "turn_context", "world_state", "token_usage_record",
 		"inter_agent_communication", "inter_agent_communication_metadata":
 		return p.system(r, ts, "")
@@ -490,7 +489,7 @@ func (p *parser) record(r record) error {
 func (p *parser) bare(r record, ts time.Time, typ string) error {
 	switch {
 	case typ != "":
-		return p.item(r, ts, r.obj)
+		return p.item(r, ts, r.w)
 	case isLegacyHeader(r.obj):
 		return p.system(r, ts, "")
 	case strOf(r.obj, "record_type") != "":

@@ -30,18 +30,6 @@ func parseObject(raw json.RawMessage) object {
 	return o
 }
 
-// parseArray decodes raw as a JSON array; nil when it is not one.
-func parseArray(raw json.RawMessage) []json.RawMessage {
-	if len(raw) == 0 || firstByte(raw) != '[' {
-		return nil
-	}
-	var a []json.RawMessage
-	if json.Unmarshal(raw, &a) != nil {
-		return nil
-	}
-	return a
-}
-
 // firstByte is the first non-space byte of raw, 0 when there is none.
 func firstByte(raw []byte) byte {
 	for _, c := range raw {

@@ -100,20 +100,21 @@ type message struct {
 	id        string
 	typ       string
 	timestamp time.Time
-	content   json.RawMessage
-	thoughts  json.RawMessage
-	toolCalls json.RawMessage
+	content   *node
+	thoughts  *node
+	toolCalls *node
 }
 
-func (rd *reader) readMessage(r record, line int) message {
+func (rd *reader) readMessage(n *node, line int) message {
+	r := members(n)
 	m := message{id: r.str("id"), typ: r.str("type"), timestamp: r.time("timestamp"),
-		content: r["content"], thoughts: r["thoughts"], toolCalls: r["toolCalls"]}
+		content: n.Kid("content"), thoughts: n.Kid("thoughts"), toolCalls: n.Kid("toolCalls")}
 	if _, ok := r["type"]; !ok && r.isString("role") {
 		m.typ = r.str("role")
 		rd.unknown(line, `message key "role" (read as type)`)
 	}
 	if _, ok := r["content"]; !ok && r.has("parts") {
-		m.content = r["parts"]
+		m.content = n.Kid("parts")
 		rd.unknown(line, `message key "parts" (read as content)`)
 	}
 	for _, k := range sortedKeys(r) {
@@ -155,12 +156,12 @@ func (rd *reader) parts(sid string, m message, prov session.Provenance, line int
 	}
 	slot := 0
 
-	thoughts := list(m.thoughts)
-	if thoughts == nil && kindOf(m.thoughts) != 0 && kindOf(m.thoughts) != 'n' {
+	thoughts := m.thoughts.List()
+	if thoughts == nil && m.thoughts.Kind() != 0 && m.thoughts.Kind() != 'n' {
 		rd.unknown(line, "thoughts that are not a list")
 	}
-	for _, raw := range thoughts {
-		t := parseRecord(raw)
+	for _, el := range thoughts {
+		t := members(el)
 		text := joinNonEmpty("\n", t.str("subject"), t.str("description"))
 		if text != "" {
 			add(slot, session.Part{Type: session.PartReasoning, Text: text}, "")
@@ -169,8 +170,8 @@ func (rd *reader) parts(sid string, m message, prov session.Provenance, line int
 	}
 
 	calls := map[string]bool{} // tool calls already stated in content
-	for _, raw := range contentList(m.content) {
-		if p, ok := rd.contentPart(raw, line); ok {
+	for _, el := range contentList(m.content) {
+		if p, ok := rd.contentPart(el, line); ok {
 			if p.Type == session.PartToolCall && p.CallID != "" {
 				calls[p.CallID] = true
 			}
@@ -179,12 +180,12 @@ func (rd *reader) parts(sid string, m message, prov session.Provenance, line int
 		slot++
 	}
 
-	toolCalls := list(m.toolCalls)
-	if toolCalls == nil && kindOf(m.toolCalls) != 0 && kindOf(m.toolCalls) != 'n' {
+	toolCalls := m.toolCalls.List()
+	if toolCalls == nil && m.toolCalls.Kind() != 0 && m.toolCalls.Kind() != 'n' {
 		rd.unknown(line, "toolCalls that are not a list")
 	}
-	for _, raw := range toolCalls {
-		tc := parseRecord(raw)
+	for _, el := range toolCalls {
+		tc := members(el)
 		if tc == nil {
 			rd.unknown(line, "tool call that is not an object")
 		}
@@ -201,7 +202,7 @@ func (rd *reader) parts(sid string, m message, prov session.Provenance, line int
 		finished := status == "success" || status == "error" || status == "cancelled"
 		if finished || (status == "" && result != nil) {
 			add(slot+1, session.Part{Type: session.PartToolResult, CallID: id, Name: name,
-				IsFailure: status == "error" || status == "cancelled", Result: functionResponse(result)}, status)
+				IsFailure: status == "error" || status == "cancelled", Result: functionResponse(result, el.Kid("result"))}, status)
 		}
 		slot += 2
 	}
@@ -209,13 +210,11 @@ func (rd *reader) parts(sid string, m message, prov session.Provenance, line int
 }
 
 // contentPart maps one element of a PartListUnion.
-func (rd *reader) contentPart(raw json.RawMessage, line int) (session.Part, bool) {
-	if kindOf(raw) == '"' {
-		var s string
-		_ = json.Unmarshal(raw, &s)
-		return session.Part{Type: session.PartText, Text: s}, s != ""
+func (rd *reader) contentPart(n *node, line int) (session.Part, bool) {
+	if n.Kind() == '"' {
+		return session.Part{Type: session.PartText, Text: n.Str}, n.Str != ""
 	}
-	p := parseRecord(raw)
+	p := members(n)
 	if p == nil {
 		rd.unknown(line, "content part that is not an object or a string")
 		return session.Part{}, false
@@ -227,7 +226,7 @@ func (rd *reader) contentPart(raw json.RawMessage, line int) (session.Part, bool
 	}
 	switch {
 	case p.isString("text"):
-		text := p.str("text")
+		text := textOf(n, "text")
 		if text == "" {
 			return session.Part{}, false
 		}
@@ -236,7 +235,7 @@ func (rd *reader) contentPart(raw json.RawMessage, line int) (session.Part, bool
 		}
 		return session.Part{Type: session.PartText, Text: text}, true
 	case p.has("inlineData"):
-		d := parseRecord(p["inlineData"])
+		d := members(n.Kid("inlineData"))
 		data := d.str("data")
 		fd := &session.FileData{Kind: session.FileBytes}
 		if b, err := decodeBase64(data); err == nil {
@@ -246,30 +245,30 @@ func (rd *reader) contentPart(raw json.RawMessage, line int) (session.Part, bool
 		}
 		return session.Part{Type: session.PartFile, MediaType: d.str("mimeType"), FileName: d.str("displayName"), Data: fd}, true
 	case p.has("fileData"):
-		d := parseRecord(p["fileData"])
+		d := members(n.Kid("fileData"))
 		return session.Part{Type: session.PartFile, MediaType: d.str("mimeType"), FileName: d.str("displayName"),
 			Data: &session.FileData{Kind: session.FileURL, Value: d.str("fileUri")}}, true
 	case p.has("functionCall"):
-		c := parseRecord(p["functionCall"])
+		c := members(n.Kid("functionCall"))
 		return session.Part{Type: session.PartToolCall, CallID: c.str("id"), Name: c.str("name"), Params: value(c["args"])}, true
 	case p.has("functionResponse"):
-		fr := p["functionResponse"]
-		r := parseRecord(fr)
-		resp := parseRecord(r["response"])
+		fr := n.Kid("functionResponse")
+		r, resp := members(fr), members(fr.Kid("response"))
 		return session.Part{Type: session.PartToolResult, CallID: r.str("id"), Name: r.str("name"),
-			IsFailure: resp.has("error"), Result: value(fr)}, true
+			IsFailure: resp.has("error"), Result: value(fr.Raw)}, true
 	}
 	return session.Part{}, false
 }
 
 // functionResponse is a tool call's stored result as the tool_result keeps it: the
 // functionResponse object when the result is just that one part, else the result as stored.
-func functionResponse(result json.RawMessage) json.RawMessage {
+// read is the result as read along with its record.
+func functionResponse(result json.RawMessage, read *node) json.RawMessage {
 	if result == nil {
 		return nil
 	}
-	if l := list(result); len(l) == 1 {
-		if p := parseRecord(l[0]); len(p) == 1 && p.has("functionResponse") {
+	if l := read.List(); len(l) == 1 {
+		if p := members(l[0]); len(p) == 1 && p.has("functionResponse") {
 			return p["functionResponse"]
 		}
 	}
@@ -277,17 +276,15 @@ func functionResponse(result json.RawMessage) json.RawMessage {
 }
 
 // text is a PartListUnion's plain text, the way the CLI renders it.
-func text(content json.RawMessage) string {
+func text(content *node) string {
 	var b strings.Builder
-	for _, raw := range contentList(content) {
-		if kindOf(raw) == '"' {
-			var s string
-			_ = json.Unmarshal(raw, &s)
-			b.WriteString(s)
+	for _, el := range contentList(content) {
+		if el.Kind() == '"' {
+			b.WriteString(el.Str)
 			continue
 		}
-		if p := parseRecord(raw); p != nil && string(p["thought"]) != "true" {
-			b.WriteString(p.str("text"))
+		if p := members(el); p != nil && string(p["thought"]) != "true" {
+			b.WriteString(textOf(el, "text"))
 		}
 	}
 	return b.String()
@@ -295,31 +292,19 @@ func text(content json.RawMessage) string {
 
 // contentList flattens a PartListUnion (a string, a part, or a list of either) into elements.
 // An empty string (what the CLI writes for a turn of tool calls alone) has none.
-func contentList(v json.RawMessage) []json.RawMessage {
-	switch kindOf(v) {
+func contentList(v *node) []*node {
+	switch v.Kind() {
 	case '"':
-		if string(bytes.TrimSpace(v)) == `""` {
+		if string(bytes.TrimSpace(v.Raw)) == `""` {
 			return nil
 		}
-		return []json.RawMessage{v}
+		return []*node{v}
 	case '{':
-		return []json.RawMessage{v}
+		return []*node{v}
 	case '[':
-		return list(v)
+		return v.List()
 	}
 	return nil
-}
-
-// list is a JSON array's elements; nil when v is not an array.
-func list(v json.RawMessage) []json.RawMessage {
-	if kindOf(v) != '[' {
-		return nil
-	}
-	var l []json.RawMessage
-	if json.Unmarshal(v, &l) != nil {
-		return nil
-	}
-	return l
 }
 
 // value is v unless it is absent or null.

@@ -96,22 +96,25 @@ func readJSONL(ctx context.Context, src adapters.Source, cur adapters.Cursor, ou
 
 // line maps one JSONL record, classified the way the CLI's loader does.
 func (rd *reader) line(raw []byte, no int) error {
-	var rec record
-	err := json.Unmarshal(raw, &rec)
-	if err == nil && rec == nil {
-		err = errors.New("not a JSON object")
-	}
-	if err != nil {
+	n, err := readRecord(raw)
+	if err != nil || members(n) == nil {
+		// Not a JSON object: json.Unmarshal says why, as it always has.
+		var rec record
+		err := json.Unmarshal(raw, &rec)
+		if err == nil {
+			err = errors.New("not a JSON object")
+		}
 		rd.out.Malformed(adapters.Location{Path: rd.path, Line: no}, fmt.Errorf("malformed record: %w", err))
 		return nil
 	}
+	rec := members(n)
 	switch {
 	case rec.isString("$rewindTo"):
 		return rd.rewind(rec, raw, no)
 	case rec.isString("id"):
-		return rd.message(rec, raw, origin{keep: true, line: no})
+		return rd.message(n, raw, origin{keep: true, line: no})
 	case kindOf(rec["$set"]) == '{':
-		return rd.set(rec, raw, no)
+		return rd.set(n, raw, no)
 	case rec.isString("sessionId") && rd.sess == nil:
 		rd.newSession(rec, raw, "jsonl", no)
 		return nil
@@ -138,8 +141,8 @@ func (rd *reader) rewind(rec record, raw []byte, no int) error {
 
 // set keeps a `$set` metadata update; messages of a `messages` checkpoint are read as records
 // kept by the update.
-func (rd *reader) set(rec record, raw []byte, no int) error {
-	upd := parseRecord(rec["$set"])
+func (rd *reader) set(n *node, raw []byte, no int) error {
+	rec, upd := members(n), members(n.Kid("$set"))
 	for _, k := range sortedKeys(upd) {
 		if !metaKeys[k] {
 			rd.unknown(no, fmt.Sprintf("$set key %q", k))
@@ -155,12 +158,11 @@ func (rd *reader) set(rec record, raw []byte, no int) error {
 	if err := rd.system(raw, ts, kv{"line", jsonInt(no)}); err != nil {
 		return err
 	}
-	for _, el := range list(upd["messages"]) {
-		m := parseRecord(el)
-		if m == nil || !m.isString("id") {
+	for _, el := range n.Kid("$set").Kid("messages").List() {
+		if m := members(el); m == nil || !m.isString("id") {
 			continue // kept in the $set record all the same
 		}
-		if err := rd.message(m, el, origin{line: no, checkpoint: no}); err != nil {
+		if err := rd.message(el, el.Raw, origin{line: no, checkpoint: no}); err != nil {
 			return err
 		}
 	}
@@ -241,8 +243,8 @@ func readLegacy(ctx context.Context, src adapters.Source, cur adapters.Cursor, o
 		if err := ctx.Err(); err != nil {
 			return adapters.Cursor{}, err
 		}
-		rec := parseRecord(el.raw)
-		if rec == nil {
+		rec, err := readRecord(el.raw)
+		if err != nil || members(rec) == nil {
 			out.Malformed(adapters.Location{Path: src.Path, Line: lineAt(data, el.at)}, errors.New("message is not a JSON object"))
 			continue
 		}
@@ -271,8 +273,8 @@ type origin struct {
 
 // message maps a MessageRecord: a first sight emits the message and its parts; a changed record
 // with a known id emits only what it adds (see the package doc).
-func (rd *reader) message(rec record, raw []byte, o origin) error {
-	m := rd.readMessage(rec, o.line)
+func (rd *reader) message(n *node, raw []byte, o origin) error {
+	m := rd.readMessage(n, o.line)
 	if m.id == "" {
 		m.id = rd.mem.recID(raw)
 	}

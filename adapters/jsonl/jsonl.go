@@ -71,8 +71,8 @@ func (jf *File) Close() error { return jf.f.Close() }
 // Lines calls fn with each whole line after the start position (without its line break, blank
 // lines skipped) and its 1-based line number. A last line without a line break is passed only
 // when it is complete JSON; otherwise it is left for the next read (the agent is still
-// writing it). It returns the cursor after the last line passed, without Stamp and State,
-// which the adapter fills in.
+// writing it). Each line is in a buffer of its own, which fn may keep. It returns the cursor
+// after the last line passed, without Stamp and State, which the adapter fills in.
 func (jf *File) Lines(ctx context.Context, fn func(line []byte, no int) error) (adapters.Cursor, error) {
 	r := bufio.NewReaderSize(jf.f, 256<<10)
 	offset, line := jf.offset, jf.line
@@ -130,7 +130,8 @@ func anchorAt(f *os.File, offset int64) (string, error) {
 }
 
 // Each calls fn with every non-blank line of r (a whole stream, e.g. a decompressed file) and its
-// line number. A last line without a line break counts like any other.
+// line number. A last line without a line break counts like any other. Each line is in a buffer
+// of its own, which fn may keep.
 func Each(ctx context.Context, r io.Reader, fn func(line []byte, no int) error) error {
 	br := bufio.NewReaderSize(r, 256<<10)
 	no := 0

@@ -121,3 +121,43 @@ func TestLineNumbersAcrossUnterminatedLine(t *testing.T) {
 		t.Fatalf("line numbers %v (cursor line %d), %v; want [3]", nos, next.Line, err)
 	}
 }
+
+// TestLinesAreKept: the lines passed to fn stay as they were while later lines are read, so an
+// adapter may hold records back without copying them.
+func TestLinesAreKept(t *testing.T) {
+	var b strings.Builder
+	for i := range 2000 {
+		b.WriteString(`{"n":` + strings.Repeat("1", i%300+1) + "}\n")
+	}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	check := func(name string, read func(fn func([]byte, int) error) error) {
+		var kept [][]byte
+		var copies []string
+		if err := read(func(line []byte, _ int) error {
+			kept, copies = append(kept, line), append(copies, string(line))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range kept {
+			if string(kept[i]) != copies[i] {
+				t.Fatalf("%s: line %d changed after it was passed: %q, was %q", name, i+1, kept[i], copies[i])
+			}
+		}
+	}
+	check("Lines", func(fn func([]byte, int) error) error {
+		f, err := Open(path, adapters.Cursor{})
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = f.Lines(context.Background(), fn)
+		return err
+	})
+	check("Each", func(fn func([]byte, int) error) error {
+		return Each(context.Background(), strings.NewReader(b.String()), fn)
+	})
+}

@@ -33,7 +33,7 @@ type sessionRecord struct {
 type record struct {
 	id      string
 	created int64           // ms since the epoch; 0 when the record has none
-	data    fields          // OpenCode's message info or part, nil when err is set
+	data    doc             // OpenCode's message info or part, empty when err is set
 	err     error           // why the record could not be parsed
 	source  json.RawMessage // options.source
 	loc     adapters.Location
@@ -83,7 +83,7 @@ func inProgress(m messageRecord) bool {
 	if m.err != nil || m.data.str("role") != "assistant" {
 		return false
 	}
-	_, failed := m.data["error"]
+	_, failed := m.data.fields()["error"]
 	return m.data.obj("time").num("completed") == 0 && !failed
 }
 
@@ -135,7 +135,7 @@ func emitSession(ctx context.Context, s sessionRecord, msgs []messageRecord, ext
 	}
 	if len(msgs) > 0 && len(msgs[0].parts) > 0 {
 		// A session Pond restored from another agent says so in its first text's metadata.
-		adapters.ApplyRestoreMark(sess, msgs[0].parts[0].data.obj("metadata")[adapters.RestoreMarkKey])
+		adapters.ApplyRestoreMark(sess, msgs[0].parts[0].data.obj("metadata").fields()[adapters.RestoreMarkKey])
 	}
 	e := &emitter{out: out, sid: s.id, last: sess.CreatedAt, reported: map[string]bool{}}
 	if err := e.event(session.Event{Session: sess}); err != nil {
@@ -210,7 +210,7 @@ func (e *emitter) message(m messageRecord) error {
 		e.out.Malformed(m.loc, err)
 		return nil
 	}
-	for _, k := range slices.Sorted(maps.Keys(m.data)) {
+	for _, k := range slices.Sorted(maps.Keys(m.data.fields())) {
 		if !slices.Contains(messageKeys, k) {
 			e.unknown(m.loc, fmt.Sprintf("message key %q", k))
 		}
@@ -297,7 +297,7 @@ func (e *emitter) message(m messageRecord) error {
 // system emits a record that carries no conversation as a system message holding it raw.
 func (e *emitter) system(r record) error {
 	ms := r.created
-	if ms == 0 && r.data != nil {
+	if ms == 0 && r.data.Node != nil {
 		t := r.data.obj("time")
 		ms = firstNonZero(t.num("start"), t.num("created"), r.data.obj("state").obj("time").num("start"))
 	}
@@ -316,7 +316,7 @@ func (e *emitter) checkKeys(p record, typ string) {
 	if !ok {
 		return
 	}
-	for _, k := range slices.Sorted(maps.Keys(p.data)) {
+	for _, k := range slices.Sorted(maps.Keys(p.data.fields())) {
 		if !slices.Contains(commonPartKeys, k) && !slices.Contains(known, k) {
 			e.unknown(p.loc, fmt.Sprintf("%s part key %q", typ, k))
 		}
@@ -333,7 +333,7 @@ func (e *emitter) toolParts(p record) []session.Part {
 		Provenance: session.Conversational,
 		CallID:     p.data.str("callID"),
 		Name:       name,
-		Params:     jsonValue(state["input"]),
+		Params:     jsonValue(state.fields()["input"]),
 		// AI SDK providers that run a tool themselves mark the call.
 		ProviderExecuted: p.data.obj("metadata").bool("providerExecuted"),
 	}
@@ -348,16 +348,16 @@ func (e *emitter) toolParts(p record) []session.Part {
 	case "pending", "running":
 		return []session.Part{call}
 	case "completed":
-		result.Result = jsonValue(state["output"])
+		result.Result = jsonValue(state.fields()["output"])
 	case "error":
-		result.Result, result.IsFailure = jsonValue(state["error"]), true
+		result.Result, result.IsFailure = jsonValue(state.fields()["error"]), true
 	default:
 		e.unknown(p.loc, fmt.Sprintf("tool status %q", status))
 		switch {
-		case state["error"] != nil:
-			result.Result, result.IsFailure = jsonValue(state["error"]), true
-		case state["output"] != nil:
-			result.Result = jsonValue(state["output"])
+		case state.fields()["error"] != nil:
+			result.Result, result.IsFailure = jsonValue(state.fields()["error"]), true
+		case state.fields()["output"] != nil:
+			result.Result = jsonValue(state.fields()["output"])
 		default:
 			return []session.Part{call}
 		}
@@ -410,7 +410,7 @@ func filePart(p record) (session.Part, error) {
 // provider like the AI SDK's providerMetadata) of a part.
 func partOptions(p record) session.Options {
 	o := session.Options{"source": p.source}
-	for k, v := range p.data.obj("metadata") {
+	for k, v := range p.data.obj("metadata").fields() {
 		if k == "source" || k == "pond" || len(v) == 0 || v[0] != '{' {
 			continue
 		}
@@ -442,6 +442,44 @@ var (
 	// rawPartTypes carry no conversation; each becomes a system message holding the raw record.
 	rawPartTypes = []string{"step-start", "step-finish", "snapshot", "patch", "agent", "subtask", "retry", "compaction"}
 )
+
+// doc is a message's or part's JSON, read in one pass (adapters.Node) with the objects the
+// mapping reads (dataShape) and its text. Like fields, it reads leniently.
+type doc struct{ *adapters.Node }
+
+var dataShape = &adapters.Shape{Members: map[string]*adapters.Shape{
+	"text": {Text: true}, "time": {}, "metadata": {}, "state": {Members: map[string]*adapters.Shape{"time": {}}},
+}}
+
+// readDoc reads a message's or part's JSON; an error says why it is not a JSON object.
+func readDoc(b []byte) (doc, error) {
+	n, err := adapters.ReadNode(b, dataShape)
+	if err != nil || n.Members == nil {
+		// json.Unmarshal says why, as it always has.
+		_, err := parseFields(b)
+		if err == nil {
+			err = errors.New("not a JSON object")
+		}
+		return doc{}, err
+	}
+	return doc{n}, nil
+}
+
+func (d doc) fields() fields { return fields(d.Object()) }
+
+func (d doc) str(k string) string {
+	if s, ok := d.String(k); ok {
+		return s
+	}
+	return d.fields().str(k)
+}
+
+func (d doc) bool(k string) bool { return d.fields().bool(k) }
+
+func (d doc) num(k string) int64 { return d.fields().num(k) }
+
+// obj is the member k, one of those dataShape reads along.
+func (d doc) obj(k string) doc { return doc{d.Kid(k)} }
 
 // fields is a JSON object read leniently: a value of an unexpected type reads as absent.
 type fields map[string]json.RawMessage
@@ -494,6 +532,9 @@ func (f fields) obj(k string) fields {
 
 // jsonValue is v compacted (legacy files are indented), nil when absent or null.
 func jsonValue(v json.RawMessage) json.RawMessage {
+	if len(v) > 0 && v[0] == '"' {
+		return v // a string has nothing to compact
+	}
 	var b bytes.Buffer
 	if json.Compact(&b, v) != nil || b.Len() == 0 || b.String() == "null" {
 		return nil
@@ -501,9 +542,11 @@ func jsonValue(v json.RawMessage) json.RawMessage {
 	return b.Bytes()
 }
 
-// sourceJSON is an options.source value: where the record came from and the record itself.
-func sourceJSON(where, name string, rec json.RawMessage, extra ...any) json.RawMessage {
+// sourceJSON is an options.source value: where the record came from and the record itself (a
+// file as read, or a row as row.json wrote it).
+func sourceJSON[R json.RawMessage | ownJSON](where, name string, rec R, extra ...any) json.RawMessage {
 	var b bytes.Buffer
+	b.Grow(len(rec) + len(where) + len(name) + 32)
 	b.WriteByte('{')
 	writeMember(&b, where, name)
 	for i := 0; i+1 < len(extra); i += 2 {
@@ -516,6 +559,9 @@ func sourceJSON(where, name string, rec json.RawMessage, extra ...any) json.RawM
 	return b.Bytes()
 }
 
+// ownJSON is JSON this adapter wrote (a row as an object): valid and compact already.
+type ownJSON []byte
+
 // writeMember writes "key":value, keeping <, > and & as they are.
 func writeMember(b *bytes.Buffer, key string, v any) {
 	writeJSON(b, key)
@@ -524,6 +570,10 @@ func writeMember(b *bytes.Buffer, key string, v any) {
 }
 
 func writeJSON(b *bytes.Buffer, v any) {
+	if own, ok := v.(ownJSON); ok {
+		b.Write(own)
+		return
+	}
 	if raw, ok := v.(json.RawMessage); ok {
 		if len(raw) == 0 {
 			b.WriteString("null")

@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -341,7 +340,7 @@ func loadDBSession(ctx context.Context, env adapters.Env, path, id string) (*dbS
 			rid = recID(raw)
 		}
 		rec := record{id: rid, created: r.int("time_created"), source: sourceJSON("table", table, raw), loc: at(rid)}
-		if rec.data, rec.err = parseFields([]byte(r.str("data"))); rec.err != nil {
+		if rec.data, rec.err = readDoc([]byte(r.str("data"))); rec.err != nil {
 			rec.err = fmt.Errorf("%s data: %w", table, rec.err)
 		}
 		return rec
@@ -474,8 +473,19 @@ func (r row) int(col string) int64 {
 // json is the row verbatim as a JSON object of its columns in table order: TEXT as strings
 // (so a JSON column keeps its exact bytes), integers and reals as numbers, NULL as null, a
 // BLOB that is not UTF-8 as {"base64": …}.
-func (r row) json() json.RawMessage {
+func (r row) json() ownJSON {
+	n := 2
+	for i, c := range r.cols {
+		n += len(c) + 8
+		switch x := r.vals[i].(type) {
+		case string:
+			n += len(x) + len(x)/4 // room for escaped quotes: the data column is JSON
+		case []byte:
+			n += len(x) + len(x)/4
+		}
+	}
 	var b bytes.Buffer
+	b.Grow(n)
 	b.WriteByte('{')
 	for i, c := range r.cols {
 		if i > 0 {

@@ -150,7 +150,7 @@ func (ts *treeSession) record(dir string, project []byte) sessionRecord {
 		}
 		extra = append(extra, "project", json.RawMessage(project))
 	}
-	s.source = sourceJSON("file", rel(dir, ts.file), ts.raw, extra...)
+	s.source = sourceJSON("file", rel(dir, ts.file), json.RawMessage(ts.raw), extra...)
 	return s
 }
 
@@ -163,7 +163,7 @@ func fileRecord(dir, path string, raw []byte, err error) record {
 	if r.id == "" {
 		r.id = recID(raw)
 	}
-	if r.data, r.err = parseFields(raw); r.err != nil {
+	if r.data, r.err = readDoc(raw); r.err != nil {
 		r.err = fmt.Errorf("not a JSON object: %w", r.err)
 		return r
 	}
@@ -171,7 +171,7 @@ func fileRecord(dir, path string, raw []byte, err error) record {
 		r.id = id
 	}
 	r.created = r.data.obj("time").num("created")
-	r.source = sourceJSON("file", rel(dir, path), raw)
+	r.source = sourceJSON("file", rel(dir, path), json.RawMessage(raw))
 	return r
 }
 

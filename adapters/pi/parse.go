@@ -86,25 +86,27 @@ func (p *parser) at(no int) adapters.Location { return adapters.Location{Path: p
 
 // line handles one JSONL line.
 func (p *parser) line(raw []byte, no int) error {
-	var obj object
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		p.out.Malformed(p.at(no), fmt.Errorf("pi: invalid JSON: %w", err))
+	rec, ok, err := readRecord(raw)
+	if err != nil || !ok {
+		// Not a JSON object: json.Unmarshal says why, as it always has.
+		var obj object
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			p.out.Malformed(p.at(no), fmt.Errorf("pi: invalid JSON: %w", err))
+		} else {
+			p.out.Malformed(p.at(no), errors.New("pi: record is not a JSON object"))
+		}
 		return nil
 	}
-	if obj == nil {
-		p.out.Malformed(p.at(no), errors.New("pi: record is not a JSON object"))
-		return nil
-	}
-	rec := ""
+	obj := rec.obj
+	id := ""
 	if needsRec(obj) {
-		rec = p.recID(raw)
+		id = p.recID(raw)
 	}
 	typ, _ := str(obj["type"])
-	var err error
 	if typ == "session" && p.st.Session == nil {
 		err = p.header(raw, obj, no)
 	} else {
-		err = p.entry(raw, obj, typ, rec, no)
+		err = p.entry(raw, rec, typ, id, no)
 	}
 	if err != nil {
 		return fmt.Errorf("%s line %d: %w", p.src.Path, no, err)
@@ -263,13 +265,13 @@ func (p *parser) when(obj, msg object) time.Time {
 }
 
 // entry maps one non-header record to a message and its parts.
-func (p *parser) entry(raw []byte, obj object, typ, rec string, no int) error {
-	id := rec
+func (p *parser) entry(raw []byte, rec record, typ, recID string, no int) error {
+	obj, msg := rec.obj, rec.msg
+	id := recID
 	if id == "" {
 		sid, _ := str(obj["id"])
 		id = p.unique(sid)
 	}
-	msg := objectOf(obj["message"])
 	t := p.when(obj, msg)
 	if err := p.ensureSession(); err != nil {
 		return err
@@ -289,11 +291,11 @@ func (p *parser) entry(raw []byte, obj object, typ, rec string, no int) error {
 			p.unknown(no, "message entry without a message object")
 			break
 		}
-		parts = p.message(m, msg, no)
+		parts = p.message(m, msg, rec.msgBody, no)
 	case "custom_message":
 		// Extension text in the model's context, sent as a user turn.
 		m.Role = session.RoleUser
-		parts = p.content(obj["content"], session.Injected, "custom_message entries", no)
+		parts = p.content(rec.content, session.Injected, "custom_message entries", no)
 	case "compaction":
 		m.Content, _ = str(obj["summary"])
 		if kept, _ := str(obj["firstKeptEntryId"]); kept != "" {
@@ -333,7 +335,7 @@ func (p *parser) entry(raw []byte, obj object, typ, rec string, no int) error {
 }
 
 // message maps a message entry's AgentMessage by its role, setting m's role and content.
-func (p *parser) message(m *session.Message, msg object, no int) []session.Part {
+func (p *parser) message(m *session.Message, msg object, body content, no int) []session.Part {
 	role, _ := str(msg["role"])
 	if keys, ok := roleKeys[role]; ok {
 		p.checkKeys(msg, messageBase, keys, role+" messages", no)
@@ -341,10 +343,10 @@ func (p *parser) message(m *session.Message, msg object, no int) []session.Part 
 	switch role {
 	case "user":
 		m.Role = session.RoleUser
-		return p.content(msg["content"], session.Conversational, "user messages", no)
+		return p.content(body, session.Conversational, "user messages", no)
 	case "assistant":
 		m.Role = session.RoleAssistant
-		return p.content(msg["content"], session.Conversational, "assistant messages", no)
+		return p.content(body, session.Conversational, "assistant messages", no)
 	case "toolResult":
 		m.Role = session.RoleTool
 		call, _ := str(msg["toolCallId"])
@@ -360,11 +362,11 @@ func (p *parser) message(m *session.Message, msg object, no int) []session.Part 
 		// Extension text in the model's context, sent as a user turn (hookMessage is its v2
 		// name).
 		m.Role = session.RoleUser
-		return p.content(msg["content"], session.Injected, role+" messages", no)
+		return p.content(body, session.Injected, role+" messages", no)
 	case "branchSummary", "compactionSummary":
 		m.Content, _ = str(msg["summary"])
 	case "system":
-		m.Content = systemText(msg)
+		m.Content = systemText(msg, body)
 	default:
 		p.unknown(no, fmt.Sprintf("message role %q", role))
 	}
@@ -390,9 +392,11 @@ func bashParts(m *session.Message, msg object) []session.Part {
 
 // systemText is a system message entry's text: its content, else its prompt sections in
 // recorded order.
-func systemText(msg object) string {
-	if s, _ := str(msg["content"]); s != "" {
-		return s
+func systemText(msg object, body content) string {
+	if len(body.raw) > 0 && body.raw[0] == '"' {
+		if s := body.parsed().text; s != "" {
+			return s
+		}
 	}
 	raw, ok := msg["sections"]
 	if !ok {
@@ -412,23 +416,25 @@ func systemText(msg object) string {
 
 // content maps pi content, a string or a list of text, image (and, in assistant messages,
 // thinking and toolCall) blocks, to parts.
-func (p *parser) content(raw json.RawMessage, prov session.Provenance, where string, no int) []session.Part {
+func (p *parser) content(c content, prov session.Provenance, where string, no int) []session.Part {
+	raw := c.raw
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
-	if s, ok := str(raw); ok {
+	switch raw[0] {
+	case '"':
+		s := c.parsed().text
 		if s == "" {
 			return nil
 		}
 		return []session.Part{{Type: session.PartText, Provenance: prov, Text: s}}
-	}
-	var blocks []json.RawMessage
-	if json.Unmarshal(raw, &blocks) != nil {
+	case '[':
+	default:
 		p.unknown(no, "content of "+where+" that is neither text nor a list")
 		return nil
 	}
 	var parts []session.Part
-	for _, b := range blocks {
+	for _, b := range c.parsed().blocks {
 		if pt, ok := p.block(b, prov, where, no); ok {
 			parts = append(parts, pt)
 		}
@@ -438,8 +444,8 @@ func (p *parser) content(raw json.RawMessage, prov session.Provenance, where str
 
 // block maps one content block. Its fields that have no place in the part (signatures) go to
 // the part's options.source verbatim.
-func (p *parser) block(raw json.RawMessage, prov session.Provenance, where string, no int) (session.Part, bool) {
-	b := objectOf(raw)
+func (p *parser) block(blk block, prov session.Provenance, where string, no int) (session.Part, bool) {
+	b := blk.obj
 	if b == nil {
 		p.unknown(no, "a content block that is not an object in "+where)
 		return session.Part{}, false
@@ -450,11 +456,11 @@ func (p *parser) block(raw json.RawMessage, prov session.Provenance, where strin
 	switch typ {
 	case "text":
 		pt.Type = session.PartText
-		pt.Text, _ = str(b["text"])
+		pt.Text = blk.text
 		used = []string{"text"}
 	case "thinking":
 		pt.Type = session.PartReasoning
-		pt.Text, _ = str(b["thinking"])
+		pt.Text = blk.thinking
 		used = []string{"thinking"}
 	case "toolCall":
 		pt.Type = session.PartToolCall

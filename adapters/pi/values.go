@@ -44,18 +44,6 @@ func boolean(raw json.RawMessage) (bool, bool) {
 	return b, true
 }
 
-// objectOf is raw as an object, or nil.
-func objectOf(raw json.RawMessage) object {
-	if len(raw) == 0 || raw[0] != '{' {
-		return nil
-	}
-	var o object
-	if json.Unmarshal(raw, &o) != nil {
-		return nil
-	}
-	return o
-}
-
 // anyTime reads pi's two time shapes: an ISO string (entries, headers) or Unix milliseconds
 // (messages). Anything else is the zero time.
 func anyTime(raw json.RawMessage) time.Time {
