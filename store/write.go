@@ -356,8 +356,9 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	}
 	if s.appends >= refreshAfterAppends {
 		s.appends = 0
+		// Only memory is at stake: the write is committed whatever the refresh does.
 		if err := s.db.Refresh(ctx, s.tables[TableSessions], s.tables[TableMessages], s.tables[TableParts]); err != nil {
-			return nil, err
+			s.log.Warn("store: refresh the Lance connection", "error", err)
 		}
 	}
 	return out, nil

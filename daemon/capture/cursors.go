@@ -41,28 +41,36 @@ func (c *Cursors) path(adapter string) string {
 
 // Load reads an adapter's cursors; none yet is an empty set.
 func (c *Cursors) Load(adapter string) (CursorSet, error) {
-	set := CursorSet{}
-	b, err := os.ReadFile(c.path(adapter))
+	return loadState[CursorSet](c.path(adapter), "cursors")
+}
+
+// Save writes an adapter's cursors.
+func (c *Cursors) Save(adapter string, set CursorSet) error { return saveState(c.path(adapter), set) }
+
+// loadState reads a JSON state file; none yet is an empty value. A damaged file is an empty
+// value too: it costs a full re-read or re-scan, which converges, and never blocks capture.
+func loadState[T ~map[string]V, V any](path, what string) (T, error) {
+	set := T{}
+	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return set, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("capture: cursors: %w", err)
+		return nil, fmt.Errorf("capture: %s: %w", what, err)
 	}
-	if err := json.Unmarshal(b, &set); err != nil {
-		// A damaged cursor file costs a full re-read, which converges; it never blocks capture.
-		return CursorSet{}, nil
+	if json.Unmarshal(b, &set) != nil {
+		return T{}, nil
 	}
 	return set, nil
 }
 
-// Save writes an adapter's cursors.
-func (c *Cursors) Save(adapter string, set CursorSet) error {
-	b, err := json.Marshal(set)
+// saveState writes a JSON state file atomically.
+func saveState(path string, v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	return writeAtomic(c.path(adapter), b)
+	return writeAtomic(path, b)
 }
 
 // writeAtomic writes a state file atomically (mode 0600).

@@ -2,12 +2,7 @@ package capture
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 
 	"github.com/pondhq/pond/adapters"
@@ -39,27 +34,12 @@ func (c *Cursors) rootsPath(adapter string) string {
 // LoadRoots reads an adapter's settled roots; none yet, or a damaged file, is an empty set
 // (every root is scanned).
 func (c *Cursors) LoadRoots(adapter string) (RootSet, error) {
-	set := RootSet{}
-	b, err := os.ReadFile(c.rootsPath(adapter))
-	if errors.Is(err, fs.ErrNotExist) {
-		return set, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("capture: root stamps: %w", err)
-	}
-	if json.Unmarshal(b, &set) != nil {
-		return RootSet{}, nil
-	}
-	return set, nil
+	return loadState[RootSet](c.rootsPath(adapter), "root stamps")
 }
 
 // SaveRoots writes an adapter's settled roots.
 func (c *Cursors) SaveRoots(adapter string, set RootSet) error {
-	b, err := json.Marshal(set)
-	if err != nil {
-		return err
-	}
-	return writeAtomic(c.rootsPath(adapter), b)
+	return saveState(c.rootsPath(adapter), set)
 }
 
 // scannedRoot is a root scanned by this sync, with the stamp taken before the scan ("" when

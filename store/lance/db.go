@@ -99,15 +99,22 @@ func (db *DB) Refresh(ctx context.Context, tables ...*Table) error {
 	if err != nil {
 		return fmt.Errorf("lance: reconnect %s: %w", db.dir, err)
 	}
-	for _, t := range tables {
-		gt, err := conn.OpenTable(ctx, t.name)
-		if err != nil {
+	// Every table is reopened before any handle is swapped, so a failure leaves all of them on
+	// the old connection.
+	handles := make([]contracts.ITable, len(tables))
+	for i, t := range tables {
+		if handles[i], err = conn.OpenTable(ctx, t.name); err != nil {
+			for _, h := range handles[:i] {
+				h.Close()
+			}
 			conn.Close()
 			return fmt.Errorf("lance: reopen table %s: %w", t.name, err)
 		}
+	}
+	for i, t := range tables {
 		t.mu.Lock()
 		old := t.goTable
-		t.goTable = gt
+		t.goTable = handles[i]
 		t.mu.Unlock()
 		old.Close()
 	}
