@@ -26,7 +26,7 @@ run() {
 		-u CLAUDE_CONFIG_DIR -u CODEX_HOME -u GEMINI_CLI_HOME -u PI_CODING_AGENT_DIR \
 		HOME="$dir/home-$sessions" POND_CONFIG_FILE="$inst/config.toml" POND_DATA_DIR="$inst/data" \
 		POND_STATE_DIR="$inst/state" POND_RUNTIME_DIR="$inst/run" \
-		/usr/bin/time -f "$1: %e s wall, %M KiB peak RSS" bin/pond sync --format json >"$inst/$1.json"
+		/usr/bin/time -f "$1: %e s wall, %U s user, %S s system, %M KiB peak RSS" bin/pond sync --format json >"$inst/$1.json"
 }
 run cold
 run warm

@@ -12,6 +12,23 @@ import (
 	"github.com/pondhq/pond/session/sessiongen"
 )
 
+// cpuSeconds is the CPU time (user and system, every thread) the process has used, from
+// /proc (Linux), or 0.
+func cpuSeconds() float64 {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name, which is in parentheses and may hold spaces.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	return (utime + stime) / 100 // clock ticks; USER_HZ is 100 on Linux
+}
+
 // peakRSS is the process's peak resident set size in MiB (Linux), or 0.
 func peakRSS() float64 {
 	b, err := os.ReadFile("/proc/self/status")
@@ -52,7 +69,8 @@ func benchIngest(b *testing.B, cfg sessiongen.Config) {
 	for i := 0; i < b.N; i++ {
 		s := openTestStore(b, b.TempDir())
 		phases := map[string]time.Duration{}
-		pass := func() (msgs int, d time.Duration) {
+		// pass ingests the corpus; cpu gains the CPU seconds spent in Upsert, every thread.
+		pass := func(cpu *float64) (msgs int, d time.Duration) {
 			g := sessiongen.New(cfg)
 			for {
 				var batch []session.Event
@@ -75,22 +93,25 @@ func benchIngest(b *testing.B, cfg sessiongen.Config) {
 						msgs++
 					}
 				}
-				t0 := time.Now()
+				t0, c0 := time.Now(), cpuSeconds()
 				out, err := s.Upsert(ctx, batch, Stamp{Adapter: "bench"})
 				if err != nil {
 					b.Fatal(err)
 				}
+				*cpu += cpuSeconds() - c0
 				for k, v := range out.Phases {
 					phases[k] += v
 				}
 				d += time.Since(t0)
 			}
 		}
-		msgs, first := pass()
+		var cpuFirst, cpuAgain float64
+		msgs, first := pass(&cpuFirst)
+		b.ReportMetric(cpuFirst, "cpu-s-first")
 		for _, k := range []string{"lookup", "encode", "lance", "mirror"} {
 			b.ReportMetric(phases[k].Seconds(), k+"-s")
 		}
-		_, again := pass()
+		_, again := pass(&cpuAgain)
 		b.ReportMetric(float64(msgs)/first.Seconds(), "msgs/s-first")
 		b.ReportMetric(float64(msgs)/again.Seconds(), "msgs/s-reingest")
 		b.ReportMetric(float64(msgs), "messages")

@@ -32,11 +32,9 @@ var ftsDDL = []string{
 	`CREATE TABLE IF NOT EXISTS _pond_search_scope (
 		source_agent TEXT NOT NULL, project TEXT NOT NULL, role TEXT NOT NULL, day TEXT NOT NULL, n INTEGER NOT NULL,
 		PRIMARY KEY (source_agent, project, role, day)) WITHOUT ROWID`,
-	`CREATE TRIGGER IF NOT EXISTS messages_scope_insert AFTER INSERT ON messages
-		WHEN new.search_text IS NOT NULL AND new.search_text != '' BEGIN
-		INSERT INTO _pond_search_scope VALUES (new.source_agent, new.project, new.role, substr(new.timestamp, 1, 10), 1)
-			ON CONFLICT DO UPDATE SET n = n + 1;
-	END`,
+	// New rows are counted by indexNewMessages, once per transaction, like the word index
+	// below; mirrors written before carry this trigger.
+	`DROP TRIGGER IF EXISTS messages_scope_insert`,
 	`CREATE TRIGGER IF NOT EXISTS messages_scope_delete AFTER DELETE ON messages
 		WHEN old.search_text IS NOT NULL AND old.search_text != '' BEGIN
 		UPDATE _pond_search_scope SET n = n - 1 WHERE source_agent = old.source_agent AND project = old.project
@@ -111,10 +109,17 @@ func ensureFTS(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-// indexNewMessages adds the messages inserted after rowid before to the full-text indexes: all of
-// them with search text to the word index, the ones with CJK text (found here, in Go, rather than
-// by a GLOB that costs ~70 µs per message) to the trigram index.
+// indexNewMessages counts the messages inserted after rowid before in the search scope and adds
+// them to the full-text indexes: all of them with search text to the word index, the ones with
+// CJK text (found here, in Go, rather than by a GLOB that costs ~70 µs per message) to the
+// trigram index.
 func indexNewMessages(ctx context.Context, tx *sql.Tx, before int64, rows []MessageRow) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO _pond_search_scope
+		SELECT source_agent, project, role, substr(timestamp, 1, 10), count(*) FROM messages
+		WHERE rowid > ? AND search_text IS NOT NULL AND search_text != '' GROUP BY 1, 2, 3, 4
+		ON CONFLICT DO UPDATE SET n = n + excluded.n`, before); err != nil {
+		return fmt.Errorf("mirror: count searchable messages: %w", err)
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO messages_fts(rowid, search_text)
 		SELECT rowid, search_text FROM messages WHERE rowid > ? AND search_text IS NOT NULL AND search_text != ''`, before); err != nil {
 		return fmt.Errorf("mirror: full-text index: %w", err)

@@ -270,25 +270,37 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(rowid), 0) FROM messages`).Scan(&before); err != nil {
 			return fmt.Errorf("mirror: %w", err)
 		}
-		// A replayed message may carry a newer search text or embedding model than the copy
-		// here; those are the only columns that ever change.
-		st, err := tx.PrepareContext(ctx, `INSERT INTO messages VALUES (?,?,?,?,?,?,?,?,?,?,?)
-			ON CONFLICT(session_id, message_id) DO UPDATE SET search_text = excluded.search_text,
-				embedding_model = excluded.embedding_model, ingest_seq = excluded.ingest_seq
-			WHERE excluded.ingest_seq > messages.ingest_seq`)
+		// A plain insert, one row per statement, needs no statement journal. An upsert would:
+		// it may fire the update triggers, and SQLite then copies every page each row touches
+		// into a journal that a statement abort could roll back (~6 pages of 16 KiB a message).
+		st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO messages VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
 		if err != nil {
 			return fmt.Errorf("mirror: %w", err)
 		}
+		var present []MessageRow
 		for _, x := range r.Messages {
-			if _, err := st.ExecContext(ctx, x.SessionID, x.MessageID, x.Timestamp, x.Role, x.SourceAgent, x.Project,
-				nullable(x.Content), nullable(x.SearchText), nullable(x.EmbeddingModel), nullable(x.Options), x.IngestSeq); err != nil {
+			res, err := st.ExecContext(ctx, x.SessionID, x.MessageID, x.Timestamp, x.Role, x.SourceAgent, x.Project,
+				nullable(x.Content), nullable(x.SearchText), nullable(x.EmbeddingModel), nullable(x.Options), x.IngestSeq)
+			if err != nil {
 				return fmt.Errorf("mirror: insert message %s/%s: %w", x.SessionID, x.MessageID, err)
+			}
+			if n, err := res.RowsAffected(); err == nil && n == 0 {
+				present = append(present, x)
 			}
 			raise("messages", x.IngestSeq)
 		}
 		st.Close()
 		if err := indexNewMessages(ctx, tx, before, r.Messages); err != nil {
 			return err
+		}
+		// A replayed message may carry a newer search text or embedding model than the copy
+		// here; those are the only columns that ever change.
+		for _, x := range present {
+			if _, err := tx.ExecContext(ctx, `UPDATE messages SET search_text = ?, embedding_model = ?, ingest_seq = ?
+				WHERE session_id = ? AND message_id = ? AND ingest_seq < ?`,
+				nullable(x.SearchText), nullable(x.EmbeddingModel), x.IngestSeq, x.SessionID, x.MessageID, x.IngestSeq); err != nil {
+				return fmt.Errorf("mirror: update message %s/%s: %w", x.SessionID, x.MessageID, err)
+			}
 		}
 	}
 	if len(r.Parts) > 0 {
