@@ -70,6 +70,32 @@ func TestValidatorRejects(t *testing.T) {
 	}
 }
 
+// A rejected session or message takes what depends on it with it, and nothing else.
+func TestValidatorRejectsDependents(t *testing.T) {
+	events := validStream()
+	events[0].Session.Options = Options{"raw": json.RawMessage("{torn")}
+	m2 := &Message{SessionID: "s2", ID: "m1", Role: RoleUser, Timestamp: t0, Options: Options{"raw": json.RawMessage("[1,")}}
+	events = append(events,
+		Event{Session: &Session{ID: "s2", SourceAgent: "pi-coding-agent", Project: "/p", CreatedAt: t0}},
+		Event{Message: m2},
+		Event{Part: &Part{SessionID: "s2", MessageID: "m1", ID: "p1", Type: PartText, Provenance: Conversational, Text: "x"}},
+		Event{Message: &Message{SessionID: "s2", ID: "m2", Role: RoleAssistant, Timestamp: t0}},
+		Event{Part: &Part{SessionID: "s2", MessageID: "m2", ID: "p1", Type: PartText, Provenance: Conversational, Text: "y"}},
+	)
+	want := []string{"options.raw: not valid JSON", "its session was rejected", "its message was rejected",
+		"", "options.raw: not valid JSON", "its message was rejected", "", ""}
+	var v Validator
+	for i := range events {
+		err := v.Check(&events[i])
+		switch {
+		case want[i] == "" && err != nil:
+			t.Errorf("event %d (%s): %v", i, events[i].Key(), err)
+		case want[i] != "" && (err == nil || !strings.Contains(err.Error(), want[i])):
+			t.Errorf("event %d (%s): got %v, want %q", i, events[i].Key(), err, want[i])
+		}
+	}
+}
+
 func TestValidatorNormalises(t *testing.T) {
 	events := validStream()
 	events[1].Message.Timestamp = t0.In(time.FixedZone("X", 3600))

@@ -37,30 +37,24 @@ func (e *ValidationError) Error() string {
 // parameters and results, and the size cap. A writer runs CheckKeys on everything, looks the keys
 // up, and runs CheckContent only on what it will insert: re-ingesting an archive does not
 // re-read its gigabytes of stored content. Check runs both.
+//
+// At either stage a rejected session takes its messages with it, and a rejected message its
+// parts: they are rejected when they come.
 type Validator struct {
 	// MaxValueBytes caps a single value; 0 means DefaultMaxValueBytes.
 	MaxValueBytes int
 
-	sessions map[string]bool
-	messages map[Key]bool
+	sessions map[string]bool // passed CheckKeys
+	messages map[Key]bool    // passed CheckKeys
+	rejected map[Key]bool    // sessions and messages CheckContent rejected
 }
 
-// Check validates e against the stream so far. A rejected event is not remembered, so its
-// messages or parts are rejected too.
+// Check validates e against the stream so far.
 func (v *Validator) Check(e *Event) error {
 	if err := v.CheckKeys(e); err != nil {
 		return err
 	}
-	if err := v.CheckContent(e); err != nil {
-		switch e.Kind() {
-		case KindSession:
-			delete(v.sessions, e.Session.ID)
-		case KindMessage:
-			delete(v.messages, e.Key())
-		}
-		return err
-	}
-	return nil
+	return v.CheckContent(e)
 }
 
 func invalid(e *Event, field, format string, args ...any) error {
@@ -132,8 +126,34 @@ func (v *Validator) CheckKeys(e *Event) error {
 }
 
 // CheckContent validates e's values and normalises them: oversized values become truncation
-// markers and ingest provenance a caller sent is dropped. It does not look at the stream.
+// markers and ingest provenance a caller sent is dropped. It rejects a message whose session,
+// or a part whose message, it rejected before.
 func (v *Validator) CheckContent(e *Event) error {
+	if v.rejected == nil {
+		v.rejected = map[Key]bool{}
+	}
+	var err error
+	switch e.Kind() {
+	case KindMessage:
+		if v.rejected[Key{SessionID: e.Message.SessionID}] {
+			err = invalid(e, "", "its session was rejected")
+		}
+	case KindPart:
+		if v.rejected[Key{SessionID: e.Part.SessionID, MessageID: e.Part.MessageID}] {
+			err = invalid(e, "", "its message was rejected")
+		}
+	}
+	if err == nil {
+		err = v.checkValues(e)
+	}
+	if k := e.Kind(); err != nil && (k == KindSession || k == KindMessage) {
+		v.rejected[e.Key()] = true
+	}
+	return err
+}
+
+// checkValues validates and normalises e's values.
+func (v *Validator) checkValues(e *Event) error {
 	max := v.MaxValueBytes
 	if max <= 0 {
 		max = DefaultMaxValueBytes

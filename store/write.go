@@ -155,9 +155,7 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	newMsgIndex := map[session.Key]int{} // new messages -> index into b.messages
 	staleMsgs := map[session.Key]bool{}
 	// Only rows to insert have their content checked; a new session or message whose content
-	// is rejected takes its new messages and parts with it, as Validator.Check would.
-	badSessions := map[string]bool{}
-	badMessages := map[session.Key]bool{}
+	// is rejected takes its new messages and parts with it (the validator remembers it).
 	reject := func(r *RowOutcome, err error) {
 		r.Status, r.Error = Rejected, err.Error()
 	}
@@ -183,7 +181,6 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 				continue
 			}
 			if err := v.CheckContent(e); err != nil {
-				badSessions[sess.ID] = true
 				reject(r, err)
 				continue
 			}
@@ -201,13 +198,7 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 				r.Status = Matched
 				continue
 			}
-			if badSessions[m.SessionID] {
-				reject(r, fmt.Errorf("invalid message %s: its session was rejected", k))
-				badMessages[k] = true
-				continue
-			}
 			if err := v.CheckContent(e); err != nil {
-				badMessages[k] = true
 				reject(r, err)
 				continue
 			}
@@ -229,10 +220,6 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 				continue
 			}
 			mk := session.Key{SessionID: p.SessionID, MessageID: p.MessageID}
-			if badMessages[mk] {
-				reject(r, fmt.Errorf("invalid part %s: its message was rejected", pk))
-				continue
-			}
 			if err := v.CheckContent(e); err != nil {
 				reject(r, err)
 				continue
