@@ -68,7 +68,10 @@ func TryLock(stateDir, command string) (*Lock, error) {
 	}
 	h := Holder{PID: os.Getpid(), Command: command, StartedAt: time.Now().UTC()}
 	b, _ := json.Marshal(h)
-	if err := writeFileAtomic(holderPath, b); err != nil {
+	// The holder file only names the running holder (after a crash the kernel has dropped the
+	// lock and the file means nothing), so it need not reach the disk: writers take the lock
+	// once per batch.
+	if err := atomicfile.WriteVolatile(holderPath, b, 0o600); err != nil {
 		unflock(f)
 		f.Close()
 		return nil, err
@@ -119,6 +122,3 @@ func (l *Lock) Release() error {
 	l.f = nil
 	return errors.Join(err, cerr)
 }
-
-// writeFileAtomic writes data to path atomically (mode 0600).
-func writeFileAtomic(path string, data []byte) error { return atomicfile.Write(path, data, 0o600) }

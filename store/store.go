@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 
 	"github.com/pondhq/pond/embed"
+	"github.com/pondhq/pond/internal/atomicfile"
 	"github.com/pondhq/pond/store/lance"
 	"github.com/pondhq/pond/store/sqlite"
 )
@@ -107,7 +108,7 @@ func checkLayout(dataDir string) error {
 	path := filepath.Join(dataDir, layoutFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return writeFileAtomic(path, []byte(fmt.Sprintf("{\"schema_version\": %d}\n", SchemaVersion)))
+		return atomicfile.Write(path, []byte(fmt.Sprintf("{\"schema_version\": %d}\n", SchemaVersion)), 0o600)
 	}
 	if err != nil {
 		return fmt.Errorf("store: %w", err)

@@ -8,8 +8,19 @@ import (
 	"path/filepath"
 )
 
-// Write replaces path with data, creating its directory (0700) when missing.
-func Write(path string, data []byte, perm os.FileMode) error {
+// Write replaces path with data, creating its directory (0700) when missing, and makes the
+// replacement durable before it returns.
+func Write(path string, data []byte, perm os.FileMode) error { return write(path, data, perm, true) }
+
+// WriteVolatile replaces path with data as Write does, for readers, but does not wait for the
+// disk: after a crash the file may hold its old content. For files that only describe the
+// running process, such as the store lock's holder, whose two syncs cost a write batch
+// milliseconds.
+func WriteVolatile(path string, data []byte, perm os.FileMode) error {
+	return write(path, data, perm, false)
+}
+
+func write(path string, data []byte, perm os.FileMode, durable bool) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -27,9 +38,11 @@ func Write(path string, data []byte, perm os.FileMode) error {
 		tmp.Close()
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
+	if durable {
+		if err := tmp.Sync(); err != nil {
+			tmp.Close()
+			return err
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return err
@@ -37,7 +50,9 @@ func Write(path string, data []byte, perm os.FileMode) error {
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return err
 	}
-	syncDir(dir)
+	if durable {
+		syncDir(dir)
+	}
 	return nil
 }
 
