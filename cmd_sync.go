@@ -25,8 +25,12 @@ grew is read from where the last sync stopped. Sessions stay in the archive when
 deletes its files.
 
 --path DIR reads ADAPTER's data from DIR instead of its usual place, once: the folder the agent
-itself uses (the Claude Code config dir holding projects/, CODEX_HOME holding sessions/, Pi's
-agent dir holding sessions/). It does not change the config.
+itself uses, which it would find on its own. It does not change the config.
+  claude-code      the config dir holding projects/ (~/.claude)
+  codex-cli        CODEX_HOME, holding sessions/ (~/.codex)
+  gemini-cli       the Gemini home holding tmp/ (~/.gemini)
+  opencode         the data dir holding opencode.db or storage/ (~/.local/share/opencode)
+  pi-coding-agent  the agent dir holding sessions/ (~/.pi/agent)
 
 A missing or unreadable source fails only its adapter; the run exits 0 unless that adapter was
 named. With --no-wait, a sync that finds another writer holding the store exits 0 at once.
@@ -98,6 +102,10 @@ func syncText(r *capture.Report) string {
 			fmt.Fprintf(&b, " (%d messages, %d parts already stored)", a.Matched.Messages, a.Matched.Parts)
 		}
 		b.WriteString("\n")
+		if a.Named && a.Sources == 0 {
+			// Most often a --path one level too deep or too shallow.
+			fmt.Fprintf(&b, "  no sessions found under %s; is it the folder the agent itself uses? (pond sync --help)\n", strings.Join(a.Roots, ", "))
+		}
 		if a.MalformedCount > 0 {
 			fmt.Fprintf(&b, "  %d malformed records kept out:\n", a.MalformedCount)
 			for i, p := range a.Malformed {

@@ -168,6 +168,11 @@ func TestEndToEnd(t *testing.T) {
 	if _, code := run(t, bin, env, "sync", "no-such-agent"); code != 2 {
 		t.Fatalf("sync of an unknown adapter exited %d, want 2", code)
 	}
+	// A --path one level too deep finds nothing, and says where it looked.
+	tooDeep := filepath.Join(home, ".claude", "projects")
+	if out, code := run(t, bin, env, "sync", "claude-code", "--path", tooDeep); code != 0 || !strings.Contains(out, "no sessions found under "+tooDeep) {
+		t.Fatalf("sync of an empty root exited %d:\n%s", code, out)
+	}
 }
 
 // TestSearchAndRead drives search, get-session and get-message through the real binary: a

@@ -92,7 +92,8 @@ type AdapterReport struct {
 	// saying what happened.
 	Reason string `json:"reason,omitempty"`
 	Error  string `json:"error,omitempty"`
-	Named  bool   `json:"-"`
+	// Named is set when the user asked for this adapter by name.
+	Named bool `json:"named,omitempty"`
 }
 
 // Report is what one sync did.
