@@ -4,45 +4,13 @@ import (
 	"context"
 	"os"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/pondhq/pond/internal/procstat"
 	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/session/sessiongen"
 )
-
-// cpuSeconds is the CPU time (user and system, every thread) the process has used, from
-// /proc (Linux), or 0.
-func cpuSeconds() float64 {
-	b, err := os.ReadFile("/proc/self/stat")
-	if err != nil {
-		return 0
-	}
-	// The fields after the command name, which is in parentheses and may hold spaces.
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseFloat(f[11], 64)
-	stime, _ := strconv.ParseFloat(f[12], 64)
-	return (utime + stime) / 100 // clock ticks; USER_HZ is 100 on Linux
-}
-
-// peakRSS is the process's peak resident set size in MiB (Linux), or 0.
-func peakRSS() float64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "VmHWM:") {
-			kb, _ := strconv.ParseFloat(strings.Fields(line)[1], 64)
-			return kb / 1024
-		}
-	}
-	return 0
-}
 
 // BenchmarkIngest stores sessiongen's default corpus (2,000 sessions, ~100k messages, ~300k
 // parts; see its package doc for the size distribution) in batches as sync flushes them: at 100
@@ -70,7 +38,7 @@ func benchIngest(b *testing.B, cfg sessiongen.Config) {
 		s := openTestStore(b, b.TempDir())
 		phases := map[string]time.Duration{}
 		// pass ingests the corpus; cpu gains the CPU seconds spent in Upsert, every thread.
-		pass := func(cpu *float64) (msgs int, d time.Duration) {
+		pass := func(cpu *time.Duration) (msgs int, d time.Duration) {
 			g := sessiongen.New(cfg)
 			for {
 				var batch []session.Event
@@ -93,29 +61,30 @@ func benchIngest(b *testing.B, cfg sessiongen.Config) {
 						msgs++
 					}
 				}
-				t0, c0 := time.Now(), cpuSeconds()
+				t0, c0 := time.Now(), procstat.CPU()
 				out, err := s.Upsert(ctx, batch, Stamp{Adapter: "bench"})
 				if err != nil {
 					b.Fatal(err)
 				}
-				*cpu += cpuSeconds() - c0
+				*cpu += procstat.CPU() - c0
 				for k, v := range out.Phases {
 					phases[k] += v
 				}
 				d += time.Since(t0)
 			}
 		}
-		var cpuFirst, cpuAgain float64
+		var cpuFirst, cpuAgain time.Duration
 		msgs, first := pass(&cpuFirst)
-		b.ReportMetric(cpuFirst, "cpu-s-first")
+		b.ReportMetric(cpuFirst.Seconds(), "cpu-s-first")
 		for _, k := range []string{"lookup", "encode", "lance", "mirror"} {
 			b.ReportMetric(phases[k].Seconds(), k+"-s")
 		}
 		_, again := pass(&cpuAgain)
+		b.ReportMetric(cpuAgain.Seconds(), "cpu-s-reingest")
 		b.ReportMetric(float64(msgs)/first.Seconds(), "msgs/s-first")
 		b.ReportMetric(float64(msgs)/again.Seconds(), "msgs/s-reingest")
 		b.ReportMetric(float64(msgs), "messages")
-		b.ReportMetric(peakRSS(), "peak-RSS-MiB")
+		b.ReportMetric(procstat.PeakRSSMiB(), "peak-RSS-MiB")
 		s.Close()
 	}
 }

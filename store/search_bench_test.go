@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/pondhq/pond/embed"
+	"github.com/pondhq/pond/internal/procstat"
 	"github.com/pondhq/pond/store/lance"
 	"github.com/pondhq/pond/store/sqlite"
 )
@@ -292,7 +293,7 @@ func BenchmarkSearch(b *testing.B) {
 				b.ReportMetric(float64(p50.Microseconds())/1000, "ms-p50-first-page-10k")
 				b.ReportMetric(float64(p95.Microseconds())/1000, "ms-p95-first-page-10k")
 			}
-			b.ReportMetric(peakRSS(), "MiB-peak-rss")
+			b.ReportMetric(procstat.PeakRSSMiB(), "MiB-peak-rss")
 		})
 	}
 }

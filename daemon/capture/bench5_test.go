@@ -5,13 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/all"
 	"github.com/pondhq/pond/daemon/capture/benchgen"
+	"github.com/pondhq/pond/internal/procstat"
 	"github.com/pondhq/pond/store"
 	"github.com/pondhq/pond/store/sqlite"
 )
@@ -66,7 +66,7 @@ func BenchmarkSyncFiveFormats(b *testing.B) {
 		b.ReportMetric(float64(warmD.Microseconds())/1000, "warm-ms")
 		b.ReportMetric(float64(want.Messages), "messages")
 		b.ReportMetric(float64(want.Bytes)/(1<<20), "corpus-MiB")
-		b.ReportMetric(peakRSS(), "peak-RSS-MiB")
+		b.ReportMetric(procstat.PeakRSSMiB(), "peak-RSS-MiB")
 		s.Close()
 	}
 }
@@ -75,19 +75,4 @@ func BenchmarkSyncFiveFormats(b *testing.B) {
 func benchEnv(name string) int {
 	n, _ := strconv.Atoi(os.Getenv(name))
 	return n
-}
-
-// peakRSS is the process's peak resident set size in MiB (Linux), or 0.
-func peakRSS() float64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "VmHWM:") {
-			kb, _ := strconv.ParseFloat(strings.Fields(line)[1], 64)
-			return kb / 1024
-		}
-	}
-	return 0
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/all"
 	"github.com/pondhq/pond/daemon/capture/benchgen"
+	"github.com/pondhq/pond/internal/procstat"
 	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/store/sqlite"
 )
@@ -36,7 +37,7 @@ func BenchmarkAdapterRead(b *testing.B) {
 			b.ReportAllocs()
 			ctx := context.Background()
 			var messages int
-			cpu := cpuTime()
+			cpu := procstat.CPU()
 			for b.Loop() {
 				var out discard
 				srcs, err := a.Scan(ctx, env, m.Roots[a.Name()])
@@ -55,7 +56,7 @@ func BenchmarkAdapterRead(b *testing.B) {
 			}
 			b.ReportMetric(float64(messages)/b.Elapsed().Seconds(), "msgs/s")
 			// CPU time, GC included, says more than the wall time on a machine doing other work.
-			b.ReportMetric(float64((cpuTime()-cpu).Milliseconds())/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64((procstat.CPU()-cpu).Milliseconds())/float64(b.N), "cpu-ms/op")
 		})
 	}
 }

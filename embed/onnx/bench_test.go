@@ -3,16 +3,15 @@ package onnx
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/pondhq/pond/embed"
+	"github.com/pondhq/pond/internal/procstat"
 )
 
 // textOfTokens builds a passage that the model's tokenizer turns into exactly n tokens, prefix
@@ -67,23 +66,6 @@ func BenchmarkEmbed(b *testing.B) {
 	}
 }
 
-// peakRSS is this process's peak resident set (VmHWM) in MB.
-func peakRSS(b *testing.B) float64 {
-	b.Helper()
-	s, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		b.Skip("no /proc/self/status on this OS")
-	}
-	for _, line := range strings.Split(string(s), "\n") {
-		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmHWM:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb / 1024
-		}
-	}
-	b.Fatal("VmHWM missing from /proc/self/status")
-	return 0
-}
-
 // BenchmarkPeakRSS loads the model and embeds 512-token inputs, the worst case for memory, and
 // reports the process's peak resident set. Run it alone (-bench PeakRSS) so nothing else
 // inflates the peak.
@@ -98,7 +80,11 @@ func BenchmarkPeakRSS(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(peakRSS(b), "peak-RSS-MB")
+	rss := procstat.PeakRSSMiB()
+	if rss == 0 {
+		b.Skip("this system does not report the peak resident set")
+	}
+	b.ReportMetric(rss, "peak-RSS-MiB")
 }
 
 // BenchmarkMatMulPeak measures the matrix-multiply rate ONNX Runtime reaches on this machine

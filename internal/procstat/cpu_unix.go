@@ -1,14 +1,14 @@
 //go:build unix
 
-package capture
+package procstat
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the CPU time this process has used, user and system.
-func cpuTime() time.Duration {
+// CPU is the CPU time, user and system, every thread of the process has used.
+func CPU() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
