@@ -56,11 +56,7 @@ func TestCheckpointerCopiesTheLog(t *testing.T) {
 // With the log over its bound, the writer checkpoints in line before its next transaction.
 func TestWriterSettlesALongLog(t *testing.T) {
 	ctx := context.Background()
-	m, err := OpenMirror(ctx, filepath.Join(t.TempDir(), "mirror.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := tempMirror(t)
 	var seq int64
 	if err := m.Apply(ctx, rowsOf("s0", 50, 4000, &seq)); err != nil {
 		t.Fatal(err)

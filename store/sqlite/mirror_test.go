@@ -10,11 +10,7 @@ import (
 // a newer sequence number; the full-text index and the search-scope counts follow the change.
 func TestApplyAgainKeepsTheNewestMessage(t *testing.T) {
 	ctx := context.Background()
-	m, err := OpenMirror(ctx, filepath.Join(t.TempDir(), "mirror.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := tempMirror(t)
 	row := func(text string, seq int64) *Rows {
 		return &Rows{Messages: []MessageRow{{SessionID: "s", MessageID: "m", Timestamp: "2026-06-01T09:00:01.000000Z",
 			Role: "user", SourceAgent: "codex-cli", Project: "/p", SearchText: text, IngestSeq: seq}}}
@@ -67,4 +63,15 @@ func TestApplyAgainKeepsTheNewestMessage(t *testing.T) {
 	if w, _ := m.Watermark(ctx, "messages"); w != 9 {
 		t.Fatalf("watermark %d, want 9", w)
 	}
+}
+
+// tempMirror opens a new mirror in a test's temporary directory, closed when the test ends.
+func tempMirror(t *testing.T) *Mirror {
+	t.Helper()
+	m, err := OpenMirror(context.Background(), filepath.Join(t.TempDir(), "mirror.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
 }

@@ -78,11 +78,7 @@ func TestOpenAgentDBIsReadOnly(t *testing.T) {
 }
 
 func TestMirrorUsesWALAndLargePages(t *testing.T) {
-	m, err := OpenMirror(context.Background(), filepath.Join(t.TempDir(), "mirror.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := tempMirror(t)
 	var mode string
 	var page int
 	m.DB().QueryRow(`PRAGMA journal_mode`).Scan(&mode)
