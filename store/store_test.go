@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -303,7 +304,9 @@ func TestLockContention(t *testing.T) {
 			os.Exit(1)
 		}
 		fmt.Println("locked")
-		time.Sleep(1500 * time.Millisecond)
+		// Hold the lock until the parent closes our stdin: no sleep whose length a busy
+		// machine could outlast.
+		io.Copy(io.Discard, os.Stdin)
 		l.Release()
 		os.Exit(0)
 	}
@@ -311,6 +314,7 @@ func TestLockContention(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestLockContention$")
 	cmd.Env = append(os.Environ(), "POND_TEST_HOLD_LOCK="+state)
 	stdout, _ := cmd.StdoutPipe()
+	release, _ := cmd.StdinPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +328,10 @@ func TestLockContention(t *testing.T) {
 		t.Fatalf("TryLock while held: %v, want a LockedError naming the helper", err)
 	}
 	var waitedFor Holder
-	l, err := AcquireLock(context.Background(), state, "second", func(h Holder) { waitedFor = h })
+	l, err := AcquireLock(context.Background(), state, "second", func(h Holder) {
+		waitedFor = h
+		release.Close() // the helper lets go once the writer is waiting
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
