@@ -1,0 +1,9 @@
+//go:build !headless
+
+package main
+
+import "github.com/spf13/cobra"
+
+// desktopCmds are the commands of the desktop app, which only the full build holds (the
+// headless build's are in cmd_tray_headless.go). The desktop app has none yet.
+func desktopCmds() []*cobra.Command { return nil }
