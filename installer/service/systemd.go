@@ -25,7 +25,7 @@ func SystemdUnit(s Spec) string {
 	b.WriteString("[Unit]\n")
 	b.WriteString("Description=Pond: archive and recall for AI coding agents\n")
 	// A moved or deleted binary makes the unit skip quietly instead of failing in a loop.
-	b.WriteString("ConditionFileIsExecutable=" + systemdEscape(s.Exe) + "\n")
+	b.WriteString("ConditionFileIsExecutable=" + specifierEscape(s.Exe) + "\n")
 	b.WriteString("\n[Service]\n")
 	b.WriteString("Type=simple\n")
 	b.WriteString("ExecStart=" + systemdExec(append([]string{s.Exe}, s.Args...)) + "\n")
@@ -36,24 +36,42 @@ func SystemdUnit(s Spec) string {
 	return b.String()
 }
 
-// systemdEscape escapes what systemd would otherwise expand in a value: % specifiers and
-// $ variables.
+// specifierEscape escapes the % specifiers systemd expands in every value.
+func specifierEscape(s string) string { return strings.ReplaceAll(s, "%", "%%") }
+
+// systemdEscape escapes what systemd expands in a command line: % specifiers and $ variables.
 func systemdEscape(s string) string {
 	return strings.NewReplacer("%", "%%", "$", "$$").Replace(s)
 }
 
-// systemdExec quotes a command line for ExecStart: each word with spaces, quotes, backslashes
-// or nothing in it is double-quoted with C-style escapes (systemd.service(5), "Command lines").
+// systemdExec quotes a command line for ExecStart (systemd.service(5), "Command lines"). The
+// executable is not variable-expanded, so only its % is escaped; each argument with spaces,
+// quotes, backslashes or nothing in it is double-quoted with C-style escapes.
 func systemdExec(argv []string) string {
 	words := make([]string, len(argv))
 	for i, a := range argv {
-		a = systemdEscape(a)
+		if i == 0 {
+			a = specifierEscape(a)
+		} else {
+			a = systemdEscape(a)
+		}
 		if a == "" || strings.ContainsAny(a, " \t\n\"'\\;") {
 			a = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\t", `\t`).Replace(a) + `"`
 		}
 		words[i] = a
 	}
 	return strings.Join(words, " ")
+}
+
+// checkSystemdExe refuses a binary systemd will not run: it rejects an executable path with
+// quotes, backslashes or control characters ("Executable name contains special characters").
+func checkSystemdExe(exe string) error {
+	for _, c := range exe {
+		if c < ' ' || c == 0x7f || strings.ContainsRune(`"'\`, c) {
+			return fmt.Errorf("systemd cannot run a binary whose path holds quotes, backslashes or control characters (%q): move pond elsewhere and run pond install again", exe)
+		}
+	}
+	return nil
 }
 
 // systemdUser is a systemd user unit, installed through kardianos/service where its behaviour
@@ -70,6 +88,9 @@ func (s *systemdUser) file() string {
 }
 
 func (s *systemdUser) want() ([]byte, error) {
+	if err := checkSystemdExe(s.o.Exe); err != nil {
+		return nil, err
+	}
 	unit := SystemdUnit(s.spec())
 	if strings.Contains(unit, "{{") {
 		// kardianos/service renders SystemdScript with its template engine.
