@@ -35,6 +35,13 @@ func Main(m *testing.M) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.Env = append(os.Environ(), childEnv+"=1", "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"USERPROFILE="+home, "POND_SERVICE_MANAGER=")
+	// A go command run by a test keeps the real build and module caches, which live under HOME.
+	if cache, err := os.UserCacheDir(); err == nil && os.Getenv("GOCACHE") == "" {
+		cmd.Env = append(cmd.Env, "GOCACHE="+filepath.Join(cache, "go-build"))
+	}
+	if h, err := os.UserHomeDir(); err == nil && os.Getenv("GOPATH") == "" {
+		cmd.Env = append(cmd.Env, "GOPATH="+filepath.Join(h, "go"))
+	}
 	err = cmd.Run()
 	os.RemoveAll(home)
 	if ee, ok := err.(*exec.ExitError); ok {
