@@ -15,12 +15,16 @@ func (r Report) Text(verb string) string {
 		fmt.Fprintf(&b, "pond %s --dry-run: nothing was changed; this is what would be done.\n", verb)
 	}
 	fmt.Fprintf(&b, "binary: %s\n\n", r.Binary)
-	for _, s := range r.Steps {
-		outcome := s.Outcome
-		if r.DryRun && outcome != OutcomeFailed {
-			outcome = wouldBe(outcome)
+	outcomes, width := make([]string, len(r.Steps)), 0
+	for i, s := range r.Steps {
+		outcomes[i] = s.Outcome
+		if r.DryRun && s.Outcome != OutcomeFailed {
+			outcomes[i] = wouldBe(s.Outcome)
 		}
-		fmt.Fprintf(&b, "%-8s %-15s %s\n", s.Name, outcome, s.Summary)
+		width = max(width, len(outcomes[i]))
+	}
+	for i, s := range r.Steps {
+		fmt.Fprintf(&b, "%-8s %-*s  %s\n", s.Name, width, outcomes[i], s.Summary)
 		for _, c := range s.Changes {
 			fmt.Fprintf(&b, "%-8s   %s\n", "", c)
 		}

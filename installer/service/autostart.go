@@ -99,7 +99,7 @@ func (a Autostart) Disable(dry bool) (Result, error) {
 type autostartDaemon struct{ o *Options }
 
 func (a *autostartDaemon) entry() Autostart {
-	return Autostart{Label: DaemonLabel, DisplayName: "Pond daemon", Exec: []string{a.o.Exe, "service", "run"}}
+	return Autostart{Label: DaemonLabel, DisplayName: "Pond daemon", Exec: append([]string{a.o.Exe}, a.o.args("service", "run")...)}
 }
 
 func (a *autostartDaemon) name() string { return ManagerAutostart }

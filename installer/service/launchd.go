@@ -66,7 +66,7 @@ func (l *launchAgent) file() string {
 }
 
 func (l *launchAgent) want() ([]byte, error) {
-	return []byte(LaunchdPlist(DaemonLabel, Spec{Exe: l.o.Exe, Args: []string{"daemon"}, LogFile: LogFile(l.o.Dirs)})), nil
+	return []byte(LaunchdPlist(DaemonLabel, Spec{Exe: l.o.Exe, Args: l.o.args("daemon"), LogFile: LogFile(l.o.Dirs)})), nil
 }
 
 func (l *launchAgent) domain() string  { return "gui/" + strconv.Itoa(l.o.uid) }

@@ -120,7 +120,7 @@ func (t *logonTask) kind() string { return "Task Scheduler logon task" }
 func (t *logonTask) file() string { return filepath.Join(t.o.Dirs.State.Path, "pond-daemon-task.xml") }
 
 func (t *logonTask) want() ([]byte, error) {
-	return TaskFile(TaskXML(t.o.sid, Spec{Exe: t.o.Exe, Args: []string{"service", "run"}})), nil
+	return TaskFile(TaskXML(t.o.sid, Spec{Exe: t.o.Exe, Args: t.o.args("service", "run")})), nil
 }
 
 func (t *logonTask) install(ctx context.Context, r *Result, have []byte, exists bool) error {

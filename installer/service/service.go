@@ -215,13 +215,32 @@ func LogFile(d paths.Dirs) string { return filepath.Join(d.State.Path, "logs", "
 
 // DaemonSpec is the daemon as its login service runs it on the chosen manager.
 func (m *Manager) DaemonSpec() Spec {
-	args := []string{"daemon"}
+	args := m.opts.args("daemon")
 	if m.b.name() == ManagerSchtasks || m.b.name() == ManagerAutostart {
 		// No manager that keeps its output: `service run` sends the log to LogFile (and on
 		// Windows leaves the console Windows gives a console program).
-		args = []string{"service", "run"}
+		args = m.opts.args("service", "run")
 	}
 	return Spec{Exe: m.opts.Exe, Args: args, LogFile: LogFile(m.opts.Dirs)}
+}
+
+// args is the service's command after the binary: sub, then every location the user chose by
+// flag or environment variable, so the daemon under the manager (whose environment is not the
+// shell's) uses the same archive as the command that installed it.
+func (o *Options) args(sub ...string) []string {
+	args := append([]string(nil), sub...)
+	for _, l := range []struct {
+		flag string
+		p    paths.Path
+	}{
+		{"--config-file", o.Dirs.ConfigFile}, {"--data-dir", o.Dirs.Data}, {"--state-dir", o.Dirs.State},
+		{"--cache-dir", o.Dirs.Cache}, {"--runtime-dir", o.Dirs.Runtime},
+	} {
+		if l.p.Path != "" && (l.p.Source == paths.FromFlag || l.p.Source == paths.FromEnv) {
+			args = append(args, l.flag, l.p.Path)
+		}
+	}
+	return args
 }
 
 // ManagerName is the chosen service manager (systemd, launchd, schtasks or autostart).

@@ -135,11 +135,11 @@ func TestSystemdUserUnit(t *testing.T) {
 	if st.File != filepath.Join(os.Getenv("HOME"), ".config/systemd/user/pond.service") {
 		t.Errorf("status file %s", st.File)
 	}
-	checkCalls(t, f, "status", "systemctl is-active pond.service --user", "systemctl --user is-enabled pond.service")
+	checkCalls(t, f, "status", "systemctl is-active pond.service --user", "systemctl is-enabled --user pond.service")
 
 	info, _ := os.Stat(m.File())
 	install(t, m, OutcomeUnchanged)
-	checkCalls(t, f, "second install", "systemctl --user is-enabled pond.service", "systemctl is-active pond.service --user",
+	checkCalls(t, f, "second install", "systemctl is-enabled --user pond.service", "systemctl is-active pond.service --user",
 		"loginctl show-user 501 --property=Linger")
 	if info2, _ := os.Stat(m.File()); !info2.ModTime().Equal(info.ModTime()) {
 		t.Error("second install rewrote the unit")
@@ -149,7 +149,7 @@ func TestSystemdUserUnit(t *testing.T) {
 	checkStatus(t, m, Installed)
 	f.Calls(t)
 	install(t, m, OutcomeStarted)
-	checkCalls(t, f, "install of a stopped unit", "systemctl --user is-enabled pond.service", "systemctl is-active pond.service --user",
+	checkCalls(t, f, "install of a stopped unit", "systemctl is-enabled --user pond.service", "systemctl is-active pond.service --user",
 		"systemctl list-unit-files -t service pond.service --user", "systemctl start --user pond.service",
 		"loginctl show-user 501 --property=Linger")
 
@@ -159,7 +159,7 @@ func TestSystemdUserUnit(t *testing.T) {
 	}
 	f.Calls(t)
 	install(t, moved, OutcomeUpdated)
-	checkCalls(t, f, "install after a move", "systemctl --user daemon-reload", "systemctl --user enable pond.service",
+	checkCalls(t, f, "install after a move", "systemctl daemon-reload --user", "systemctl enable --user pond.service",
 		"systemctl restart --user pond.service", "loginctl show-user 501 --property=Linger")
 	checkStatus(t, moved, Running)
 	f.Calls(t)
@@ -362,5 +362,24 @@ func TestGuard(t *testing.T) {
 	os.Remove(filepath.Join(fake.Dir, FakeMarker))
 	if _, err := m.Status(context.Background()); err == nil || !strings.Contains(err.Error(), "refusing to run the real") {
 		t.Errorf("status with an unmarked launchctl: got %v", err)
+	}
+}
+
+// TestLocationsCarryOver: locations chosen by flag or environment go into the service's command
+// line; the defaults stay out, so a plain install writes a plain unit.
+func TestLocationsCarryOver(t *testing.T) {
+	o := &Options{Exe: "/opt/pond", Dirs: paths.Dirs{
+		Data:    paths.Path{Path: "/archive", Source: paths.FromEnv},
+		State:   paths.Path{Path: "/state", Source: paths.FromFlag},
+		Cache:   paths.Path{Path: "/home/u/.cache/pond", Source: paths.FromDefault},
+		Runtime: paths.Path{Path: "/run/user/1/pond", Source: paths.FromDefault},
+	}}
+	want := []string{"daemon", "--data-dir", "/archive", "--state-dir", "/state"}
+	if diff := cmp.Diff(want, o.args("daemon")); diff != "" {
+		t.Errorf("args (-want +got):\n%s", diff)
+	}
+	unit, _ := (&systemdUser{o: o}).want()
+	if !strings.Contains(string(unit), "ExecStart=/opt/pond daemon --data-dir /archive --state-dir /state\n") {
+		t.Errorf("unit:\n%s", unit)
 	}
 }

@@ -99,7 +99,7 @@ func (s *systemdUser) want() ([]byte, error) {
 	return []byte(unit), nil
 }
 
-func (s *systemdUser) spec() Spec { return Spec{Exe: s.o.Exe, Args: []string{"daemon"}} }
+func (s *systemdUser) spec() Spec { return Spec{Exe: s.o.Exe, Args: s.o.args("daemon")} }
 
 // lib is the library's service for this unit. Its own detection needs /run/systemd/system
 // (or systemd as PID 1), so when Pond chose systemd itself it forces the library's choice.
@@ -140,8 +140,10 @@ type noProgram struct{}
 func (noProgram) Start(kservice.Service) error { return nil }
 func (noProgram) Stop(kservice.Service) error  { return nil }
 
-func (s *systemdUser) systemctl(args ...string) []string {
-	return append([]string{"systemctl", "--user"}, args...)
+// systemctl is a systemctl command line in the order kardianos/service writes it (action,
+// --user, unit), so the report names exactly what ran, whoever ran it.
+func (s *systemdUser) systemctl(action string, args ...string) []string {
+	return append([]string{"systemctl", action, "--user"}, args...)
 }
 
 func (s *systemdUser) install(ctx context.Context, r *Result, have []byte, exists bool) error {
@@ -176,7 +178,7 @@ func (s *systemdUser) install(ctx context.Context, r *Result, have []byte, exist
 			return err
 		}
 		for _, args := range [][]string{{"daemon-reload"}, {"enable", UnitName}} {
-			if err := runStep(ctx, r, dry, s.systemctl(args...)...); err != nil {
+			if err := runStep(ctx, r, dry, s.systemctl(args[0], args[1:]...)...); err != nil {
 				return err
 			}
 		}
