@@ -66,5 +66,6 @@ Start with:
 		newConfigCmd(), newSQLCmd(), newExportCmd(), newImportCmd(), newMirrorCmd(),
 		newSearchCmd(), newGetSessionCmd(), newGetMessageCmd(), newModelCmd(), newOptimizeCmd(),
 		newDaemonCmd(), newMCPCmd(), newServeCmd(), newResumeCmd())
+	root.AddCommand(newInstallCmd(), newUninstallCmd(), newServiceCmd())
 	return root
 }
