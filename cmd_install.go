@@ -86,7 +86,7 @@ func installerOptions(cmd *cobra.Command, dryRun bool) (installer.Options, error
 		return installer.Options{}, err
 	}
 	o := installer.Options{Exe: exe, Dirs: d, DryRun: dryRun}
-	if c, _, err := cmd.Root().Find([]string{"tray"}); err != nil || c == cmd.Root() {
+	if c, _, err := cmd.Root().Find([]string{"tray"}); !desktopBuilt || err != nil || c == cmd.Root() {
 		o.NoTrayWhy = "this pond has no tray built in (a headless build, or one from before the desktop app): nothing to start at login"
 	}
 	return o, nil
