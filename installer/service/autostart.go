@@ -98,8 +98,12 @@ func (a Autostart) Disable(dry bool) (Result, error) {
 // session starts it at login; nothing restarts it after a failure.
 type autostartDaemon struct{ o *Options }
 
+func (a *autostartDaemon) spec() Spec {
+	return Spec{Exe: a.o.Exe, Args: a.o.args("service", "run"), LogFile: LogFile(a.o.Dirs)}
+}
+
 func (a *autostartDaemon) entry() Autostart {
-	return Autostart{Label: DaemonLabel, DisplayName: "Pond daemon", Exec: append([]string{a.o.Exe}, a.o.args("service", "run")...)}
+	return Autostart{Label: DaemonLabel, DisplayName: "Pond daemon", Exec: append([]string{a.o.Exe}, a.spec().Args...)}
 }
 
 func (a *autostartDaemon) name() string { return ManagerAutostart }

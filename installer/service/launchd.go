@@ -65,9 +65,11 @@ func (l *launchAgent) file() string {
 	return filepath.Join(l.o.home, "Library", "LaunchAgents", DaemonLabel+".plist")
 }
 
-func (l *launchAgent) want() ([]byte, error) {
-	return []byte(LaunchdPlist(DaemonLabel, Spec{Exe: l.o.Exe, Args: l.o.args("daemon"), LogFile: LogFile(l.o.Dirs)})), nil
+func (l *launchAgent) spec() Spec {
+	return Spec{Exe: l.o.Exe, Args: l.o.args("daemon"), LogFile: LogFile(l.o.Dirs)}
 }
+
+func (l *launchAgent) want() ([]byte, error) { return []byte(LaunchdPlist(DaemonLabel, l.spec())), nil }
 
 func (l *launchAgent) domain() string  { return "gui/" + strconv.Itoa(l.o.uid) }
 func (l *launchAgent) service() string { return l.domain() + "/" + DaemonLabel }

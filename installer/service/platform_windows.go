@@ -28,7 +28,9 @@ func hideWindow(cmd *exec.Cmd) {
 }
 
 // detachConsole leaves the console Windows created for this process when Task Scheduler
-// started it, so the daemon keeps no console window open. A console shared with other
+// started it, which closes its window at once, so the daemon keeps none open. A console-
+// subsystem build still shows that window for an instant at logon; a release linked with
+// -H windowsgui gets no console at all, and this does nothing. A console shared with other
 // processes (pond service run typed in a terminal) is left alone.
 func detachConsole() {
 	pids := make([]uint32, 4)

@@ -119,9 +119,11 @@ func (t *logonTask) name() string { return ManagerSchtasks }
 func (t *logonTask) kind() string { return "Task Scheduler logon task" }
 func (t *logonTask) file() string { return filepath.Join(t.o.Dirs.State.Path, "pond-daemon-task.xml") }
 
-func (t *logonTask) want() ([]byte, error) {
-	return TaskFile(TaskXML(t.o.sid, Spec{Exe: t.o.Exe, Args: t.o.args("service", "run")})), nil
+func (t *logonTask) spec() Spec {
+	return Spec{Exe: t.o.Exe, Args: t.o.args("service", "run"), LogFile: LogFile(t.o.Dirs)}
 }
+
+func (t *logonTask) want() ([]byte, error) { return TaskFile(TaskXML(t.o.sid, t.spec())), nil }
 
 func (t *logonTask) install(ctx context.Context, r *Result, have []byte, exists bool) error {
 	want, _ := t.want()

@@ -113,7 +113,7 @@ const (
 type Spec struct {
 	Exe     string   // absolute path of the pond binary
 	Args    []string // e.g. ["daemon"]
-	LogFile string   // where stdout and stderr go when the manager has no journal (launchd)
+	LogFile string   // where the log goes when the manager keeps none (all but systemd)
 }
 
 // Options say which pond binary and which locations the service is for.
@@ -138,6 +138,7 @@ type Manager struct {
 type backend interface {
 	name() string // systemd, launchd, schtasks, autostart
 	kind() string
+	spec() Spec // what the service runs
 	file() string
 	want() ([]byte, error)
 	install(ctx context.Context, r *Result, have []byte, exists bool) error
@@ -213,16 +214,10 @@ func Executable() (string, error) {
 // autostart fallback).
 func LogFile(d paths.Dirs) string { return filepath.Join(d.State.Path, "logs", "daemon.log") }
 
-// DaemonSpec is the daemon as its login service runs it on the chosen manager.
-func (m *Manager) DaemonSpec() Spec {
-	args := m.opts.args("daemon")
-	if m.b.name() == ManagerSchtasks || m.b.name() == ManagerAutostart {
-		// No manager that keeps its output: `service run` sends the log to LogFile (and on
-		// Windows leaves the console Windows gives a console program).
-		args = m.opts.args("service", "run")
-	}
-	return Spec{Exe: m.opts.Exe, Args: args, LogFile: LogFile(m.opts.Dirs)}
-}
+// DaemonSpec is the daemon as its login service runs it on the chosen manager: `pond daemon`
+// where the manager keeps its output (the journal, launchd's log file), else `pond service
+// run`, which sends the log to LogFile and on Windows leaves the console window.
+func (m *Manager) DaemonSpec() Spec { return m.b.spec() }
 
 // args is the service's command after the binary: sub, then every location the user chose by
 // flag or environment variable, so the daemon under the manager (whose environment is not the
