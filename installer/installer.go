@@ -156,7 +156,13 @@ func installTray(_ context.Context, o *Options) Step {
 	case o.NoTrayWhy != "":
 		return Step{Outcome: OutcomeSkipped, Summary: o.NoTrayWhy}
 	case !o.Tray:
-		return Step{Outcome: OutcomeSkipped, Summary: "--no-tray: the tray does not start at login"}
+		// An entry from an earlier install would make that untrue: remove it.
+		r, err := a.Disable(o.DryRun)
+		st := fromResult(r, err, "--no-tray: the tray does not start at login")
+		if st.Outcome == service.OutcomeAbsent {
+			st.Outcome = OutcomeSkipped
+		}
+		return st
 	}
 	r, err := a.Enable(o.DryRun)
 	st := fromResult(r, err, "tray at login: "+a.Where())

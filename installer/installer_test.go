@@ -75,6 +75,13 @@ func TestInstallUninstall(t *testing.T) {
 		t.Errorf("second install outcomes (-want +got):\n%s", diff)
 	}
 
+	noTray := o
+	noTray.Tray = false
+	if st := Install(ctx, noTray).Steps[1]; st.Outcome != service.OutcomeRemoved {
+		t.Errorf("install --no-tray over an earlier tray entry: %+v, want it removed", st)
+	}
+	Install(ctx, o)
+
 	rep = Uninstall(ctx, o)
 	if diff := cmp.Diff(map[string]string{"service": "removed", "tray": "removed", "agents": "not available"}, outcomes(rep)); diff != "" {
 		t.Errorf("uninstall outcomes (-want +got):\n%s", diff)
