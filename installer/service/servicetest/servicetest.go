@@ -42,6 +42,9 @@ func Main(m *testing.M) {
 	if h, err := os.UserHomeDir(); err == nil && os.Getenv("GOPATH") == "" {
 		cmd.Env = append(cmd.Env, "GOPATH="+filepath.Join(h, "go"))
 	}
+	if cfg, err := os.UserConfigDir(); err == nil && os.Getenv("GOENV") == "" {
+		cmd.Env = append(cmd.Env, "GOENV="+filepath.Join(cfg, "go", "env"))
+	}
 	err = cmd.Run()
 	os.RemoveAll(home)
 	if ee, ok := err.(*exec.ExitError); ok {
