@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Autostart is a program the desktop session starts at login: an XDG autostart entry on Linux
@@ -192,8 +193,20 @@ func (a *autostartDaemon) stop(context.Context) error {
 		os.Remove(path) // a stale record of a daemon that is gone
 		return nil
 	}
-	return terminate(pid)
+	if err := terminate(pid); err != nil {
+		return err
+	}
+	// Return once it is gone, as systemctl stop does: uninstall --purge deletes its folders next.
+	for start := time.Now(); isPond(pid, a.o.Exe); time.Sleep(50 * time.Millisecond) {
+		if time.Since(start) > stopWait {
+			return fmt.Errorf("the daemon (pid %d) did not stop within %s", pid, stopWait)
+		}
+	}
+	return nil
 }
+
+// stopWait bounds how long stop waits for the daemon to finish its shutdown.
+const stopWait = 30 * time.Second
 
 func (a *autostartDaemon) restart(ctx context.Context) error {
 	if err := a.stop(ctx); err != nil {
@@ -207,12 +220,14 @@ func (a *autostartDaemon) logs(context.Context, int, bool) ([]string, error) { r
 // pidFile is where `pond service run` records its process id.
 func pidFile(stateDir string) string { return filepath.Join(stateDir, "daemon.pid") }
 
-// isPond reports whether pid is a running pond binary (exe), where /proc can tell.
+// isPond reports whether pid is a running pond binary, where /proc can tell: one named like
+// exe (the daemon of an older or moved binary counts; a reused pid of another program does
+// not, nor does a zombie).
 func isPond(pid int, exe string) bool {
 	p, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 	if err != nil {
 		_, statErr := os.Stat("/proc/self")
 		return statErr != nil && processExists(pid) // no /proc: trust a live process
 	}
-	return strings.TrimSuffix(p, " (deleted)") == exe
+	return filepath.Base(strings.TrimSuffix(p, " (deleted)")) == filepath.Base(exe)
 }

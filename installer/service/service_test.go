@@ -3,8 +3,10 @@ package service
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -381,5 +383,39 @@ func TestLocationsCarryOver(t *testing.T) {
 	unit, _ := (&systemdUser{o: o}).want()
 	if !strings.Contains(string(unit), "ExecStart=/opt/pond daemon --data-dir /archive --state-dir /state\n") {
 		t.Errorf("unit:\n%s", unit)
+	}
+}
+
+// TestAutostartStop: stop signals the recorded daemon and returns once it is gone.
+func TestAutostartStop(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	sleep, err := os.ReadFile("/bin/sleep")
+	if err != nil {
+		t.Skip("no /bin/sleep")
+	}
+	exe := filepath.Join(t.TempDir(), "pond")
+	if err := os.WriteFile(exe, sleep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "600")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	state := t.TempDir()
+	os.WriteFile(pidFile(state), []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o600)
+	a := &autostartDaemon{o: &Options{Exe: exe, Dirs: paths.Dirs{State: paths.Path{Path: state}}}}
+	if err := a.stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-exited // stop returned once the process was gone; Wait has reaped it or is about to
+	if err := a.stop(context.Background()); err != nil {
+		t.Errorf("second stop: %v", err)
+	}
+	if _, err := os.Stat(pidFile(state)); !os.IsNotExist(err) {
+		t.Error("the stale pid record was kept")
 	}
 }
