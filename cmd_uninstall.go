@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -65,8 +64,8 @@ Examples:
 
 // confirmPurge lists what --purge deletes and wants "purge" typed back.
 func confirmPurge(cmd *cobra.Command, targets []string) error {
-	if !isTerminal(os.Stdin) {
-		return &exitError{code: 2, err: errors.New("--purge deletes the archive: confirm with --yes when there is no terminal to ask on")}
+	if len(targets) == 0 {
+		return nil // nothing to delete, nothing to ask
 	}
 	w := cmd.ErrOrStderr()
 	fmt.Fprintln(w, "pond uninstall --purge deletes:")
@@ -74,7 +73,11 @@ func confirmPurge(cmd *cobra.Command, targets []string) error {
 		fmt.Fprintln(w, "  "+t)
 	}
 	fmt.Fprint(w, `Type "purge" to delete them: `)
-	line, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
+	line, err := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
+	if err != nil && line == "" {
+		fmt.Fprintln(w)
+		return &exitError{code: 2, err: errors.New("no answer (nothing to read on stdin): nothing was removed; confirm with --yes where no one can type")}
+	}
 	if strings.TrimSpace(line) != "purge" {
 		return &exitError{code: 1, err: errors.New("not confirmed: nothing was removed")}
 	}
