@@ -50,6 +50,9 @@ Examples:
   pond install --no-tray --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
 			o, err := installerOptions(cmd, dryRun)
 			if err != nil {
 				return err
@@ -72,6 +75,15 @@ Examples:
 	f.BoolVar(&dryRun, "dry-run", false, "report what would be written and run; change nothing")
 	addFormatFlag(cmd, &format)
 	return cmd
+}
+
+// checkFormat refuses a bad --format before anything is installed or removed (render would
+// only refuse it after).
+func checkFormat(format string) error {
+	if format != "text" && format != "json" {
+		return &exitError{code: 2, err: fmt.Errorf("unknown --format %q (want text or json)", format)}
+	}
+	return nil
 }
 
 // installerOptions are what install and uninstall share: this binary, the locations, and

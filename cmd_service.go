@@ -28,6 +28,8 @@ func newServiceCmd() *cobra.Command {
 Examples:
   pond service status --format json
   pond service logs --follow`,
+		Args: cobra.NoArgs, // an unknown subcommand is an error, not the help
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	var format string
 	status := &cobra.Command{

@@ -34,6 +34,9 @@ Examples:
   pond uninstall --purge`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
 			o, err := installerOptions(cmd, dryRun)
 			if err != nil {
 				return err
