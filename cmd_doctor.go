@@ -13,6 +13,7 @@ import (
 	"github.com/pondhq/pond/embed/onnx"
 	"github.com/pondhq/pond/embed/tokenizer"
 	"github.com/pondhq/pond/paths"
+	"github.com/pondhq/pond/store"
 	"github.com/pondhq/pond/store/lance"
 	"github.com/pondhq/pond/store/sqlite"
 )
@@ -168,7 +169,13 @@ func probeLance(ctx context.Context) error {
 
 // verifyStore compares the mirror with Lance and adds a check per table.
 func verifyStore(ctx context.Context, r *Report) {
-	s, err := openStore(ctx, "pond doctor --verify")
+	d, err := resolveDirs()
+	if err != nil {
+		r.Checks = append(r.Checks, Check{Name: "store", Detail: err.Error()})
+		r.OK = false
+		return
+	}
+	s, err := store.Open(ctx, store.Options{DataDir: d.Data.Path, StateDir: d.State.Path, Command: "pond doctor --verify", Logger: logger()})
 	if err != nil {
 		r.Checks = append(r.Checks, Check{Name: "store", Detail: err.Error(), Fix: "check --data-dir / POND_DATA_DIR"})
 		r.OK = false

@@ -15,6 +15,7 @@ import (
 	"github.com/pondhq/pond/embed/onnx"
 	"github.com/pondhq/pond/ipc"
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store"
 )
 
@@ -67,7 +68,7 @@ func TestResumeRoute(t *testing.T) {
 			if !ok {
 				t.Fatalf("error %v carries no outcome", err)
 			}
-			if o.Status != tt.code || o.Code != tt.exit || o.Message == "" {
+			if string(o.Status) != tt.code || o.Code != tt.exit || o.Message == "" {
 				t.Errorf("outcome %+v, want %s with exit code %d", o, tt.code, tt.exit)
 			}
 			body, _ := json.Marshal(&tt.req)
@@ -131,8 +132,8 @@ func TestModelRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	vector := func() (*apitype.SearchResult, error) {
-		return s.client.Search(ctx, &apitype.SearchRequest{Query: "run the calculator tests", Mode: "vector"})
+	vector := func() (*view.SearchResult, error) {
+		return s.client.Search(ctx, &apitype.SearchRequest{SearchRequest: view.SearchRequest{Query: "run the calculator tests", Mode: "vector"}})
 	}
 	refused := func(when string) {
 		t.Helper()
@@ -211,7 +212,7 @@ func TestMirrorRebuildRoute(t *testing.T) {
 		return int64(n)
 	}
 	// Search once so that the store's search pool is open on the old file.
-	if _, err := s.client.Search(ctx, &apitype.SearchRequest{Query: "calc_test"}); err != nil {
+	if _, err := s.client.Search(ctx, &apitype.SearchRequest{SearchRequest: view.SearchRequest{Query: "calc_test"}}); err != nil {
 		t.Fatal(err)
 	}
 	sessions, messages := count("sessions"), count("messages")
@@ -230,7 +231,7 @@ func TestMirrorRebuildRoute(t *testing.T) {
 	if n := count("sessions"); n != sessions+1 {
 		t.Errorf("sessions after a write following the rebuild: %d, want %d", n, sessions+1)
 	}
-	res, err := s.client.Search(ctx, &apitype.SearchRequest{Query: "zebracorn"})
+	res, err := s.client.Search(ctx, &apitype.SearchRequest{SearchRequest: view.SearchRequest{Query: "zebracorn"}})
 	if err != nil || len(res.Sessions) != 1 || res.Sessions[0].SessionID != "after-rebuild" {
 		t.Errorf("search after the rebuild: %+v %v", res, err)
 	}
