@@ -24,7 +24,7 @@ func newAdaptersCmd() *cobra.Command {
 		Short: "Show every adapter: configured, enabled, and where its data was found",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			resp, err := setAdapters(cmd.Context(), nil)
+			resp, err := adapterCall(cmd.Context(), nil)
 			if err != nil {
 				return err
 			}
@@ -37,7 +37,7 @@ func newAdaptersCmd() *cobra.Command {
 		Short: "Enable every adapter whose agent's data exists on this machine",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			resp, err := setAdapters(cmd.Context(), &apitype.AdapterRequest{Action: "discover"})
+			resp, err := adapterCall(cmd.Context(), &apitype.AdapterRequest{Action: "discover"})
 			if err != nil {
 				return err
 			}
@@ -62,7 +62,7 @@ func newAdaptersCmd() *cobra.Command {
 				}
 				req.Path = abs
 			}
-			resp, err := setAdapters(cmd.Context(), req)
+			resp, err := adapterCall(cmd.Context(), req)
 			if err == nil {
 				fmt.Fprintf(cmd.OutOrStdout(), "%sd %s in %s\n", action, args[0], resp.ConfigFile)
 			}
@@ -87,8 +87,8 @@ func newAdaptersCmd() *cobra.Command {
 	return cmd
 }
 
-// setAdapters changes the adapters as req asks, or lists them (req nil).
-func setAdapters(ctx context.Context, req *apitype.AdapterRequest) (*apitype.AdaptersResponse, error) {
+// adapterCall lists the adapters (req nil) or changes them as req asks.
+func adapterCall(ctx context.Context, req *apitype.AdapterRequest) (*apitype.AdaptersResponse, error) {
 	api, closeAPI, err := archive(ctx, "pond adapters", daemon.LocalOptions{})
 	if err != nil {
 		return nil, err

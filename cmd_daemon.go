@@ -22,12 +22,13 @@ func newDaemonCmd() *cobra.Command {
 		Use:   "daemon",
 		Short: "Run Pond's per-user service: live capture, the socket API and the MCP server",
 		Long: `daemon runs in the foreground until SIGTERM or Ctrl-C; a login service (or you) starts it.
-While it runs it is the only writer: pond sync, adapters, consent, optimize and the tray go
-through it.
+While it runs it is the only writer: pond sync, import, adapters, consent, optimize, mirror
+rebuild and the tray go through it, and pond sql and export read through it.
 
 It listens on two sockets in the runtime directory (0700, sockets 0600, only your uid):
-  pond.sock  the HTTP API under /v1 (status, search, get-session, get-message, x/sql, ingest, adapters, consent,
-             sync, optimize, resume, model, mirror/rebuild, watch)
+  pond.sock  the HTTP API under /v1 (status, search, get-session, get-message, x/sql, x/sql/export, ingest,
+             import, export, adapters, consent, sync, optimize, resume, model, mirror/rebuild,
+             mirror/verify, watch)
   mcp.sock   MCP (newline-delimited JSON-RPC); agents reach it through "pond mcp"
 
 With capture consent granted (pond consent grant) it syncs every enabled adapter at start,

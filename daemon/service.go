@@ -376,6 +376,23 @@ func (s *Service) RebuildMirror(ctx context.Context, _ *apitype.MirrorRebuildReq
 	return &apitype.MirrorRebuild{Sessions: c.Sessions, Messages: c.Messages, Parts: c.Parts}, nil
 }
 
+// VerifyMirror compares the mirror with the Lance tables key by key, in the write slot, so no
+// write is half applied while it looks.
+func (s *Service) VerifyMirror(ctx context.Context, _ *apitype.MirrorVerifyRequest) (*apitype.MirrorVerify, error) {
+	if err := s.needStore(); err != nil {
+		return nil, err
+	}
+	if err := s.acquireWrite(ctx, false); err != nil {
+		return nil, err
+	}
+	defer s.releaseWrite()
+	drift, err := s.Store.Verify(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &apitype.MirrorVerify{Tables: drift}, nil
+}
+
 // Sync captures now, as `pond sync` asks: a first run enables the adapters whose data exists;
 // declined consent refuses. Its progress goes to the watchers, source by source.
 func (s *Service) Sync(ctx context.Context, req *apitype.SyncRequest) (*apitype.SyncResponse, error) {

@@ -30,6 +30,7 @@ type API interface {
 	SetConsent(ctx context.Context, req *apitype.Consent) (*apitype.Consent, error)
 	Sync(ctx context.Context, req *apitype.SyncRequest) (*apitype.SyncResponse, error)
 	RebuildMirror(ctx context.Context, req *apitype.MirrorRebuildRequest) (*apitype.MirrorRebuild, error)
+	VerifyMirror(ctx context.Context, req *apitype.MirrorVerifyRequest) (*apitype.MirrorVerify, error)
 	Resume(ctx context.Context, req *apitype.ResumeRequest) (*view.ResumeOutcome, error)
 	Model(ctx context.Context) (*view.ModelStatus, error)
 	SetModel(ctx context.Context, req *apitype.ModelRequest) (*view.ModelStatus, error)

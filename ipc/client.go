@@ -96,6 +96,11 @@ func (c *Client) RebuildMirror(ctx context.Context, req *apitype.MirrorRebuildRe
 	return do[apitype.MirrorRebuild](ctx, c, "POST", "/v1/mirror/rebuild", req)
 }
 
+// VerifyMirror compares the daemon's SQLite mirror with the Lance tables.
+func (c *Client) VerifyMirror(ctx context.Context, req *apitype.MirrorVerifyRequest) (*apitype.MirrorVerify, error) {
+	return do[apitype.MirrorVerify](ctx, c, "POST", "/v1/mirror/verify", req)
+}
+
 // Resume writes a stored session back into an agent. A refused or failed restore is an
 // *apitype.Error whose code is the outcome's status; apitype.RefusedRestore reads the outcome.
 func (c *Client) Resume(ctx context.Context, req *apitype.ResumeRequest) (*view.ResumeOutcome, error) {

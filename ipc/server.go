@@ -54,6 +54,7 @@ func (s *Server) table() []route {
 		{"POST", "/v1/model/verify", post(s, s.API.VerifyModel)},
 		{"POST", "/v1/sync", post(s, s.API.Sync)},
 		{"POST", "/v1/mirror/rebuild", post(s, s.API.RebuildMirror)},
+		{"POST", "/v1/mirror/verify", post(s, s.API.VerifyMirror)},
 		{"POST", "/v1/optimize", post(s, s.API.Optimize)},
 		{"POST", "/v1/import", s.serveImport},
 		{"POST", "/v1/export", stream(s, s.API.Export)},

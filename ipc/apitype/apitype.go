@@ -247,6 +247,17 @@ func (e Event) Payload() (any, error) {
 	return p, nil
 }
 
+// MirrorVerifyRequest is POST /v1/mirror/verify: compare the mirror with the Lance tables, key
+// by key (`pond doctor --verify`).
+type MirrorVerifyRequest struct {
+	Versioned
+}
+
+// MirrorVerify is how each table's mirror differs from Lance.
+type MirrorVerify struct {
+	Tables []view.Drift `json:"tables"`
+}
+
 // MirrorRebuildRequest asks POST /v1/mirror/rebuild to recreate the mirror.
 type MirrorRebuildRequest struct {
 	Versioned
