@@ -56,7 +56,7 @@ func (s *Server) table() []route {
 		{"POST", "/v1/mirror/rebuild", post(s, s.API.RebuildMirror)},
 		{"POST", "/v1/mirror/verify", post(s, s.API.VerifyMirror)},
 		{"POST", "/v1/optimize", post(s, s.API.Optimize)},
-		{"POST", "/v1/import", s.serveImport},
+		{"POST", importPath, s.serveImport},
 		{"POST", "/v1/export", stream(s, s.API.Export)},
 		{"POST", "/v1/x/sql/export", stream(s, s.API.SQLExport)},
 		{"GET", "/v1/watch", s.serveWatch},
