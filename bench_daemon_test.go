@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/session/view"
 )
 
 // fixtureHome is a home holding every built adapter's fixtures at its agent's usual place, so
@@ -110,7 +110,7 @@ func BenchmarkDaemonIdle(b *testing.B) {
 			var loadedRSS float64
 			ctx := context.Background()
 			deadline := time.Now().Add(60 * time.Second)
-			var st *apitype.Status
+			var st *view.Status
 			for {
 				var err error
 				st, err = d.client.Status(ctx)

@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pondhq/pond/daemon"
 	"github.com/pondhq/pond/daemon/config"
+	"github.com/pondhq/pond/ipc"
+	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/paths"
-	"github.com/pondhq/pond/store"
 )
 
 // globalFlags are the path overrides every command accepts.
@@ -48,11 +51,79 @@ func logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 }
 
-// openStore opens the archive for a command that runs without a daemon.
-func openStore(ctx context.Context, command string) (*store.Store, error) {
+// archive is how every command reaches Pond: the daemon when one runs, else this process
+// (daemon.Local). command names this process in the store lock's holder file; opts say whether
+// it needs the archive open and the embedding model served.
+func archive(ctx context.Context, command string, opts daemon.LocalOptions) (ipc.API, func(), error) {
 	d, err := resolveDirs()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return store.Open(ctx, store.Options{DataDir: d.Data.Path, StateDir: d.State.Path, Command: command, Logger: logger()})
+	opts.Dirs, opts.Version, opts.Log, opts.Command = d, version, logger(), command
+	return daemon.Local(ctx, opts)
+}
+
+// follow runs call while show sees the events api publishes meanwhile (progress), and returns
+// once show has seen every event published before call returned. A nil show only calls.
+func follow(ctx context.Context, api ipc.API, show func(apitype.Event), call func() error) error {
+	if show == nil {
+		return call()
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	events := make(chan apitype.Event, 64)
+	go func() {
+		defer close(events)
+		api.Watch(wctx, "", func(ev apitype.Event) error {
+			select {
+			case events <- ev:
+				return nil
+			case <-wctx.Done():
+				return wctx.Err()
+			}
+		})
+	}()
+	hello, ok := <-events
+	if !ok {
+		return call() // no event stream: go on without progress
+	}
+	last := hello.ID
+	done := make(chan error, 1)
+	go func() { done <- call() }()
+	var err error
+wait:
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return <-done
+			}
+			last = ev.ID
+			show(ev)
+		case err = <-done:
+			break wait
+		}
+	}
+	// Everything published before call returned has an id up to the one a new stream starts
+	// from: show the events up to it.
+	mark, epoch, ok := streamMark(ctx, api)
+	for ok && epoch == hello.Epoch && last < mark {
+		ev, open := <-events
+		if !open {
+			break
+		}
+		last = ev.ID
+		show(ev)
+	}
+	return err
+}
+
+// streamMark is the id and epoch of the last event api has published.
+func streamMark(ctx context.Context, api ipc.API) (id uint64, epoch string, ok bool) {
+	errGot := errors.New("got the mark")
+	err := api.Watch(ctx, "", func(ev apitype.Event) error {
+		id, epoch = ev.ID, ev.Epoch
+		return errGot
+	})
+	return id, epoch, errors.Is(err, errGot)
 }

@@ -10,9 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pondhq/pond/daemon"
 	"github.com/pondhq/pond/daemon/config"
 	"github.com/pondhq/pond/embed/onnx"
 	"github.com/pondhq/pond/embed/tokenizer"
+	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/paths"
 	"github.com/pondhq/pond/store/lance"
 	"github.com/pondhq/pond/store/sqlite"
@@ -183,20 +185,20 @@ func probeLance(ctx context.Context) error {
 
 // verifyStore compares the mirror with Lance and adds a check per table.
 func verifyStore(ctx context.Context, r *Report) {
-	s, err := openStore(ctx, "pond doctor --verify")
+	api, closeAPI, err := archive(ctx, "pond doctor --verify", daemon.LocalOptions{Archive: true})
 	if err != nil {
 		r.Checks = append(r.Checks, Check{Name: "store", Detail: err.Error(), Fix: "check --data-dir / POND_DATA_DIR"})
 		r.OK = false
 		return
 	}
-	defer s.Close()
-	drift, err := s.Verify(ctx)
+	defer closeAPI()
+	v, err := api.VerifyMirror(ctx, &apitype.MirrorVerifyRequest{})
 	if err != nil {
 		r.Checks = append(r.Checks, Check{Name: "store", Detail: err.Error()})
 		r.OK = false
 		return
 	}
-	for _, d := range drift {
+	for _, d := range v.Tables {
 		c := Check{Name: "mirror " + d.Table, OK: d.OK(), Detail: fmt.Sprintf("%d rows in Lance, %d in the mirror", d.Lance, d.Mirror)}
 		if !d.OK() {
 			c.Detail += fmt.Sprintf("; %d+ missing from the mirror, %d+ missing from Lance, %d+ duplicate keys",

@@ -9,7 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pondhq/pond/store"
+	"github.com/pondhq/pond/daemon"
+	"github.com/pondhq/pond/ipc/apitype"
 )
 
 func newExportCmd() *cobra.Command {
@@ -30,11 +31,11 @@ Examples:
 			if format != "jsonl" {
 				return &exitError{code: 2, err: fmt.Errorf("unknown --format %q (only jsonl)", format)}
 			}
-			s, err := openStore(cmd.Context(), "pond export")
+			api, closeAPI, err := archive(cmd.Context(), "pond export", daemon.LocalOptions{Archive: true})
 			if err != nil {
 				return err
 			}
-			defer s.Close()
+			defer closeAPI()
 			var w io.Writer = cmd.OutOrStdout()
 			var f *os.File
 			if out != "" && out != "-" {
@@ -44,7 +45,7 @@ Examples:
 				defer os.Remove(f.Name())
 				w = bufio.NewWriterSize(f, 1<<20)
 			}
-			n, err := s.Export(cmd.Context(), w, sessions)
+			sum, err := api.Export(cmd.Context(), &apitype.ExportRequest{Sessions: sessions}, w)
 			if err != nil {
 				return err
 			}
@@ -58,7 +59,7 @@ Examples:
 				if err := os.Rename(f.Name(), out); err != nil {
 					return err
 				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "exported %d sessions to %s\n", n, out)
+				fmt.Fprintf(cmd.ErrOrStderr(), "exported %d sessions to %s\n", sum.Sessions, out)
 			}
 			return nil
 		},
@@ -66,78 +67,5 @@ Examples:
 	cmd.Flags().StringVar(&format, "format", "jsonl", "output format (jsonl)")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write (default: standard output)")
 	cmd.Flags().StringArrayVar(&sessions, "session", nil, "export only this session (repeatable)")
-	return cmd
-}
-
-func newImportCmd() *cobra.Command {
-	var format string
-	cmd := &cobra.Command{
-		Use:   "import FILE",
-		Short: "Store sessions from canonical JSONL (as pond export writes it)",
-		Long: `import reads canonical JSONL from FILE (or - for standard input) and stores it. Keys already
-stored are left alone, so importing twice changes nothing. A line that is not a valid event is
-counted and reported; the rest is imported.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var r io.Reader = cmd.InOrStdin()
-			if args[0] != "-" {
-				f, err := os.Open(args[0])
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				r = f
-			}
-			s, err := openStore(cmd.Context(), "pond import")
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			sum, err := s.Import(cmd.Context(), r, 0, store.Stamp{Adapter: "import", PondVersion: version})
-			if err != nil {
-				return err
-			}
-			return render(cmd.OutOrStdout(), format, sum, func() string {
-				txt := fmt.Sprintf("imported %d events: %d sessions, %d messages, %d parts new; %d sessions, %d messages, %d parts already stored\n",
-					sum.Events, sum.Inserted.Sessions, sum.Inserted.Messages, sum.Inserted.Parts,
-					sum.Matched.Sessions, sum.Matched.Messages, sum.Matched.Parts)
-				if sum.Malformed > 0 || len(sum.Errors) > 0 {
-					txt += fmt.Sprintf("%d malformed lines, %d rejected rows:\n", sum.Malformed, sum.Rejected.Sessions+sum.Rejected.Messages+sum.Rejected.Parts)
-					for _, e := range sum.Errors {
-						txt += "  " + e + "\n"
-					}
-				}
-				return txt
-			})
-		},
-	}
-	addFormatFlag(cmd, &format)
-	return cmd
-}
-
-func newMirrorCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "mirror",
-		Short: "Maintain the SQLite mirror (the SQL surface)",
-	}
-	var format string
-	rebuild := &cobra.Command{
-		Use:   "rebuild",
-		Short: "Recreate the SQLite mirror from the Lance tables",
-		Args:  cobra.NoArgs,
-		Long: `rebuild recreates the SQLite mirror (the read-only SQL surface) from the Lance tables, into
-a new file that replaces the old one when complete. While pond daemon runs, the daemon does it.`,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := writerFor(cmd.Context()).RebuildMirror(cmd.Context())
-			if err != nil {
-				return err
-			}
-			return render(cmd.OutOrStdout(), format, c, func() string {
-				return fmt.Sprintf("mirror rebuilt: %d sessions, %d messages, %d parts\n", c.Sessions, c.Messages, c.Parts)
-			})
-		},
-	}
-	addFormatFlag(rebuild, &format)
-	cmd.AddCommand(rebuild)
 	return cmd
 }

@@ -3,11 +3,14 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/pondhq/pond/store"
+	"github.com/pondhq/pond/daemon"
+	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/present"
+	"github.com/pondhq/pond/session/view"
 )
 
 func newGetSessionCmd() *cobra.Command {
-	var req store.GetSessionRequest
+	var req view.GetSessionRequest
 	var format string
 	cmd := &cobra.Command{
 		Use:   "get-session ID",
@@ -26,15 +29,20 @@ Examples:
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.ID = args[0]
-			page, err := getSessionRead(cmd.Context(), req)
+			api, closeAPI, err := archive(cmd.Context(), "pond get-session", daemon.LocalOptions{Archive: true})
 			if err != nil {
 				return err
 			}
-			return render(cmd.OutOrStdout(), format, page, page.Render)
+			defer closeAPI()
+			page, err := api.GetSession(cmd.Context(), &apitype.GetSessionRequest{GetSessionRequest: req})
+			if err != nil {
+				return err
+			}
+			return render(cmd.OutOrStdout(), format, page, func() string { return present.Page(page) })
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&req.Limit, "limit", store.DefaultPageLimit, "messages per page")
+	f.IntVar(&req.Limit, "limit", view.DefaultPageLimit, "messages per page")
 	f.StringVar(&req.From, "from", "start", "start or end of the session")
 	f.StringVar(&req.AfterMessageID, "after", "", "the page after this message id")
 	f.StringVar(&req.BeforeMessageID, "before", "", "the page before this message id")
@@ -43,7 +51,7 @@ Examples:
 }
 
 func newGetMessageCmd() *cobra.Command {
-	var req store.GetMessageRequest
+	var req view.GetMessageRequest
 	var before, after int
 	var format string
 	cmd := &cobra.Command{
@@ -60,16 +68,21 @@ Examples:
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.ID = args[0]
 			req.ContextBefore, req.ContextAfter = &before, &after
-			d, err := getMessageRead(cmd.Context(), req)
+			api, closeAPI, err := archive(cmd.Context(), "pond get-message", daemon.LocalOptions{Archive: true})
 			if err != nil {
 				return err
 			}
-			return render(cmd.OutOrStdout(), format, d, d.Render)
+			defer closeAPI()
+			d, err := api.GetMessage(cmd.Context(), &apitype.GetMessageRequest{GetMessageRequest: req})
+			if err != nil {
+				return err
+			}
+			return render(cmd.OutOrStdout(), format, d, func() string { return present.Message(d) })
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&before, "context-before", store.DefaultContext, "messages to show before it")
-	f.IntVar(&after, "context-after", store.DefaultContext, "messages to show after it")
+	f.IntVar(&before, "context-before", view.DefaultContext, "messages to show before it")
+	f.IntVar(&after, "context-after", view.DefaultContext, "messages to show after it")
 	f.StringVar(&req.SessionID, "session", "", "the session to read it from, when forks share the id")
 	f.StringVar(&format, "format", "text", "text or json")
 	return cmd

@@ -1,66 +1,24 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pondhq/pond/daemon"
-	"github.com/pondhq/pond/daemon/config"
 	"github.com/pondhq/pond/embed/model"
-	"github.com/pondhq/pond/ipc"
 	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/paths"
-	"github.com/pondhq/pond/store"
+	"github.com/pondhq/pond/present"
+	"github.com/pondhq/pond/session/view"
 )
 
 // modelsDir is where installed embedding models live: <data dir>/models.
 func modelsDir(d paths.Dirs) string { return filepath.Join(d.Data.Path, "models") }
-
-// activeModel is the installed model the config turns on, or an error that says what to do.
-func activeModel(d paths.Dirs, cfg *config.Config) (*model.Installed, error) {
-	if !cfg.Embeddings.Enabled || cfg.Embeddings.Model == "" {
-		return nil, &exitError{code: 1, err: errors.New("semantic search is off: run `pond model install` to download the embedding model and turn it on")}
-	}
-	return model.Load(modelsDir(d), cfg.Embeddings.Model)
-}
-
-// modelStatusText is `pond model status` for people.
-func modelStatusText(s *apitype.ModelStatus) string {
-	var b strings.Builder
-	switch {
-	case s.Enabled:
-		fmt.Fprintf(&b, "semantic search: on, model %s\n", s.Model)
-	default:
-		b.WriteString("semantic search: off (turn it on with `pond model install`)\n")
-	}
-	if len(s.Installed) == 0 {
-		b.WriteString("installed models: none\n")
-	}
-	for _, in := range s.Installed {
-		mark := " "
-		if in.ID == s.Model {
-			mark = "*"
-		}
-		fmt.Fprintf(&b, "%s %s (%s, %d dims) from %s\n    %s\n", mark, in.ID, in.Config.Variant, in.Config.Dimensions, in.Source, in.Dir)
-	}
-	if e := s.Embedded; e != nil {
-		fmt.Fprintf(&b, "embedded: %d of %d searchable messages by %s", e.ThisModel, e.Searchable, e.Model)
-		if e.Other > 0 {
-			fmt.Fprintf(&b, ", %d by other models (`pond optimize --force-embed` re-embeds them)", e.Other)
-		}
-		if e.ThisModel+e.Other < e.Searchable {
-			b.WriteString("; `pond optimize --embed` embeds the rest")
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
 
 func newModelCmd() *cobra.Command {
 	cmd := &cobra.Command{
@@ -89,45 +47,27 @@ func newModelStatusCmd() *cobra.Command {
 		Short: "Show whether semantic search is on, the installed models and embedding progress",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			// The archive is opened here only for the embedding counts of a model that is on.
-			openIfOn := func() (*store.Store, error) {
-				_, cfg, _, err := loadConfig()
-				if err != nil || !cfg.Embeddings.Enabled || cfg.Embeddings.Model == "" {
-					return nil, err
-				}
-				return openStore(cmd.Context(), "pond model status")
-			}
-			st, err := serviceCall(cmd.Context(), openIfOn, func(api ipc.API) (*apitype.ModelStatus, error) { return api.Model(cmd.Context()) })
+			// Without a daemon the archive is opened only for the embedding counts of a model
+			// that is on.
+			_, cfg, _, err := loadConfig()
 			if err != nil {
-				return cliError(err)
+				return err
 			}
-			return render(cmd.OutOrStdout(), format, st, func() string { return modelStatusText(st) })
+			on := cfg.Embeddings.Enabled && cfg.Embeddings.Model != ""
+			api, closeAPI, err := archive(cmd.Context(), "pond model status", daemon.LocalOptions{Archive: on})
+			if err != nil {
+				return err
+			}
+			defer closeAPI()
+			st, err := api.Model(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return render(cmd.OutOrStdout(), format, st, func() string { return present.ModelStatus(st) })
 		},
 	}
 	addFormatFlag(cmd, &format)
 	return cmd
-}
-
-// downloadProgress draws one line per file on a terminal.
-func downloadProgress() func(string, int64, int64) {
-	if !isTerminal(os.Stderr) {
-		return nil
-	}
-	start := time.Now()
-	return func(name string, done, total int64) {
-		mb := func(n int64) float64 { return float64(n) / (1 << 20) }
-		rate := mb(done) / max(time.Since(start).Seconds(), 0.001)
-		if total > 0 {
-			pct := float64(done) / float64(total)
-			bar := strings.Repeat("#", int(pct*30)) + strings.Repeat(".", 30-int(pct*30))
-			fmt.Fprintf(os.Stderr, "\r%-16s [%s] %6.1f/%.1f MB %5.1f MB/s", name, bar, mb(done), mb(total), rate)
-			if done == total {
-				fmt.Fprintln(os.Stderr)
-			}
-			return
-		}
-		fmt.Fprintf(os.Stderr, "\r%-16s %6.1f MB %5.1f MB/s", name, mb(done), rate)
-	}
 }
 
 func newModelInstallCmd() *cobra.Command {
@@ -190,7 +130,7 @@ Examples:
 				return err
 			}
 			// The files are in place; the config, and the daemon's search, switch to them.
-			st, err := writerFor(ctx).SetModel(ctx, &apitype.ModelRequest{Action: "enable", Model: in.ID})
+			st, err := setModel(ctx, &apitype.ModelRequest{Action: "enable", Model: in.ID})
 			if err != nil {
 				return err
 			}
@@ -227,22 +167,16 @@ when anything is wrong; ` + "`pond model install`" + ` then repairs the model.`,
 			if len(args) == 1 {
 				req.Model = args[0]
 			}
-			rep, err := serviceCall(cmd.Context(), nil, func(api ipc.API) (*apitype.ModelVerify, error) { return api.VerifyModel(cmd.Context(), req) })
+			api, closeAPI, err := archive(cmd.Context(), "pond model verify", daemon.LocalOptions{})
 			if err != nil {
-				return cliError(err)
+				return err
 			}
-			if err := render(cmd.OutOrStdout(), format, rep, func() string {
-				if rep.OK {
-					return fmt.Sprintf("%s: every file matches its recorded sha256 and the model loads\n", rep.Model)
-				}
-				var b strings.Builder
-				fmt.Fprintf(&b, "%s in %s is damaged:\n", rep.Model, rep.Dir)
-				for _, p := range rep.Problems {
-					fmt.Fprintf(&b, "  %s: %s\n", p.File, p.Detail)
-				}
-				b.WriteString("reinstall it with `pond model install` (or --from DIR)\n")
-				return b.String()
-			}); err != nil {
+			defer closeAPI()
+			rep, err := api.VerifyModel(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			if err := render(cmd.OutOrStdout(), format, rep, func() string { return present.ModelVerify(rep) }); err != nil {
 				return err
 			}
 			if !rep.OK {
@@ -265,7 +199,7 @@ refused. Vectors already stored stay in the archive, so turning it back on with
 ` + "`pond model install`" + ` needs no re-embedding. --remove also deletes the configured model's files.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := writerFor(cmd.Context()).SetModel(cmd.Context(), &apitype.ModelRequest{Action: "disable", Remove: remove})
+			st, err := setModel(cmd.Context(), &apitype.ModelRequest{Action: "disable", Remove: remove})
 			if err != nil {
 				return err
 			}
@@ -278,4 +212,14 @@ refused. Vectors already stored stay in the archive, so turning it back on with
 	}
 	cmd.Flags().BoolVar(&remove, "remove", false, "also delete the model's files")
 	return cmd
+}
+
+// setModel turns semantic search on or off: the daemon's search switches at once.
+func setModel(ctx context.Context, req *apitype.ModelRequest) (*view.ModelStatus, error) {
+	api, closeAPI, err := archive(ctx, "pond model", daemon.LocalOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer closeAPI()
+	return api.SetModel(ctx, req)
 }

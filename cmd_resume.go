@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -12,10 +11,9 @@ import (
 
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/daemon"
-	"github.com/pondhq/pond/ipc"
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/present"
 	"github.com/pondhq/pond/resume"
-	"github.com/pondhq/pond/store"
 )
 
 func newResumeCmd() *cobra.Command {
@@ -75,7 +73,16 @@ Examples:
 			if err != nil {
 				return err
 			}
-			o, err := restore(cmd.Context(), req)
+			api, closeAPI, err := archive(cmd.Context(), "pond resume", daemon.LocalOptions{Archive: true})
+			if err != nil {
+				return err
+			}
+			defer closeAPI()
+			// A restore that did not happen comes back as its outcome, with its exit code.
+			o, err := api.Resume(cmd.Context(), req)
+			if refused, ok := apitype.RefusedRestore(err); ok {
+				o, err = refused, nil
+			}
 			if err != nil {
 				return err
 			}
@@ -86,7 +93,7 @@ Examples:
 					fmt.Fprintf(cmd.ErrOrStderr(), "pond: could not open a terminal (%v); run the command yourself\n", err)
 				}
 			}
-			if err := render(cmd.OutOrStdout(), format, o, func() string { return resumeText(o, launch, launched) }); err != nil {
+			if err := render(cmd.OutOrStdout(), format, o, func() string { return present.Resume(o, launch, launched) }); err != nil {
 				return err
 			}
 			if o.Status != resume.OK {
@@ -104,37 +111,6 @@ Examples:
 	cmd.Flags().BoolVar(&launch, "launch", false, "open the resume command in a new terminal window (printed when none can be found)")
 	addFormatFlag(cmd, &format)
 	return cmd
-}
-
-func resumeText(o *resume.Outcome, launch bool, launched string) string {
-	if o.Status != resume.OK {
-		return ""
-	}
-	var b strings.Builder
-	kind := "foreign"
-	if o.Native {
-		kind = "native"
-	}
-	fmt.Fprintf(&b, "restored %s session %s into %s (%s), as %s:\n", o.From, o.Session, o.To, kind, o.ID)
-	for _, f := range o.Files {
-		fid := string(f.Fidelity)
-		if f.Sidecar {
-			fid = "sidecar"
-		}
-		fmt.Fprintf(&b, "  %-10s %s\n", fid, f.Path)
-		if f.Reason != "" && !f.Sidecar {
-			fmt.Fprintf(&b, "             %s\n", f.Reason)
-		}
-	}
-	switch {
-	case launched != "":
-		fmt.Fprintf(&b, "opened in %s:\n  %s\n", launched, o.Command)
-	case launch:
-		fmt.Fprintf(&b, "no terminal window could be opened here; continue with:\n  %s\n", o.Command)
-	default:
-		fmt.Fprintf(&b, "continue with:\n  %s\n", o.Command)
-	}
-	return b.String()
 }
 
 // resumeRequest resolves the destination here, in the user's environment, whichever process
@@ -160,20 +136,4 @@ func resumeRequest(session, to, outDir string) (*apitype.ResumeRequest, error) {
 		req.Root = abs
 	}
 	return req, nil
-}
-
-// restore has the daemon write the files when one answers, else writes them from this process
-// (the same Service code). A restore that did not happen comes back as its outcome either way,
-// with the exit code in it.
-func restore(ctx context.Context, req *apitype.ResumeRequest) (*resume.Outcome, error) {
-	open := func() (*store.Store, error) { return openStore(ctx, "pond resume") }
-	wire, err := serviceCall(ctx, open, func(api ipc.API) (*apitype.ResumeOutcome, error) { return api.Resume(ctx, req) })
-	if refused, ok := apitype.RefusedRestore(err); ok {
-		wire, err = refused, nil
-	}
-	if err != nil {
-		return nil, cliError(err)
-	}
-	var o resume.Outcome
-	return &o, daemon.Convert(wire, &o)
 }

@@ -1,20 +1,19 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pondhq/pond/daemon"
-	"github.com/pondhq/pond/embed"
-	"github.com/pondhq/pond/embed/onnx"
-	"github.com/pondhq/pond/store"
+	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/present"
+	"github.com/pondhq/pond/session/view"
 )
 
 func newSearchCmd() *cobra.Command {
-	var req store.SearchRequest
-	var format string
+	var req view.SearchRequest
+	var project, format string
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Find past sessions by what was said in them",
@@ -40,68 +39,31 @@ Examples:
   pond search "why did the deploy break" --mode hybrid --format json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req.Query = args[0]
-			res, err := searchRead(cmd.Context(), req)
+			ctx := cmd.Context()
+			req.Query, req.Filters.Project = args[0], view.ProjectFilter(project)
+			semantic := req.Mode == view.ModeVector || req.Mode == view.ModeHybrid
+			api, closeAPI, err := archive(ctx, "pond search", daemon.LocalOptions{Archive: true, Model: semantic})
 			if err != nil {
 				return err
 			}
-			return render(cmd.OutOrStdout(), format, res, func() string { return res.Render(store.SearchTextBudget) })
+			defer closeAPI()
+			res, err := api.Search(ctx, &apitype.SearchRequest{SearchRequest: req})
+			if err != nil {
+				return err
+			}
+			return render(cmd.OutOrStdout(), format, res, func() string { return present.Search(res, present.SearchTextBudget) })
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&req.Mode, "mode", "fts", "fts, vector or hybrid")
-	f.StringVar(&req.Filters.Project, "project", "", "project (cwd) contains this text; re:REGEXP for a regular expression; lit:PATH for exactly PATH")
+	f.StringVar(&project, "project", "", "project (cwd) contains this text; re:REGEXP for a regular expression; lit:PATH for exactly PATH")
 	f.StringVar(&req.Filters.SessionID, "session", "", "search only this session")
 	f.StringVar(&req.Filters.SourceAgent, "agent", "", "only this agent (and its sub-kinds), e.g. claude-code, codex-cli, or a sub-kind claude-code/subagent")
 	f.StringVar(&req.Filters.FromDate, "since", "", "from this UTC day on, YYYY-MM-DD (inclusive)")
 	f.StringVar(&req.Filters.ToDate, "until", "", "up to the end of this UTC day, YYYY-MM-DD (inclusive)")
 	f.StringVar(&req.Filters.Role, "role", "", "only messages of this role: user or assistant")
 	f.StringVar(&req.SortBy, "sort", "relevance", "relevance (recency breaks ties) or recency")
-	f.IntVar(&req.Limit, "limit", store.DefaultSearchLimit, fmt.Sprintf("sessions to list (1-%d)", store.MaxSearchLimit))
+	f.IntVar(&req.Limit, "limit", view.DefaultSearchLimit, fmt.Sprintf("sessions to list (1-%d)", view.MaxSearchLimit))
 	f.StringVar(&format, "format", "text", "text or json")
 	return cmd
-}
-
-// useConfiguredEmbedder turns on semantic search with the installed model the config names,
-// when the user has turned it on (otherwise the store refuses vector search, saying how to
-// turn it on). The model loads when first asked for a vector, so commands that only count
-// (pond optimize's diagnosis) never load it.
-func useConfiguredEmbedder(s *store.Store) error {
-	d, cfg, _, err := loadConfig()
-	if err != nil {
-		return err
-	}
-	if !cfg.Embeddings.Enabled || cfg.Embeddings.Model == "" {
-		return nil
-	}
-	in, err := activeModel(d, cfg)
-	if err != nil {
-		return err
-	}
-	if err := daemon.InitONNX(d, cfg); err != nil {
-		return fmt.Errorf("semantic search: %w (pond doctor checks it)", err)
-	}
-	s.UseEmbedder(embed.NewLazy(in.Config, func() (embed.Model, error) {
-		e, err := onnx.Open(in.Dir)
-		if err != nil {
-			return nil, fmt.Errorf("semantic search: %w; `pond model verify` checks the installed files", err)
-		}
-		return e, nil
-	}, 0))
-	return nil
-}
-
-// readError maps the store's read errors onto exit codes: 1 for something not stored, 2 for
-// a request to fix.
-func readError(err error) error {
-	var ve *store.ValidationError
-	switch {
-	case errors.As(err, &ve):
-		return &exitError{code: 2, err: err}
-	case errors.Is(err, store.ErrNotFound):
-		return &exitError{code: 1, err: err}
-	case errors.Is(err, store.ErrEmbeddingsOff):
-		return &exitError{code: 2, err: err}
-	}
-	return err
 }

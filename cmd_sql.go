@@ -6,11 +6,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pondhq/pond/daemon"
+	"github.com/pondhq/pond/ipc"
+	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/present"
 	"github.com/pondhq/pond/store/sqlite"
 )
 
@@ -51,33 +54,20 @@ Examples:
 			if err != nil {
 				return err
 			}
-			// Opening the mirror for writing first brings its layout (views, helpers) up to date,
-			// and gives a new archive empty tables to query.
-			path := filepath.Join(d.Data.Path, "mirror.db")
-			if err := os.MkdirAll(d.Data.Path, 0o700); err != nil {
-				return err
-			}
-			m, err := sqlite.OpenMirror(cmd.Context(), path)
+			api, closeAPI, err := archive(cmd.Context(), "pond sql", daemon.LocalOptions{})
 			if err != nil {
 				return err
 			}
-			m.Close()
-			r, err := sqlite.OpenReader(path)
-			if err != nil {
-				return err
-			}
-			defer r.Close()
+			defer closeAPI()
 			if format == "ndjson" || format == "csv" || format == "parquet" {
-				return exportSQL(cmd, r, args[0], format, output, filepath.Join(d.Data.Path, "exports"), time.Duration(timeout)*time.Second)
+				req := &apitype.SQLExportRequest{Query: args[0], Format: format, TimeoutSeconds: timeout}
+				return exportSQL(cmd, api, req, output, filepath.Join(d.Data.Path, "exports"))
 			}
-			res, err := r.Query(cmd.Context(), args[0], sqlite.Options{Limit: limit, Timeout: time.Duration(timeout) * time.Second})
-			if errors.Is(err, sqlite.ErrRefused) {
-				return &exitError{code: 2, err: err}
-			}
+			res, err := api.SQL(cmd.Context(), &apitype.SQLRequest{Query: args[0], Limit: min(max(limit, 0), sqlite.MaxRows), TimeoutSeconds: timeout})
 			if err != nil {
-				return err
+				return statementError(err)
 			}
-			return render(cmd.OutOrStdout(), format, res, func() string { return sqlText(res) })
+			return render(cmd.OutOrStdout(), format, res, func() string { return present.SQL(res, sqlite.TextBudget, sqlite.CellChars) })
 		},
 	}
 	cmd.Flags().IntVar(&limit, "limit", sqlite.DefaultRows, fmt.Sprintf("rows to show (at most %d)", sqlite.MaxRows))
@@ -89,7 +79,7 @@ Examples:
 }
 
 // exportSQL writes a query's whole result to a file (or standard output).
-func exportSQL(cmd *cobra.Command, r *sqlite.Reader, q, format, output, exportsDir string, timeout time.Duration) error {
+func exportSQL(cmd *cobra.Command, api ipc.API, req *apitype.SQLExportRequest, output, exportsDir string) error {
 	var w io.Writer = cmd.OutOrStdout()
 	path := output
 	var f *os.File
@@ -98,7 +88,7 @@ func exportSQL(cmd *cobra.Command, r *sqlite.Reader, q, format, output, exportsD
 			if err := os.MkdirAll(exportsDir, 0o700); err != nil {
 				return err
 			}
-			path = filepath.Join(exportsDir, time.Now().UTC().Format("20060102T150405.000000Z")+"."+format)
+			path = filepath.Join(exportsDir, time.Now().UTC().Format("20060102T150405.000000Z")+"."+req.Format)
 		}
 		var err error
 		if f, err = os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err != nil {
@@ -107,18 +97,12 @@ func exportSQL(cmd *cobra.Command, r *sqlite.Reader, q, format, output, exportsD
 		defer f.Close()
 		w = f
 	}
-	sum, err := r.Export(cmd.Context(), q, format, timeout, w)
-	if errors.Is(err, sqlite.ErrRefused) {
-		if f != nil {
-			os.Remove(path)
-		}
-		return &exitError{code: 2, err: err}
-	}
+	sum, err := api.SQLExport(cmd.Context(), req, w)
 	if err != nil {
 		if f != nil {
 			os.Remove(path)
 		}
-		return err
+		return statementError(err)
 	}
 	if f != nil {
 		if err := f.Close(); err != nil {
@@ -133,60 +117,12 @@ func exportSQL(cmd *cobra.Command, r *sqlite.Reader, q, format, output, exportsD
 	return nil
 }
 
-// sqlText renders a result as an aligned table within the text budget.
-func sqlText(res *sqlite.Result) string {
-	cols := res.Columns
-	cells := make([][]string, len(res.Rows))
-	width := make([]int, len(cols))
-	for i, c := range cols {
-		width[i] = len(c)
+// statementError keeps pond sql's exit codes: a statement the read-only gate refuses exits 2,
+// one SQLite cannot run (a typo, a missing column, a timeout) 1.
+func statementError(err error) error {
+	var ae *apitype.Error
+	if errors.As(err, &ae) && ae.Code == apitype.CodeValidation {
+		return &exitError{code: 1, err: err}
 	}
-	for r, row := range res.Rows {
-		cells[r] = make([]string, len(cols))
-		for i, c := range cols {
-			v, ok := row[c]
-			s := "NULL"
-			if ok {
-				s = strings.ReplaceAll(fmt.Sprint(v), "\n", `\n`)
-			}
-			cells[r][i] = s
-			width[i] = max(width[i], min(len(s), 80))
-		}
-	}
-	var b strings.Builder
-	line := func(vals []string) {
-		for i, v := range vals {
-			if i > 0 {
-				b.WriteString(" | ")
-			}
-			fmt.Fprintf(&b, "%-*s", width[i], v)
-		}
-		b.WriteString("\n")
-	}
-	line(cols)
-	sep := make([]string, len(cols))
-	for i := range sep {
-		sep[i] = strings.Repeat("-", width[i])
-	}
-	line(sep)
-	shown := 0
-	for _, row := range cells {
-		if b.Len() > sqlite.TextBudget {
-			break
-		}
-		line(row)
-		shown++
-	}
-	fmt.Fprintf(&b, "%d rows in %d ms", res.RowCount, res.ElapsedMs)
-	if shown < res.RowCount {
-		fmt.Fprintf(&b, "; showing %d (text budget)", shown)
-	}
-	if res.Truncated {
-		b.WriteString("; more rows exist: raise --limit or page with WHERE key > last")
-	}
-	if res.Clipped > 0 {
-		fmt.Fprintf(&b, "; %d cells clipped at %d characters", res.Clipped, sqlite.CellChars)
-	}
-	b.WriteString("\n")
-	return b.String()
+	return err
 }

@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
-	"strings"
-	"time"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pondhq/pond/daemon/capture"
+	"github.com/pondhq/pond/daemon"
+	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/present"
 )
 
 func newSyncCmd() *cobra.Command {
@@ -41,30 +41,46 @@ Examples:
   pond sync --dry-run --format json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req := SyncRequest{Path: path, DryRun: dryRun, Verify: verify, NoWait: noWait}
+			ctx := cmd.Context()
+			req := &apitype.SyncRequest{DryRun: dryRun, Verify: verify, NoWait: noWait}
 			if len(args) == 1 {
 				req.Adapter = args[0]
 			}
-			if isTerminal(os.Stderr) && format != "json" {
-				last := time.Time{}
-				req.Progress = func(p capture.Progress) {
-					if time.Since(last) > 100*time.Millisecond || p.Done == p.Total {
-						last = time.Now()
-						fmt.Fprintf(os.Stderr, "\r%-16s %d/%d sources", p.Adapter, p.Done, p.Total)
-						if p.Done == p.Total {
-							fmt.Fprintln(os.Stderr)
-						}
-					}
+			if path != "" {
+				abs, err := filepath.Abs(path)
+				if err != nil {
+					return err
 				}
+				req.Path = abs
 			}
-			rep, err := writerFor(cmd.Context()).Sync(cmd.Context(), req, func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) })
-			if errors.Is(err, errBusy) {
+			var progress func(apitype.Event)
+			if isTerminal(os.Stderr) && format != "json" {
+				progress = syncProgress(os.Stderr)
+			}
+			api, closeAPI, err := archive(ctx, "pond sync", daemon.LocalOptions{Archive: true})
+			if err != nil {
+				return err
+			}
+			defer closeAPI()
+			var resp *apitype.SyncResponse
+			err = follow(ctx, api, progress, func() (err error) { resp, err = api.Sync(ctx, req); return err })
+			var ae *apitype.Error
+			if errors.As(err, &ae) && ae.Code == apitype.CodeSyncRunning {
+				busy := "the daemon is syncing already"
+				if holder, ok := ae.Details["holder"].(string); ok {
+					busy = "another writer holds the store: " + holder
+				}
+				fmt.Fprintln(cmd.ErrOrStderr(), busy+"; not waiting")
 				return nil
 			}
 			if err != nil {
 				return err
 			}
-			if err := render(cmd.OutOrStdout(), format, rep, func() string { return syncText(rep) }); err != nil {
+			for _, r := range resp.Remarks {
+				fmt.Fprintln(cmd.ErrOrStderr(), r)
+			}
+			rep := resp.Report
+			if err := render(cmd.OutOrStdout(), format, rep, func() string { return present.Sync(rep) }); err != nil {
 				return err
 			}
 			if rep.Outcome == "failed" {
@@ -79,60 +95,4 @@ Examples:
 	cmd.Flags().BoolVar(&noWait, "no-wait", false, "exit 0 at once when another writer holds the store")
 	addFormatFlag(cmd, &format)
 	return cmd
-}
-
-func syncText(r *capture.Report) string {
-	var b strings.Builder
-	for _, a := range r.Adapters {
-		fmt.Fprintf(&b, "%s", a.Adapter)
-		if a.Reason != "" {
-			fmt.Fprintf(&b, ": %s (%s)\n", a.Error, a.Reason)
-			continue
-		}
-		if r.DryRun {
-			fmt.Fprintf(&b, ": %d sources; would read %d new and %d changed", a.Sources, a.New, a.Updated)
-		} else {
-			fmt.Fprintf(&b, ": %d sources: %d new, %d updated", a.Sources, a.New, a.Updated)
-		}
-		if s := a.SortedSkips(); s != "" {
-			fmt.Fprintf(&b, ", %s", s)
-		}
-		fmt.Fprintf(&b, "\n  stored %d sessions, %d messages, %d parts", a.Inserted.Sessions, a.Inserted.Messages, a.Inserted.Parts)
-		if a.Matched.Messages+a.Matched.Parts > 0 {
-			fmt.Fprintf(&b, " (%d messages, %d parts already stored)", a.Matched.Messages, a.Matched.Parts)
-		}
-		b.WriteString("\n")
-		if a.Named && a.Sources == 0 {
-			// Most often a --path one level too deep or too shallow.
-			fmt.Fprintf(&b, "  no sessions found under %s; is it the folder the agent itself uses? (pond sync --help)\n", strings.Join(a.Roots, ", "))
-		}
-		if a.MalformedCount > 0 {
-			fmt.Fprintf(&b, "  %d malformed records kept out:\n", a.MalformedCount)
-			for i, p := range a.Malformed {
-				if i == 10 {
-					fmt.Fprintf(&b, "    … %d more (--format json lists up to 100)\n", a.MalformedCount-10)
-					break
-				}
-				fmt.Fprintf(&b, "    %s:%d: %s\n", p.Path, p.Line, p.Error)
-			}
-		}
-		for _, p := range a.Unreadable {
-			fmt.Fprintf(&b, "  unreadable: %s: %s\n", p.Path, p.Error)
-		}
-		if len(a.Unknown) > 0 {
-			var kinds []string
-			for k, n := range a.Unknown {
-				kinds = append(kinds, fmt.Sprintf("%s×%d", k, n))
-			}
-			sort.Strings(kinds)
-			fmt.Fprintf(&b, "  kept as raw records (format drift): %s\n", strings.Join(kinds, ", "))
-		}
-	}
-	fmt.Fprintf(&b, "outcome: %s in %.1fs\n", r.Outcome, r.FinishedAt.Sub(r.StartedAt).Seconds())
-	return b.String()
-}
-
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

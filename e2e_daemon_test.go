@@ -21,6 +21,7 @@ import (
 
 	"github.com/pondhq/pond/ipc"
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/session/view"
 )
 
 // daemonProc is a `pond daemon` child process.
@@ -173,7 +174,7 @@ func TestDaemonEndToEnd(t *testing.T) {
 	const liveID = "0e0e0e0e-1111-4222-8333-444444444444"
 	writeSession(t, filepath.Join(home, ".claude", "projects", "-srv-live"), liveID)
 	waitFor(t, "the new session to be searchable", func() bool {
-		res, err := d.client.Search(ctx, &apitype.SearchRequest{Query: "calc_test", Filters: apitype.SearchFilters{SessionID: liveID}})
+		res, err := d.client.Search(ctx, &apitype.SearchRequest{SearchRequest: view.SearchRequest{Query: "calc_test", Filters: view.SearchFilters{SessionID: liveID}}})
 		return err == nil && len(res.Sessions) == 1
 	})
 	if out, code := run(t, bin, env, "search", "calc_test", "--session", liveID, "--format", "json"); code != 0 || !strings.Contains(out, liveID) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/session/view"
 )
 
 // TestEndToEndSemanticSetup drives the real binary through turning semantic search on: it is off
@@ -28,13 +29,13 @@ func TestEndToEndSemanticSetup(t *testing.T) {
 	if out, code := run(t, bin, env, "sync"); code != 0 {
 		t.Fatalf("sync exited %d: %s", code, out)
 	}
-	status := func() apitype.ModelStatus {
+	status := func() view.ModelStatus {
 		t.Helper()
 		out, code := run(t, bin, env, "model", "status", "--format", "json")
 		if code != 0 {
 			t.Fatalf("model status exited %d: %s", code, out)
 		}
-		var st apitype.ModelStatus
+		var st view.ModelStatus
 		if err := json.Unmarshal([]byte(out), &st); err != nil {
 			t.Fatalf("model status: %v\n%s", err, out)
 		}
@@ -69,7 +70,7 @@ func TestEndToEndSemanticSetup(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("optimize --embed exited %d: %s", code, out)
 	}
-	var rep OptimizeReport
+	var rep apitype.OptimizeResponse
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("optimize: %v\n%s", err, out)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/session/view"
 )
 
 // TestResumeThroughDaemon runs the same restores twice, once in-process and once with a daemon
@@ -42,7 +43,7 @@ func TestResumeThroughDaemon(t *testing.T) {
 	}
 	type result struct {
 		code  int
-		o     apitype.ResumeOutcome
+		o     view.ResumeOutcome
 		files map[string]string // path under the run's folder -> content
 	}
 	restoreAll := func(dir string, env []string) map[string]result {
@@ -55,7 +56,7 @@ func TestResumeThroughDaemon(t *testing.T) {
 			if err := json.Unmarshal([]byte(stdout), &r.o); err != nil {
 				t.Fatalf("%s: %v\n%s", c.name, err, stdout)
 			}
-			if code != c.code || r.o.Status != c.status {
+			if code != c.code || string(r.o.Status) != c.status {
 				t.Errorf("%s in %s: exit %d %s, want %d %s", c.name, dir, code, r.o.Status, c.code, c.status)
 			}
 			for _, f := range r.o.Files {
@@ -165,8 +166,8 @@ func TestModelThroughDaemon(t *testing.T) {
 		return func() bool { mu.Lock(); defer mu.Unlock(); return changes >= n }
 	}
 
-	vector := func() (*apitype.SearchResult, error) {
-		return d.client.Search(ctx, &apitype.SearchRequest{Query: "run the calculator tests", Mode: "vector"})
+	vector := func() (*view.SearchResult, error) {
+		return d.client.Search(ctx, &apitype.SearchRequest{SearchRequest: view.SearchRequest{Query: "run the calculator tests", Mode: "vector"}})
 	}
 	refused := func(when string) {
 		t.Helper()
@@ -190,7 +191,7 @@ func TestModelThroughDaemon(t *testing.T) {
 		t.Errorf("pond search --mode vector exited %d: %s", code, out)
 	}
 	out, code = run(t, bin, env, "model", "status", "--format", "json")
-	var st apitype.ModelStatus
+	var st view.ModelStatus
 	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || !st.Enabled || st.Embedded == nil || st.Embedded.ThisModel == 0 {
 		t.Fatalf("model status through the daemon exited %d: %s", code, out)
 	}

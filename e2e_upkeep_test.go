@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/session/view"
 )
 
 // TestDaemonUpkeep runs the real daemon with the test model installed: it embeds what the
@@ -34,10 +35,10 @@ func TestDaemonUpkeep(t *testing.T) {
 	d := startDaemon(t, bin, env, home, "--upkeep-every", "1s", "--keep-versions", "0s")
 
 	var mu sync.Mutex
-	var runs []apitype.Upkeep
+	var runs []view.Upkeep
 	go d.client.Watch(ctx, "", func(ev apitype.Event) error {
 		if ev.Type == apitype.EventUpkeepFinished {
-			var u apitype.Upkeep
+			var u view.Upkeep
 			if err := json.Unmarshal(ev.Data, &u); err != nil {
 				t.Errorf("upkeep_finished %s: %v", ev.Data, err)
 			}
@@ -81,7 +82,7 @@ func TestDaemonUpkeep(t *testing.T) {
 
 	// pond optimize with no flags: the daemon's diagnosis, with its model.
 	out, code := run(t, bin, env, "optimize", "--keep-versions", "0s", "--format", "json")
-	var diag OptimizeReport
+	var diag apitype.OptimizeResponse
 	if code != 0 || json.Unmarshal([]byte(out), &diag) != nil || diag.Report != nil || diag.Diagnosis == nil ||
 		len(diag.Diagnosis.Tables) != 3 || !strings.HasPrefix(diag.Diagnosis.Embeddings.Model, "intfloat/e5-small-v2") {
 		t.Fatalf("pond optimize: %d %s", code, out)
@@ -91,7 +92,7 @@ func TestDaemonUpkeep(t *testing.T) {
 	}
 	// --run goes through the daemon: its event stream reports a requested run.
 	out, code = run(t, bin, env, "optimize", "--run", "--keep-versions", "0s", "--format", "json")
-	var rep OptimizeReport
+	var rep apitype.OptimizeResponse
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Report == nil || rep.Report.After == nil {
 		t.Fatalf("pond optimize --run: %d %s", code, out)
 	}

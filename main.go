@@ -12,6 +12,11 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pondhq/pond/daemon"
+	"github.com/pondhq/pond/ipc"
+	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/session/view"
 )
 
 // Set at build time by the Makefile (-ldflags -X).
@@ -34,16 +39,60 @@ func main() {
 	err := root.ExecuteContext(ctx)
 	stop()
 	if err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			if ee.err != nil && ee.err.Error() != "" {
-				fmt.Fprintln(os.Stderr, "pond:", ee.err)
-			}
-			os.Exit(ee.code)
+		code, msg := exit(err)
+		if msg != "" {
+			fmt.Fprintln(os.Stderr, "pond:", msg)
 		}
-		fmt.Fprintln(os.Stderr, "pond:", err)
-		os.Exit(1)
+		os.Exit(code)
 	}
+}
+
+// exit is the one place an error becomes the process's exit code and message: a command's own
+// code (exitError), 2 for a request to fix (a bad parameter, an unknown adapter, a refused
+// statement), 75 for a daemon to be restarted, 1 for anything else. The message gets the
+// CLI's advice.
+func exit(err error) (code int, msg string) {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err == nil {
+			return ee.code, ""
+		}
+		return ee.code, describe(ee.err)
+	}
+	var ae *apitype.Error
+	switch {
+	case errors.Is(err, daemon.ErrMemoryCeiling):
+		return daemon.ExitRestart, describe(err)
+	case errors.As(err, &ae) && (ae.Code == apitype.CodeValidation || ae.Code == apitype.CodeUnknownAdapter || ae.Code == apitype.CodeRefused):
+		return 2, describe(err)
+	}
+	return 1, describe(err)
+}
+
+// describe is err's message with the CLI's advice: the command or flag that fixes it. The
+// archive and the daemon say what is wrong, for every face; only this one knows what to type.
+func describe(err error) string {
+	var ae *apitype.Error
+	var me *daemon.ModelError
+	advice := ""
+	switch {
+	case errors.As(err, &me) && me.Runtime:
+		advice = " (pond doctor checks it)"
+	case errors.As(err, &me):
+		advice = "; `pond model verify` checks the installed files"
+	case errors.Is(err, ipc.ErrNoDaemon):
+		advice = "; start it with `pond daemon`, or run `pond serve --transport stdio`"
+	case errors.Is(err, ipc.ErrDaemonRunning):
+		advice = "; stop it first, or use it (pond status)"
+	case !errors.As(err, &ae):
+	case ae.Code == apitype.CodeDeclined:
+		advice = "; run `pond consent grant` to capture sessions"
+	case ae.Message == view.MsgEmbeddingsOff && ae.Code == apitype.CodeValidation:
+		advice = ": install a model with `pond model install` to turn it on, or search with --mode fts"
+	case ae.Message == view.MsgEmbeddingsOff:
+		advice = ": run `pond model install` to download the embedding model and turn it on"
+	}
+	return err.Error() + advice
 }
 
 func newRootCmd() *cobra.Command {

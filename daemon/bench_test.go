@@ -16,6 +16,7 @@ import (
 	"github.com/pondhq/pond/ipc"
 	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/paths"
+	"github.com/pondhq/pond/session/view"
 )
 
 // latencies collects per-operation times and reports their percentiles.
@@ -135,7 +136,7 @@ func BenchmarkFreshness(b *testing.B) {
 			b.Fatal(err)
 		}
 		for {
-			res, err := c.Search(ctx, &apitype.SearchRequest{Query: word})
+			res, err := c.Search(ctx, &apitype.SearchRequest{SearchRequest: view.SearchRequest{Query: word}})
 			if err != nil {
 				b.Fatal(err)
 			}

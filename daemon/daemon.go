@@ -18,6 +18,7 @@ import (
 	"github.com/pondhq/pond/ipc"
 	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/paths"
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store"
 	"github.com/pondhq/pond/store/lance"
 )
@@ -211,10 +212,10 @@ func (d *daemon) configChanged() {
 	}
 }
 
-func (d *daemon) info() *apitype.DaemonInfo {
+func (d *daemon) info() *view.DaemonInfo {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return &apitype.DaemonInfo{PID: os.Getpid(), StartedAt: d.started, Epoch: d.hub.Epoch(), Syncing: d.svc.Writing(),
+	return &view.DaemonInfo{PID: os.Getpid(), StartedAt: d.started, Epoch: d.hub.Epoch(), Syncing: d.svc.Writing(),
 		LastError: d.lastErr, Watching: d.watch.count()}
 }
 

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/pondhq/pond/embed/onnx"
 	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/paths"
+	"github.com/pondhq/pond/session/view"
 )
 
 // The embedding model. `pond model install` downloads or copies a model's files into the models
@@ -60,13 +62,29 @@ func (s *Service) installed(id string) (*model.Installed, error) {
 	return in, nil
 }
 
+// ModelError is why the configured embedding model cannot run: ONNX Runtime is missing
+// (Runtime), or the model's files do not load.
+type ModelError struct {
+	Runtime bool
+	Err     error
+}
+
+func (e *ModelError) Error() string { return e.Err.Error() }
+func (e *ModelError) Unwrap() error { return e.Err }
+
 // lazyModel is an embedder for in that loads the model on the first vector search and unloads
 // it when idle.
 func (s *Service) lazyModel(cfg *config.Config, in *model.Installed) (*embed.Lazy, error) {
 	if err := InitONNX(s.Dirs, cfg); err != nil {
-		return nil, err
+		return nil, &ModelError{Runtime: true, Err: fmt.Errorf("semantic search: %w", err)}
 	}
-	return embed.NewLazy(in.Config, func() (embed.Model, error) { return onnx.Open(in.Dir) }, 0), nil
+	return embed.NewLazy(in.Config, func() (embed.Model, error) {
+		m, err := onnx.Open(in.Dir)
+		if err != nil {
+			return nil, &ModelError{Err: fmt.Errorf("semantic search: %w", err)}
+		}
+		return m, nil
+	}, 0), nil
 }
 
 // useModel points the store's vector search at next (nil: semantic search off). The model it
@@ -110,7 +128,7 @@ func (s *Service) serveModel(cfg *config.Config) error {
 
 // Model reports whether semantic search is on, the installed models and, for the active one,
 // how much of the archive is embedded (when the archive is open).
-func (s *Service) Model(ctx context.Context) (*apitype.ModelStatus, error) {
+func (s *Service) Model(ctx context.Context) (*view.ModelStatus, error) {
 	cfg, err := s.loadConfig()
 	if err != nil {
 		return nil, err
@@ -118,17 +136,15 @@ func (s *Service) Model(ctx context.Context) (*apitype.ModelStatus, error) {
 	return s.modelStatus(ctx, cfg)
 }
 
-func (s *Service) modelStatus(ctx context.Context, cfg *config.Config) (*apitype.ModelStatus, error) {
-	st := &apitype.ModelStatus{Enabled: cfg.Embeddings.Enabled, Model: cfg.Embeddings.Model}
+func (s *Service) modelStatus(ctx context.Context, cfg *config.Config) (*view.ModelStatus, error) {
+	st := &view.ModelStatus{Enabled: cfg.Embeddings.Enabled, Model: cfg.Embeddings.Model}
 	list, err := model.List(s.modelsDir())
 	if err != nil {
 		return nil, err
 	}
-	if err := Convert(list, &st.Installed); err != nil {
-		return nil, err
-	}
-	if st.Installed == nil {
-		st.Installed = []apitype.InstalledModel{}
+	st.Installed = make([]view.InstalledModel, len(list))
+	for i, in := range list {
+		st.Installed[i] = installedView(in)
 	}
 	if s.Store == nil || !cfg.Embeddings.Enabled || cfg.Embeddings.Model == "" {
 		return st, nil
@@ -138,7 +154,7 @@ func (s *Service) modelStatus(ctx context.Context, cfg *config.Config) (*apitype
 		if err != nil {
 			return nil, err
 		}
-		st.Embedded = &apitype.EmbeddedMessages{Model: in.Config.ID(), Searchable: c.Searchable, ThisModel: c.ThisModel, Other: c.Embedded - c.ThisModel}
+		st.Embedded = &view.EmbeddedMessages{Model: in.Config.ID(), Searchable: c.Searchable, ThisModel: c.ThisModel, Other: c.Embedded - c.ThisModel}
 	}
 	return st, nil
 }
@@ -147,7 +163,7 @@ func (s *Service) modelStatus(ctx context.Context, cfg *config.Config) (*apitype
 // files with remove). With the archive open (the daemon) the model is loaded and tried before
 // the config names it, so a model the daemon cannot run is never the configured one, and
 // vector search switches at once.
-func (s *Service) SetModel(ctx context.Context, req *apitype.ModelRequest) (*apitype.ModelStatus, error) {
+func (s *Service) SetModel(ctx context.Context, req *apitype.ModelRequest) (*view.ModelStatus, error) {
 	s.model.mu.Lock()
 	defer s.model.mu.Unlock()
 	var cfg *config.Config
@@ -163,7 +179,7 @@ func (s *Service) SetModel(ctx context.Context, req *apitype.ModelRequest) (*api
 			id = cur.Embeddings.Model
 		}
 		if id == "" {
-			return nil, &apitype.Error{Code: apitype.CodeValidation, Message: "model is required: name@revision of an installed model (pond model status lists them)"}
+			return nil, &apitype.Error{Code: apitype.CodeValidation, Message: "model is required: name@revision of an installed model"}
 		}
 		in, err := s.installed(id)
 		if err != nil {
@@ -176,7 +192,11 @@ func (s *Service) SetModel(ctx context.Context, req *apitype.ModelRequest) (*api
 			}
 			if _, err := next.Embed(ctx, []string{"Pond checks that the model loads."}, embed.Query); err != nil {
 				next.Close()
-				return nil, fmt.Errorf("model %s does not load: %w; `pond model verify` checks its files", in.ID, err)
+				var me *ModelError
+				if errors.As(err, &me) {
+					err = me.Err
+				}
+				return nil, &ModelError{Err: fmt.Errorf("model %s does not load: %w", in.ID, err)}
 			}
 		}
 		cfg, err = s.editConfig(func(c *config.Config) error {
@@ -218,7 +238,7 @@ func (s *Service) SetModel(ctx context.Context, req *apitype.ModelRequest) (*api
 	default:
 		return nil, &apitype.Error{Code: apitype.CodeValidation, Message: fmt.Sprintf("unknown action %q (want enable or disable)", req.Action)}
 	}
-	s.publish(apitype.EventModel, map[string]any{"action": req.Action, "enabled": cfg.Embeddings.Enabled, "model": cfg.Embeddings.Model})
+	s.publish(apitype.EventModel, view.ModelChanged{Action: req.Action, Enabled: cfg.Embeddings.Enabled, Model: cfg.Embeddings.Model})
 	st, err := s.modelStatus(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -229,7 +249,7 @@ func (s *Service) SetModel(ctx context.Context, req *apitype.ModelRequest) (*api
 
 // VerifyModel re-hashes an installed model's files (the configured model unless one is named)
 // and, when they match, checks that it loads.
-func (s *Service) VerifyModel(ctx context.Context, req *apitype.ModelVerifyRequest) (*apitype.ModelVerify, error) {
+func (s *Service) VerifyModel(ctx context.Context, req *apitype.ModelVerifyRequest) (*view.ModelVerify, error) {
 	cfg, err := s.loadConfig()
 	if err != nil {
 		return nil, err
@@ -237,7 +257,7 @@ func (s *Service) VerifyModel(ctx context.Context, req *apitype.ModelVerifyReque
 	id := req.Model
 	if id == "" {
 		if !cfg.Embeddings.Enabled || cfg.Embeddings.Model == "" {
-			return nil, &apitype.Error{Code: apitype.CodeNotFound, Message: "semantic search is off: run `pond model install` to download the embedding model and turn it on"}
+			return nil, &apitype.Error{Code: apitype.CodeNotFound, Message: view.MsgEmbeddingsOff}
 		}
 		id = cfg.Embeddings.Model
 	}
@@ -254,6 +274,23 @@ func (s *Service) VerifyModel(ctx context.Context, req *apitype.ModelVerifyReque
 			problems = append(problems, model.Problem{File: "model.onnx", Detail: "does not load: " + err.Error()})
 		}
 	}
-	out := &apitype.ModelVerify{Model: in.ID, Dir: in.Dir, OK: len(problems) == 0}
-	return out, Convert(problems, &out.Problems)
+	out := &view.ModelVerify{Model: in.ID, Dir: in.Dir, OK: len(problems) == 0}
+	for _, p := range problems {
+		out.Problems = append(out.Problems, view.ModelProblem{File: p.File, Detail: p.Detail})
+	}
+	return out, nil
+}
+
+// installedView is the model manager's install record in the read model (embed/model imports
+// nothing of Pond's, so it keeps its own type).
+func installedView(in *model.Installed) view.InstalledModel {
+	c := in.Config
+	out := view.InstalledModel{ID: in.ID, Source: in.Source, InstalledAt: in.InstalledAt, Dir: in.Dir,
+		Files: make([]view.InstalledModelFile, len(in.Files)),
+		Config: view.ModelConfig{Name: c.Name, Variant: c.Variant, Source: c.Source, Dimensions: c.Dimensions, MaxTokens: c.MaxTokens,
+			Pooling: c.Pooling, Normalize: c.Normalize, QueryPrefix: c.QueryPrefix, PassagePrefix: c.PassagePrefix, BatchSize: c.BatchSize}}
+	for i, f := range in.Files {
+		out.Files[i] = view.InstalledModelFile{Name: f.Name, SHA256: f.SHA256, Size: f.Size, Trust: string(f.Trust)}
+	}
+	return out
 }

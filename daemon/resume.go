@@ -8,6 +8,7 @@ import (
 
 	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/resume"
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store"
 )
 
@@ -24,7 +25,7 @@ import (
 // A restore that does not happen answers an error whose code is the outcome's status
 // (not_stored, target_exists, …) with the outcome in its details, so the CLI exits with the
 // same code whichever process did the work.
-func (s *Service) Resume(ctx context.Context, req *apitype.ResumeRequest) (*apitype.ResumeOutcome, error) {
+func (s *Service) Resume(ctx context.Context, req *apitype.ResumeRequest) (*view.ResumeOutcome, error) {
 	if err := s.needStore(); err != nil {
 		return nil, err
 	}
@@ -43,14 +44,10 @@ func (s *Service) Resume(ctx context.Context, req *apitype.ResumeRequest) (*apit
 	if err != nil {
 		return nil, err
 	}
-	var out apitype.ResumeOutcome
-	if err := Convert(o, &out); err != nil {
-		return nil, err
-	}
 	if o.Status != resume.OK {
-		return nil, &apitype.Error{Code: string(o.Status), Message: o.Message, Details: map[string]any{"outcome": &out}}
+		return nil, &apitype.Error{Code: string(o.Status), Message: o.Message, Details: map[string]any{"outcome": o}}
 	}
-	return &out, nil
+	return o, nil
 }
 
 // storeArchive serves the store to resume.

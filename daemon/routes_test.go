@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/pondhq/pond/embed/onnx"
 	"github.com/pondhq/pond/ipc"
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store"
 )
 
@@ -67,7 +69,7 @@ func TestResumeRoute(t *testing.T) {
 			if !ok {
 				t.Fatalf("error %v carries no outcome", err)
 			}
-			if o.Status != tt.code || o.Code != tt.exit || o.Message == "" {
+			if string(o.Status) != tt.code || o.Code != tt.exit || o.Message == "" {
 				t.Errorf("outcome %+v, want %s with exit code %d", o, tt.code, tt.exit)
 			}
 			body, _ := json.Marshal(&tt.req)
@@ -131,8 +133,8 @@ func TestModelRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	vector := func() (*apitype.SearchResult, error) {
-		return s.client.Search(ctx, &apitype.SearchRequest{Query: "run the calculator tests", Mode: "vector"})
+	vector := func() (*view.SearchResult, error) {
+		return s.client.Search(ctx, &apitype.SearchRequest{SearchRequest: view.SearchRequest{Query: "run the calculator tests", Mode: "vector"}})
 	}
 	refused := func(when string) {
 		t.Helper()
@@ -211,7 +213,7 @@ func TestMirrorRebuildRoute(t *testing.T) {
 		return int64(n)
 	}
 	// Search once so that the store's search pool is open on the old file.
-	if _, err := s.client.Search(ctx, &apitype.SearchRequest{Query: "calc_test"}); err != nil {
+	if _, err := s.client.Search(ctx, &apitype.SearchRequest{SearchRequest: view.SearchRequest{Query: "calc_test"}}); err != nil {
 		t.Fatal(err)
 	}
 	sessions, messages := count("sessions"), count("messages")
@@ -230,8 +232,46 @@ func TestMirrorRebuildRoute(t *testing.T) {
 	if n := count("sessions"); n != sessions+1 {
 		t.Errorf("sessions after a write following the rebuild: %d, want %d", n, sessions+1)
 	}
-	res, err := s.client.Search(ctx, &apitype.SearchRequest{Query: "zebracorn"})
+	res, err := s.client.Search(ctx, &apitype.SearchRequest{SearchRequest: view.SearchRequest{Query: "zebracorn"}})
 	if err != nil || len(res.Sessions) != 1 || res.Sessions[0].SessionID != "after-rebuild" {
 		t.Errorf("search after the rebuild: %+v %v", res, err)
+	}
+}
+
+// TestStreamedRoutes: export and SQL export stream their answer with the summary in a
+// trailer, and import reads its JSONL body as it streams.
+func TestStreamedRoutes(t *testing.T) {
+	s := serve(t, ipc.ListenOptions{})
+	ctx := context.Background()
+	ingestSessions(t, s.client, "s", 2)
+
+	var all bytes.Buffer
+	sum, err := s.client.Export(ctx, &apitype.ExportRequest{}, &all)
+	if err != nil || sum.Sessions != 2 || strings.Count(all.String(), `"kind":"session"`) != 2 {
+		t.Fatalf("export: %+v, %v\n%s", sum, err, all.String())
+	}
+	// A session that is not stored fails the export (the store writes nothing until it has read
+	// every session it was asked for, so the answer is an ordinary error).
+	var ae *apitype.Error
+	for _, ids := range [][]string{{"nope"}, {"s0", "nope"}} {
+		var w bytes.Buffer
+		if _, err := s.client.Export(ctx, &apitype.ExportRequest{Sessions: ids}, &w); !errors.As(err, &ae) || ae.Code != apitype.CodeNotFound || w.Len() != 0 {
+			t.Errorf("export of %v: %v, wrote %d bytes; want not_found and nothing", ids, err, w.Len())
+		}
+	}
+
+	// Importing the export again stores nothing new, through the unbounded body.
+	imp, err := s.client.Import(ctx, &apitype.ImportRequest{Events: strings.NewReader(all.String())})
+	if err != nil || imp.Events == 0 || imp.Inserted != (view.Tally{}) || imp.Matched.Sessions != 2 {
+		t.Errorf("import of the export: %+v, %v", imp, err)
+	}
+
+	var csv bytes.Buffer
+	rep, err := s.client.SQLExport(ctx, &apitype.SQLExportRequest{Query: "SELECT session_id FROM sessions ORDER BY 1", Format: "csv"}, &csv)
+	if err != nil || rep.Rows != 2 || rep.Bytes != int64(csv.Len()) || !strings.Contains(csv.String(), "s1") {
+		t.Errorf("sql export: %+v, %v\n%s", rep, err, csv.String())
+	}
+	if _, err := s.client.SQLExport(ctx, &apitype.SQLExportRequest{Query: "DELETE FROM sessions", Format: "csv"}, io.Discard); !errors.As(err, &ae) || ae.Code != apitype.CodeRefused {
+		t.Errorf("refused sql export: %v", err)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/all"
@@ -19,6 +18,7 @@ import (
 	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/paths"
 	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store"
 	"github.com/pondhq/pond/store/sqlite"
 )
@@ -31,15 +31,14 @@ type Service struct {
 	Env     adapters.Env
 	Version string
 	Log     *slog.Logger
-	// Hub, when set, receives the events /v1/watch streams.
+	// Hub, when set, receives the events /v1/watch streams (Local gives an in-process service
+	// one of its own, so the CLI follows progress the same way with or without a daemon).
 	Hub *ipc.Hub
-	// Progress, when set, follows a sync source by source (the CLI's progress line).
-	Progress func(capture.Progress)
 	// ConfigChanged, when set, is called after the config file changed (the watcher re-reads
 	// the adapters' roots).
 	ConfigChanged func()
 	// Daemon, when set, describes the running daemon in Status.
-	Daemon func() *apitype.DaemonInfo
+	Daemon func() *view.DaemonInfo
 
 	cfgMu    sync.Mutex
 	write    slot // one write (sync, ingest, an upkeep commit) at a time: the store's writer is not concurrent
@@ -147,7 +146,7 @@ func (s *Service) editConfig(f func(*config.Config) error) (*config.Config, erro
 }
 
 // Status counts the archive and reports the adapters, the last sync and the daemon.
-func (s *Service) Status(ctx context.Context) (*apitype.Status, error) {
+func (s *Service) Status(ctx context.Context) (*view.Status, error) {
 	if err := s.needStore(); err != nil {
 		return nil, err
 	}
@@ -155,9 +154,9 @@ func (s *Service) Status(ctx context.Context) (*apitype.Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &apitype.Status{ProtocolVersion: apitype.ProtocolVersion, Version: s.Version, Consent: string(cfg.Consent.Capture),
-		Adapters: s.adapterList(cfg), Agents: []apitype.AgentCount{},
-		Embeddings: apitype.Embeddings{Enabled: cfg.Embeddings.Enabled, Model: cfg.Embeddings.Model}}
+	st := &view.Status{ProtocolVersion: apitype.ProtocolVersion, Version: s.Version, Consent: string(cfg.Consent.Capture),
+		Adapters: s.adapterList(cfg), Agents: []view.AgentCount{},
+		Embeddings: view.Embeddings{Enabled: cfg.Embeddings.Enabled, Model: cfg.Embeddings.Model}}
 	c, err := s.Store.Mirror().Counts(ctx)
 	if err != nil {
 		return nil, err
@@ -170,7 +169,7 @@ func (s *Service) Status(ctx context.Context) (*apitype.Status, error) {
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var a apitype.AgentCount
+		var a view.AgentCount
 		if err := rows.Scan(&a.Agent, &a.Sessions, &a.Messages); err != nil {
 			return nil, err
 		}
@@ -184,39 +183,25 @@ func (s *Service) Status(ctx context.Context) (*apitype.Status, error) {
 		return nil, err
 	}
 	st.Embeddings.Embedded, st.Embeddings.Pending = ec.Embedded, ec.Pending
-	st.Indexes = []apitype.IndexState{}
+	st.Indexes = []view.TableIndex{}
 	for _, name := range []string{store.TableSessions, store.TableMessages, store.TableParts} {
 		ixs, err := s.Store.Table(name).Indexes(ctx)
 		if err != nil {
 			return nil, err
 		}
 		for _, ix := range ixs {
-			st.Indexes = append(st.Indexes, apitype.IndexState{Table: name, Name: ix.Name, Kind: ix.Kind,
+			st.Indexes = append(st.Indexes, view.TableIndex{Table: name, Name: ix.Name, Kind: ix.Kind,
 				IndexedRows: ix.IndexedRows, UnindexedRows: ix.UnindexedRows})
 		}
 	}
 	if ls, ok := capture.ReadLastSync(s.Dirs.State.Path); ok {
-		st.LastSync = &apitype.LastSync{FinishedAt: ls.FinishedAt, DurationSecs: ls.DurationSecs, SessionsInserted: ls.SessionsInserted,
-			MessagesInserted: ls.MessagesInserted, Outcome: ls.Outcome, Error: ls.Error}
+		st.LastSync = &ls
 	}
 	st.Upkeep = s.lastUpkeep()
 	if s.Daemon != nil {
 		st.Daemon = s.Daemon()
 	}
 	return st, nil
-}
-
-func (s *Service) sqlReader() (*sqlite.Reader, error) {
-	s.readerMu.Lock()
-	defer s.readerMu.Unlock()
-	if s.reader == nil {
-		r, err := sqlite.OpenReader(s.Store.MirrorPath())
-		if err != nil {
-			return nil, err
-		}
-		s.reader = r
-	}
-	return s.reader, nil
 }
 
 // Close releases what the service opened (not the store, which its owner closes).
@@ -232,45 +217,6 @@ func (s *Service) Close() error {
 		return s.reader.Close()
 	}
 	return nil
-}
-
-// SQL runs one read-only statement over the mirror. Refusals and bad statements are
-// validation errors the caller can correct.
-func (s *Service) SQL(ctx context.Context, req *apitype.SQLRequest) (*apitype.SQLResponse, error) {
-	if err := s.needStore(); err != nil {
-		return nil, err
-	}
-	q := req.Query
-	if q == "" {
-		q = req.SQL
-	}
-	if strings.TrimSpace(q) == "" {
-		return nil, &apitype.Error{Code: apitype.CodeValidation, Message: "query is required: one SELECT, WITH or EXPLAIN statement"}
-	}
-	if req.Limit < 0 || req.Limit > sqlite.MaxRows {
-		return nil, &apitype.Error{Code: apitype.CodeValidation, Message: fmt.Sprintf("limit must be 1..%d", sqlite.MaxRows)}
-	}
-	timeout := sqlite.DefaultTimeout
-	if req.TimeoutSeconds > 0 {
-		timeout = min(time.Duration(req.TimeoutSeconds)*time.Second, sqlite.MaxTimeout)
-	}
-	r, err := s.sqlReader()
-	if err != nil {
-		return nil, err
-	}
-	res, err := r.Query(ctx, q, sqlite.Options{Limit: req.Limit, Timeout: timeout})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		code := apitype.CodeValidation
-		if errors.Is(err, sqlite.ErrRefused) {
-			code = apitype.CodeRefused
-		}
-		return nil, &apitype.Error{Code: code, Message: err.Error(), Details: map[string]any{"schema": "pond sql --schema, or the MCP resource schema://pond-sql"}}
-	}
-	return &apitype.SQLResponse{Columns: res.Columns, Rows: res.Rows, RowCount: res.RowCount, Truncated: res.Truncated,
-		ElapsedMs: res.ElapsedMs, Clipped: res.Clipped}, nil
 }
 
 // Ingest stores canonical events sent by a client. Each event is decoded and validated on its
@@ -313,7 +259,7 @@ func (s *Service) Ingest(ctx context.Context, req *apitype.IngestRequest) (*apit
 		}
 		if out.Inserted.Sessions+out.Inserted.Messages > 0 {
 			s.upkeep.changed.Store(true)
-			s.publish(apitype.EventCaptured, map[string]any{"source": "ingest", "inserted": out.Inserted})
+			s.publish(apitype.EventCaptured, view.Captured{Source: "ingest", Inserted: out.Inserted})
 		}
 	}
 	for _, r := range resp.Results {
@@ -326,11 +272,11 @@ func (s *Service) Ingest(ctx context.Context, req *apitype.IngestRequest) (*apit
 	return resp, nil
 }
 
-func (s *Service) adapterList(cfg *config.Config) []apitype.Adapter {
-	var out []apitype.Adapter
+func (s *Service) adapterList(cfg *config.Config) []view.Adapter {
+	var out []view.Adapter
 	for _, a := range all.Adapters() {
 		e, ok := cfg.Adapters[a.Name()]
-		out = append(out, apitype.Adapter{Name: a.Name(), Configured: ok, Enabled: ok && e.Enabled, Path: e.Path,
+		out = append(out, view.Adapter{Name: a.Name(), Configured: ok, Enabled: ok && e.Enabled, Path: e.Path,
 			Found: capture.ExistingRoots(a, s.Env), Restore: a.Capabilities().Restore})
 	}
 	return out
@@ -383,7 +329,7 @@ func (s *Service) SetAdapters(ctx context.Context, req *apitype.AdapterRequest) 
 		return nil, err
 	}
 	if len(changed) > 0 {
-		s.publish(apitype.EventAdapters, map[string]any{"action": req.Action, "adapters": changed})
+		s.publish(apitype.EventAdapters, view.AdaptersChanged{Action: req.Action, Adapters: changed})
 	}
 	return &apitype.AdaptersResponse{Adapters: s.adapterList(cfg), Changed: changed, ConfigFile: s.Dirs.ConfigFile.Path}, nil
 }
@@ -406,7 +352,7 @@ func (s *Service) SetConsent(ctx context.Context, req *apitype.Consent) (*apityp
 	if _, err := s.editConfig(func(cfg *config.Config) error { cfg.Consent.Capture = c; return nil }); err != nil {
 		return nil, err
 	}
-	s.publish(apitype.EventConsent, map[string]string{"capture": string(c)})
+	s.publish(apitype.EventConsent, view.ConsentChanged{Capture: string(c)})
 	return &apitype.Consent{Capture: string(c), ConfigFile: s.Dirs.ConfigFile.Path}, nil
 }
 
@@ -422,12 +368,7 @@ func (s *Service) RebuildMirror(ctx context.Context, _ *apitype.MirrorRebuildReq
 	}
 	defer s.releaseWrite()
 	c, err := s.Store.RebuildMirror(ctx)
-	s.readerMu.Lock()
-	if s.reader != nil {
-		s.reader.Close()
-		s.reader = nil
-	}
-	s.readerMu.Unlock()
+	s.dropSQLReader()
 	if err != nil {
 		return nil, err
 	}
@@ -435,8 +376,25 @@ func (s *Service) RebuildMirror(ctx context.Context, _ *apitype.MirrorRebuildReq
 	return &apitype.MirrorRebuild{Sessions: c.Sessions, Messages: c.Messages, Parts: c.Parts}, nil
 }
 
+// VerifyMirror compares the mirror with the Lance tables key by key, in the write slot, so no
+// write is half applied while it looks.
+func (s *Service) VerifyMirror(ctx context.Context, _ *apitype.MirrorVerifyRequest) (*apitype.MirrorVerify, error) {
+	if err := s.needStore(); err != nil {
+		return nil, err
+	}
+	if err := s.acquireWrite(ctx, false); err != nil {
+		return nil, err
+	}
+	defer s.releaseWrite()
+	drift, err := s.Store.Verify(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &apitype.MirrorVerify{Tables: drift}, nil
+}
+
 // Sync captures now, as `pond sync` asks: a first run enables the adapters whose data exists;
-// declined consent refuses.
+// declined consent refuses. Its progress goes to the watchers, source by source.
 func (s *Service) Sync(ctx context.Context, req *apitype.SyncRequest) (*apitype.SyncResponse, error) {
 	if err := s.needStore(); err != nil {
 		return nil, err
@@ -453,7 +411,7 @@ func (s *Service) Sync(ctx context.Context, req *apitype.SyncRequest) (*apitype.
 		resp.Remarks = append(resp.Remarks, remark)
 	}
 	if cfg.Consent.Capture == config.Declined {
-		return nil, &apitype.Error{Code: apitype.CodeDeclined, Message: fmt.Sprintf("capture is declined in %s; run `pond consent grant` to capture sessions", s.Dirs.ConfigFile.Path)}
+		return nil, &apitype.Error{Code: apitype.CodeDeclined, Message: fmt.Sprintf("capture is declined in %s", s.Dirs.ConfigFile.Path)}
 	}
 	targets, err := capture.Targets(cfg, s.Env, req.Adapter, req.Path)
 	switch {
@@ -465,12 +423,26 @@ func (s *Service) Sync(ctx context.Context, req *apitype.SyncRequest) (*apitype.
 	if len(targets) == 0 {
 		resp.Remarks = append(resp.Remarks, "no adapter is enabled and no agent data was found; see `pond adapters list`")
 	}
-	rep, err := s.runSync(ctx, targets, capture.Options{DryRun: req.DryRun, Verify: req.Verify, Progress: s.Progress}, req.NoWait)
+	resp.Report, err = s.runSync(ctx, targets, capture.Options{DryRun: req.DryRun, Verify: req.Verify, Progress: s.syncProgress()}, req.NoWait)
 	if err != nil {
 		return nil, err
 	}
-	resp.Report, err = json.Marshal(rep)
-	return resp, err
+	return resp, nil
+}
+
+// syncProgress tells the watchers how far a sync is, at most about a hundred times per adapter
+// (at each percent, and at an adapter's first and last source), live only: progress is stale
+// once the next arrives, and a full sync must not crowd out the events a reconnecting watcher
+// needs.
+func (s *Service) syncProgress() func(view.SyncProgress) {
+	if s.Hub == nil {
+		return nil
+	}
+	return func(p view.SyncProgress) {
+		if p.Done <= 1 || p.Done == p.Total || p.Done*100/p.Total != (p.Done-1)*100/p.Total {
+			s.Hub.PublishLive(apitype.EventSyncProgress, p)
+		}
+	}
 }
 
 // bootstrap loads the config and, the first time Pond runs, enables the adapters whose data
@@ -490,21 +462,36 @@ func (s *Service) bootstrap() (cfg *config.Config, remark string, err error) {
 	if s.ConfigChanged != nil {
 		s.ConfigChanged()
 	}
-	s.publish(apitype.EventAdapters, map[string]any{"action": "discover", "adapters": cfg.AdapterNames()})
+	s.publish(apitype.EventAdapters, view.AdaptersChanged{Action: "discover", Adapters: cfg.AdapterNames()})
 	return cfg, "enabled the adapters whose data was found: " + strings.Join(cfg.AdapterNames(), ", "), nil
 }
 
-// runSync runs one sync in the write slot, records it and tells the watchers.
-func (s *Service) runSync(ctx context.Context, targets []capture.Target, opts capture.Options, noWait bool) (*capture.Report, error) {
+// runSync runs one sync in the write slot, records it and tells the watchers. With noWait it
+// refuses at once (sync_running) when another write holds the slot or, in a service other than
+// the daemon's (which is the only writer while it runs), when another process holds the store
+// lock.
+func (s *Service) runSync(ctx context.Context, targets []capture.Target, opts capture.Options, noWait bool) (*view.SyncReport, error) {
 	if err := s.acquireWrite(ctx, noWait); err != nil {
 		return nil, err
 	}
 	defer s.releaseWrite()
+	if noWait && s.Daemon == nil {
+		l, err := store.TryLock(s.Dirs.State.Path, "pond sync")
+		var le *store.LockedError
+		if errors.As(err, &le) {
+			return nil, &apitype.Error{Code: apitype.CodeSyncRunning, Message: "another writer holds the store: " + le.Holder.String(),
+				Details: map[string]any{"holder": le.Holder.String()}}
+		}
+		if err != nil {
+			return nil, err
+		}
+		l.Release()
+	}
 	var names []string
 	for _, t := range targets {
 		names = append(names, t.Adapter.Name())
 	}
-	s.publish(apitype.EventSyncStarted, map[string]any{"adapters": names, "dry_run": opts.DryRun})
+	s.publish(apitype.EventSyncStarted, view.SyncStarted{Adapters: names, DryRun: opts.DryRun})
 	eng := &capture.Engine{Store: s.Store, Env: s.Env, Cursors: &capture.Cursors{Dir: s.Dirs.State.Path},
 		Stamp: store.Stamp{PondVersion: s.Version}, Log: s.log()}
 	rep, runErr := eng.Sync(ctx, targets, opts)
@@ -521,13 +508,13 @@ func (s *Service) runSync(ctx context.Context, targets []capture.Target, opts ca
 		}
 	}
 	if runErr != nil {
-		s.publish(apitype.EventError, map[string]string{"during": "sync", "error": runErr.Error()})
+		s.publish(apitype.EventError, view.Failed{During: "sync", Error: runErr.Error()})
 		return nil, runErr
 	}
-	s.publish(apitype.EventSyncFinished, map[string]any{"outcome": rep.Outcome, "inserted": rep.Inserted, "dry_run": opts.DryRun})
+	s.publish(apitype.EventSyncFinished, view.SyncFinished{Outcome: rep.Outcome, Inserted: rep.Inserted, DryRun: opts.DryRun})
 	if rep.Inserted.Sessions+rep.Inserted.Messages > 0 {
 		s.upkeep.changed.Store(true)
-		s.publish(apitype.EventCaptured, map[string]any{"source": "sync", "inserted": rep.Inserted})
+		s.publish(apitype.EventCaptured, view.Captured{Source: "sync", Inserted: rep.Inserted})
 	}
 	return rep, nil
 }

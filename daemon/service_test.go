@@ -25,6 +25,7 @@ import (
 	"github.com/pondhq/pond/ipc"
 	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/paths"
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store"
 )
 
@@ -278,12 +279,25 @@ func TestConfigRoutesAndWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep capture.Report
-	if err := json.Unmarshal(resp.Report, &rep); err != nil || rep.Inserted.Sessions == 0 {
-		t.Fatalf("sync report %s, %v", resp.Report, err)
+	if resp.Report == nil || resp.Report.Inserted.Sessions == 0 {
+		t.Fatalf("sync report %+v", resp.Report)
 	}
-	next(apitype.EventSyncStarted)
-	next(apitype.EventSyncFinished)
+	started := next(apitype.EventSyncStarted)
+	// Progress comes live between them, carrying the id of the last kept event, so a cursor
+	// taken from it resumes after sync_started.
+	ev := next(apitype.EventSyncProgress)
+	for ev.Type == apitype.EventSyncProgress {
+		if ev.ID != started.ID {
+			t.Errorf("sync_progress has id %d, want sync_started's %d", ev.ID, started.ID)
+		}
+		if p, err := ev.Payload(); err != nil || p.(*view.SyncProgress).Adapter != "claude-code" {
+			t.Errorf("sync_progress payload %s: %v", ev.Data, err)
+		}
+		ev = <-events
+	}
+	if ev.Type != apitype.EventSyncFinished {
+		t.Fatalf("event %s after the progress, want sync_finished", ev.Type)
+	}
 	next(apitype.EventCaptured)
 }
 
@@ -313,7 +327,7 @@ func TestConcurrentClients(t *testing.T) {
 					_, err = c.Ingest(ctx, &apitype.IngestRequest{Events: []json.RawMessage{json.RawMessage(fmt.Sprintf(
 						`{"kind":"session","id":"c%d","source_agent":"load","project":"/p","created_at":"2026-01-02T03:04:05Z"}`, i))}})
 				case (i+j)%4 == 0:
-					var st *apitype.Status
+					var st *view.Status
 					if st, err = c.Status(ctx); err == nil && st.Sessions == 0 {
 						err = errors.New("status: no sessions")
 					}
@@ -496,16 +510,16 @@ func TestRecallRoutes(t *testing.T) {
 	if err != nil || st.Sessions == 0 || st.Indexes == nil || st.Embeddings.Enabled || st.Embeddings.Embedded != 0 || st.LastSync == nil {
 		t.Fatalf("status after a sync: %+v, %v", st, err)
 	}
-	res, err := s.client.Search(ctx, &apitype.SearchRequest{Query: "calc_test", Filters: apitype.SearchFilters{Project: "demo"}})
+	res, err := s.client.Search(ctx, &apitype.SearchRequest{SearchRequest: view.SearchRequest{Query: "calc_test", Filters: view.SearchFilters{Project: "demo"}}})
 	if err != nil || len(res.Sessions) == 0 || res.Sessions[0].SessionID != "7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b" {
 		t.Fatalf("search: %+v, %v", res, err)
 	}
 	hit := res.Sessions[0].Matches[0]
-	page, err := s.client.GetSession(ctx, &apitype.GetSessionRequest{ID: hit.MessageID, Limit: 2})
+	page, err := s.client.GetSession(ctx, &apitype.GetSessionRequest{GetSessionRequest: view.GetSessionRequest{ID: hit.MessageID, Limit: 2}})
 	if err != nil || page.ResolvedFromMessageID != hit.MessageID || len(page.Messages) == 0 {
 		t.Fatalf("get-session from a message id: %+v, %v", page, err)
 	}
-	d, err := s.client.GetMessage(ctx, &apitype.GetMessageRequest{MessageID: hit.MessageID})
+	d, err := s.client.GetMessage(ctx, &apitype.GetMessageRequest{GetMessageRequest: view.GetMessageRequest{MessageID: hit.MessageID}})
 	if err != nil || d.Target.ID != hit.MessageID {
 		t.Fatalf("get-message: %+v, %v", d, err)
 	}

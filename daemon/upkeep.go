@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store"
 )
 
@@ -22,10 +22,10 @@ type upkeepState struct {
 	later   atomic.Bool // the last run left work that becomes due with time (versions to age)
 
 	mu   sync.Mutex
-	last *apitype.Upkeep
+	last *view.Upkeep
 }
 
-func (s *Service) lastUpkeep() *apitype.Upkeep {
+func (s *Service) lastUpkeep() *view.Upkeep {
 	s.upkeep.mu.Lock()
 	defer s.upkeep.mu.Unlock()
 	return s.upkeep.last
@@ -33,7 +33,7 @@ func (s *Service) lastUpkeep() *apitype.Upkeep {
 
 // errEmbeddingsOff refuses embedding while semantic search is off.
 var errEmbeddingsOff = &apitype.Error{Code: apitype.CodeEmbeddingsOff,
-	Message: "semantic search is off: run `pond model install` to download the embedding model and turn it on"}
+	Message: view.MsgEmbeddingsOff}
 
 // embedRound bounds the messages an automatic upkeep embeds before it compacts, indexes and
 // prunes what the embedding left, and starts over.
@@ -49,14 +49,14 @@ func (s *Service) Optimize(ctx context.Context, req *apitype.OptimizeRequest) (*
 	}
 	opts := store.UpkeepOptions{ForceEmbed: req.ForceEmbed, BatchRows: req.BatchRows}
 	for _, name := range req.Steps {
-		st, err := store.ParseStep(name)
+		st, err := view.ParseStep(name)
 		if err != nil {
 			return nil, &apitype.Error{Code: apitype.CodeValidation, Message: err.Error()}
 		}
 		opts.Steps = append(opts.Steps, st)
 	}
-	if req.ForceEmbed && !slices.Contains(opts.Steps, store.StepEmbed) {
-		opts.Steps = append(opts.Steps, store.StepEmbed)
+	if req.ForceEmbed && !slices.Contains(opts.Steps, view.StepEmbed) {
+		opts.Steps = append(opts.Steps, view.StepEmbed)
 	}
 	if req.BatchRows < 0 {
 		return nil, &apitype.Error{Code: apitype.CodeValidation, Message: "batch_rows must be 0 (the default, 256) or more"}
@@ -70,7 +70,7 @@ func (s *Service) Optimize(ctx context.Context, req *apitype.OptimizeRequest) (*
 			opts.KeepVersions = -1 // the store's "keep no replaced version"
 		}
 	}
-	if slices.Contains(opts.Steps, store.StepEmbed) && s.Store.Embedder() == nil {
+	if slices.Contains(opts.Steps, view.StepEmbed) && s.Store.Embedder() == nil {
 		return nil, errEmbeddingsOff
 	}
 	resp := &apitype.OptimizeResponse{}
@@ -79,8 +79,8 @@ func (s *Service) Optimize(ctx context.Context, req *apitype.OptimizeRequest) (*
 		if err != nil {
 			return nil, err
 		}
-		resp.Diagnosis, err = json.Marshal(d)
-		return resp, err
+		resp.Diagnosis = d
+		return resp, nil
 	}
 	if _, err := s.upkeep.run.take(ctx, false); err != nil {
 		return nil, err
@@ -90,11 +90,8 @@ func (s *Service) Optimize(ctx context.Context, req *apitype.OptimizeRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	if resp.Diagnosis, err = json.Marshal(rep.Before); err != nil {
-		return nil, err
-	}
-	resp.Report, err = json.Marshal(rep)
-	return resp, err
+	resp.Diagnosis, resp.Report = rep.Before, rep
+	return resp, nil
 }
 
 // AutoUpkeep is the daemon's upkeep between captures: when rows came in since it last looked,
@@ -127,17 +124,17 @@ func (s *Service) AutoUpkeep(ctx context.Context, keep time.Duration) (again boo
 		return false
 	}
 	s.upkeep.later.Store(len(rep.After.Due) > 0 || agingVersions(rep.After))
-	return rep.After.IsDue(store.StepEmbed) && rep.Embed != nil && rep.Embed.Embedded > 0
+	return rep.After.IsDue(view.StepEmbed) && rep.Embed != nil && rep.Embed.Embedded > 0
 }
 
 // agingVersions reports whether a table keeps replaced versions not yet old enough to prune.
-func agingVersions(d *store.Diagnosis) bool {
-	return slices.ContainsFunc(d.Tables, func(t store.TableState) bool { return t.Versions-1 > t.OldVersions })
+func agingVersions(d *view.Diagnosis) bool {
+	return slices.ContainsFunc(d.Tables, func(t view.TableState) bool { return t.Versions-1 > t.OldVersions })
 }
 
 // runUpkeep runs store.Upkeep with the service's write slot around each commit, tells the
 // watchers as it goes, logs and records the outcome. The caller holds the upkeep slot.
-func (s *Service) runUpkeep(ctx context.Context, trigger string, opts store.UpkeepOptions) (*store.UpkeepReport, error) {
+func (s *Service) runUpkeep(ctx context.Context, trigger string, opts store.UpkeepOptions) (*view.UpkeepReport, error) {
 	start := time.Now().UTC()
 	steps := opts.Steps
 	if len(steps) == 0 && opts.Diagnosis != nil {
@@ -145,16 +142,16 @@ func (s *Service) runUpkeep(ctx context.Context, trigger string, opts store.Upke
 			steps = append(steps, d.Step)
 		}
 	}
-	s.publish(apitype.EventUpkeepStarted, map[string]any{"trigger": trigger, "steps": steps})
+	s.publish(apitype.EventUpkeepStarted, view.UpkeepStarted{Trigger: trigger, Steps: steps})
 	opts.Hold = func(ctx context.Context) (func(), error) {
 		if err := s.acquireWrite(ctx, false); err != nil {
 			return nil, err
 		}
 		return s.releaseWrite, nil
 	}
-	opts.Progress = func(p store.UpkeepProgress) { s.publish(apitype.EventUpkeepProgress, p) }
+	opts.Progress = func(p view.UpkeepProgress) { s.publish(apitype.EventUpkeepProgress, p) }
 	rep, err := s.Store.Upkeep(ctx, opts)
-	out := &apitype.Upkeep{Trigger: trigger, StartedAt: start, DurationSecs: time.Since(start).Seconds(), Did: rep.Summary()}
+	out := &view.Upkeep{Trigger: trigger, StartedAt: start, DurationSecs: time.Since(start).Seconds(), Did: rep.Summary()}
 	if rep.After != nil {
 		for _, d := range rep.After.Due {
 			out.Due = append(out.Due, fmt.Sprintf("%s: %s", d.Step, d.Why))

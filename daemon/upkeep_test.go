@@ -13,7 +13,7 @@ import (
 	"github.com/pondhq/pond/embed/onnx"
 	"github.com/pondhq/pond/ipc"
 	"github.com/pondhq/pond/ipc/apitype"
-	"github.com/pondhq/pond/store"
+	"github.com/pondhq/pond/session/view"
 )
 
 // testEmbedder is the registry-packaged test model behind the same lazy loader the daemon
@@ -58,20 +58,12 @@ func ingestSessions(t *testing.T, c *ipc.Client, prefix string, n int) {
 	}
 }
 
-func decodeOptimize(t *testing.T, resp *apitype.OptimizeResponse) (*store.Diagnosis, *store.UpkeepReport) {
+func decodeOptimize(t *testing.T, resp *apitype.OptimizeResponse) (*view.Diagnosis, *view.UpkeepReport) {
 	t.Helper()
-	var d store.Diagnosis
-	if err := json.Unmarshal(resp.Diagnosis, &d); err != nil {
-		t.Fatal(err)
+	if resp.Diagnosis == nil {
+		t.Fatal("no diagnosis")
 	}
-	if len(resp.Report) == 0 {
-		return &d, nil
-	}
-	var r store.UpkeepReport
-	if err := json.Unmarshal(resp.Report, &r); err != nil {
-		t.Fatal(err)
-	}
-	return &d, &r
+	return resp.Diagnosis, resp.Report
 }
 
 // POST /v1/optimize over the real socket: a dry run diagnoses, a run embeds, compacts and
@@ -108,7 +100,7 @@ func TestOptimizeRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, rep := decodeOptimize(t, resp)
-	if rep != nil || !d.IsDue(store.StepEmbed) || !d.IsDue(store.StepCompact) || !d.IsDue(store.StepPrune) || d.Embeddings.Pending != 18 {
+	if rep != nil || !d.IsDue(view.StepEmbed) || !d.IsDue(view.StepCompact) || !d.IsDue(view.StepPrune) || d.Embeddings.Pending != 18 {
 		t.Fatalf("dry run: report %v, diagnosis %+v; want embed (18 messages), compact and prune due", rep, d)
 	}
 

@@ -13,6 +13,7 @@ import (
 	"net/url"
 
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/session/view"
 )
 
 // Client talks to the daemon's API socket: one method per route. Failures the daemon reports
@@ -46,24 +47,24 @@ func Connect(ctx context.Context, sock string) (*Client, error) {
 // Close drops idle connections.
 func (c *Client) Close() { c.hc.CloseIdleConnections() }
 
-func (c *Client) Status(ctx context.Context) (*apitype.Status, error) {
-	return do[apitype.Status](ctx, c, "GET", "/v1/status", nil)
+func (c *Client) Status(ctx context.Context) (*view.Status, error) {
+	return do[view.Status](ctx, c, "GET", "/v1/status", nil)
 }
 
-func (c *Client) Search(ctx context.Context, req *apitype.SearchRequest) (*apitype.SearchResult, error) {
-	return do[apitype.SearchResult](ctx, c, "POST", "/v1/search", req)
+func (c *Client) Search(ctx context.Context, req *apitype.SearchRequest) (*view.SearchResult, error) {
+	return do[view.SearchResult](ctx, c, "POST", "/v1/search", req)
 }
 
-func (c *Client) GetSession(ctx context.Context, req *apitype.GetSessionRequest) (*apitype.SessionPage, error) {
-	return do[apitype.SessionPage](ctx, c, "POST", "/v1/get-session", req)
+func (c *Client) GetSession(ctx context.Context, req *apitype.GetSessionRequest) (*view.SessionPage, error) {
+	return do[view.SessionPage](ctx, c, "POST", "/v1/get-session", req)
 }
 
-func (c *Client) GetMessage(ctx context.Context, req *apitype.GetMessageRequest) (*apitype.MessageDetail, error) {
-	return do[apitype.MessageDetail](ctx, c, "POST", "/v1/get-message", req)
+func (c *Client) GetMessage(ctx context.Context, req *apitype.GetMessageRequest) (*view.MessageDetail, error) {
+	return do[view.MessageDetail](ctx, c, "POST", "/v1/get-message", req)
 }
 
-func (c *Client) SQL(ctx context.Context, req *apitype.SQLRequest) (*apitype.SQLResponse, error) {
-	return do[apitype.SQLResponse](ctx, c, "POST", "/v1/x/sql", req)
+func (c *Client) SQL(ctx context.Context, req *apitype.SQLRequest) (*view.SQLResult, error) {
+	return do[view.SQLResult](ctx, c, "POST", "/v1/x/sql", req)
 }
 
 func (c *Client) Ingest(ctx context.Context, req *apitype.IngestRequest) (*apitype.IngestResponse, error) {
@@ -95,28 +96,75 @@ func (c *Client) RebuildMirror(ctx context.Context, req *apitype.MirrorRebuildRe
 	return do[apitype.MirrorRebuild](ctx, c, "POST", "/v1/mirror/rebuild", req)
 }
 
+// VerifyMirror compares the daemon's SQLite mirror with the Lance tables.
+func (c *Client) VerifyMirror(ctx context.Context, req *apitype.MirrorVerifyRequest) (*apitype.MirrorVerify, error) {
+	return do[apitype.MirrorVerify](ctx, c, "POST", "/v1/mirror/verify", req)
+}
+
 // Resume writes a stored session back into an agent. A refused or failed restore is an
 // *apitype.Error whose code is the outcome's status; apitype.RefusedRestore reads the outcome.
-func (c *Client) Resume(ctx context.Context, req *apitype.ResumeRequest) (*apitype.ResumeOutcome, error) {
-	return do[apitype.ResumeOutcome](ctx, c, "POST", "/v1/resume", req)
+func (c *Client) Resume(ctx context.Context, req *apitype.ResumeRequest) (*view.ResumeOutcome, error) {
+	return do[view.ResumeOutcome](ctx, c, "POST", "/v1/resume", req)
 }
 
-func (c *Client) Model(ctx context.Context) (*apitype.ModelStatus, error) {
-	return do[apitype.ModelStatus](ctx, c, "GET", "/v1/model", nil)
+func (c *Client) Model(ctx context.Context) (*view.ModelStatus, error) {
+	return do[view.ModelStatus](ctx, c, "GET", "/v1/model", nil)
 }
 
-func (c *Client) SetModel(ctx context.Context, req *apitype.ModelRequest) (*apitype.ModelStatus, error) {
-	return do[apitype.ModelStatus](ctx, c, "POST", "/v1/model", req)
+func (c *Client) SetModel(ctx context.Context, req *apitype.ModelRequest) (*view.ModelStatus, error) {
+	return do[view.ModelStatus](ctx, c, "POST", "/v1/model", req)
 }
 
-func (c *Client) VerifyModel(ctx context.Context, req *apitype.ModelVerifyRequest) (*apitype.ModelVerify, error) {
-	return do[apitype.ModelVerify](ctx, c, "POST", "/v1/model/verify", req)
+func (c *Client) VerifyModel(ctx context.Context, req *apitype.ModelVerifyRequest) (*view.ModelVerify, error) {
+	return do[view.ModelVerify](ctx, c, "POST", "/v1/model/verify", req)
 }
 
 // Optimize runs the archive's upkeep. The client sets no deadline of its own: embedding the
 // archive can take hours, and ctx ending (Ctrl-C) stops the run after the current batch.
 func (c *Client) Optimize(ctx context.Context, req *apitype.OptimizeRequest) (*apitype.OptimizeResponse, error) {
 	return do[apitype.OptimizeResponse](ctx, c, "POST", "/v1/optimize", req)
+}
+
+// Import sends canonical JSONL to be stored, read from req.Events as it is sent.
+func (c *Client) Import(ctx context.Context, req *apitype.ImportRequest) (*view.ImportSummary, error) {
+	resp, err := c.sendBody(ctx, "POST", "/v1/import", req.Events)
+	if err != nil {
+		return nil, err
+	}
+	return decode[view.ImportSummary](resp, "POST", "/v1/import")
+}
+
+// Export writes the archive (or the sessions req names) as canonical JSONL to w.
+func (c *Client) Export(ctx context.Context, req *apitype.ExportRequest, w io.Writer) (*apitype.ExportSummary, error) {
+	return streamed[apitype.ExportSummary](ctx, c, "/v1/export", req, w)
+}
+
+// SQLExport writes one read-only query's every row to w in req.Format.
+func (c *Client) SQLExport(ctx context.Context, req *apitype.SQLExportRequest, w io.Writer) (*view.SQLExport, error) {
+	return streamed[view.SQLExport](ctx, c, "/v1/x/sql/export", req, w)
+}
+
+// streamed posts in to a streaming route, copies the answer's body to w and reads the summary
+// from its trailer.
+func streamed[Out any](ctx context.Context, c *Client, path string, in any, w io.Writer) (*Out, error) {
+	resp, err := c.send(ctx, "POST", path, in)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(w, resp.Body); err != nil {
+		return nil, fmt.Errorf("ipc: POST %s: %w", path, err)
+	}
+	raw := resp.Trailer.Get(apitype.HeaderSummary)
+	var eb apitype.ErrorBody
+	if json.Unmarshal([]byte(raw), &eb) == nil && eb.Error != nil {
+		return nil, eb.Error
+	}
+	out := new(Out)
+	if err := json.Unmarshal([]byte(raw), out); err != nil {
+		return nil, fmt.Errorf("ipc: POST %s: the answer ended without its summary: %w", path, err)
+	}
+	return out, nil
 }
 
 // Watch follows the event stream from since ("" for new events only), calling fn for each
@@ -168,6 +216,11 @@ func (c *Client) send(ctx context.Context, method, path string, in any) (*http.R
 		}
 		body = bytes.NewReader(b)
 	}
+	return c.sendBody(ctx, method, path, body)
+}
+
+// sendBody sends one request with body as it is and returns the answer, or the daemon's error.
+func (c *Client) sendBody(ctx context.Context, method, path string, body io.Reader) (*http.Response, error) {
 	resp, err := c.Do(ctx, method, path, body)
 	if err != nil {
 		if errors.Is(err, ErrNoDaemon) {
@@ -191,6 +244,11 @@ func do[Out any](ctx context.Context, c *Client, method, path string, in any) (*
 	if err != nil {
 		return nil, err
 	}
+	return decode[Out](resp, method, path)
+}
+
+// decode reads an answer's JSON.
+func decode[Out any](resp *http.Response, method, path string) (*Out, error) {
 	defer resp.Body.Close()
 	out := new(Out)
 	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {

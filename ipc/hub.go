@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/session/view"
 )
 
 // Hub numbers the daemon's events and fans them out to /v1/watch streams. It keeps the last
@@ -32,7 +33,8 @@ func NewHub(keep int) *Hub {
 // Epoch identifies this daemon run.
 func (h *Hub) Epoch() string { return h.epoch }
 
-// Publish sends an event of type typ with data (any JSON value, or nil) to every watcher.
+// Publish sends an event of type typ with data (its payload from session/view, or nil) to every
+// watcher, and keeps it for watchers that reconnect.
 func (h *Hub) Publish(typ string, data any) {
 	var raw json.RawMessage
 	if data != nil {
@@ -54,6 +56,22 @@ func (h *Hub) Publish(typ string, data any) {
 			// from the ring (or gets a reset).
 			delete(h.subs, ch)
 			close(ch)
+		}
+	}
+}
+
+// PublishLive sends an event to the watchers connected now and keeps it for nobody: progress,
+// stale as soon as the next arrives. It carries the id of the last kept event, so a cursor taken
+// from it resumes after that one; a watcher too far behind misses it rather than being cut off.
+func (h *Hub) PublishLive(typ string, data any) {
+	raw, _ := json.Marshal(data)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ev := apitype.Event{Epoch: h.epoch, ID: h.last, Type: typ, Time: time.Now().UTC(), Data: raw}
+	for ch := range h.subs {
+		select {
+		case ch <- ev:
+		default:
 		}
 	}
 }
@@ -85,7 +103,7 @@ func (h *Hub) Subscribe(since string) (first []apitype.Event, live <-chan apityp
 		} else if !ok {
 			reason = "since is not <epoch>:<id>"
 		}
-		data, _ := json.Marshal(map[string]string{"reason": reason, "since": since})
+		data, _ := json.Marshal(view.Reset{Reason: reason, Since: since})
 		first = []apitype.Event{{Epoch: h.epoch, ID: h.last, Type: apitype.EventReset, Time: now, Data: data}}
 	default:
 		for _, ev := range h.ring {

@@ -54,7 +54,11 @@ func (s *Server) table() []route {
 		{"POST", "/v1/model/verify", post(s, s.API.VerifyModel)},
 		{"POST", "/v1/sync", post(s, s.API.Sync)},
 		{"POST", "/v1/mirror/rebuild", post(s, s.API.RebuildMirror)},
+		{"POST", "/v1/mirror/verify", post(s, s.API.VerifyMirror)},
 		{"POST", "/v1/optimize", post(s, s.API.Optimize)},
+		{"POST", importPath, s.serveImport},
+		{"POST", "/v1/export", stream(s, s.API.Export)},
+		{"POST", "/v1/x/sql/export", stream(s, s.API.SQLExport)},
 		{"GET", "/v1/watch", s.serveWatch},
 	}
 }
@@ -82,7 +86,9 @@ func (s *Server) init() {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set(apitype.HeaderRequestID, newRequestID())
+	id := newRequestID()
+	s.Log.Debug("api: request", "method", r.Method, "path", r.URL.Path, "request_id", id)
+	w.Header().Set(apitype.HeaderRequestID, id)
 	w.Header().Set(apitype.HeaderVersion, s.Version)
 	gate, _ := r.Context().Value(gateKey{}).(func(*http.Request) *apitype.Error)
 	if gate == nil {
@@ -109,7 +115,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apitype.Error{Code: apitype.CodeMethod, Message: fmt.Sprintf("%s %s: use %s", r.Method, r.URL.Path, strings.Join(allow, " or "))})
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, apitype.MaxBodyBytes)
+	if r.URL.Path != importPath { // an import is read as it streams, however long
+		r.Body = http.MaxBytesReader(w, r.Body, apitype.MaxBodyBytes)
+	}
 	h(w, r)
 }
 
@@ -161,6 +169,68 @@ func post[In, Out any](s *Server, call func(context.Context, *In) (*Out, error))
 		out, err := call(r.Context(), in)
 		s.reply(w, r, out, err)
 	}
+}
+
+// stream adapts a streaming API method to a POST route: decoded like post, its output is the
+// answer's body, and its summary (or the error that broke the stream off) the trailer
+// apitype.HeaderSummary. A failure before the first byte is an ordinary error answer.
+func stream[In, Out any](s *Server, call func(context.Context, *In, io.Writer) (*Out, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		in := new(In)
+		if err := decodeBody(r.Body, in); err != nil {
+			writeError(w, err)
+			return
+		}
+		if v, ok := any(in).(interface{ Version() *apitype.Versioned }); ok {
+			if err := checkVersion(v.Version()); err != nil {
+				writeError(w, err)
+				return
+			}
+		}
+		sw := &streamWriter{w: w}
+		out, err := call(r.Context(), in, sw)
+		if err != nil && !sw.started {
+			s.reply(w, r, nil, err)
+			return
+		}
+		sw.start()
+		var trailer any = out
+		if err != nil {
+			s.Log.Error("api: stream broke off", "route", r.URL.Path, "request_id", w.Header().Get(apitype.HeaderRequestID), "error", err)
+			trailer = apitype.ErrorBody{Error: asAPIError(err)}
+		}
+		b, _ := json.Marshal(trailer)
+		w.Header().Set(apitype.HeaderSummary, string(b))
+	}
+}
+
+// streamWriter starts a streamed answer (status 200, the trailer announced) at its first byte.
+type streamWriter struct {
+	w       http.ResponseWriter
+	started bool
+}
+
+func (sw *streamWriter) start() {
+	if !sw.started {
+		sw.started = true
+		sw.w.Header().Set("Trailer", apitype.HeaderSummary)
+		sw.w.Header().Set("Content-Type", "application/octet-stream")
+		sw.w.WriteHeader(http.StatusOK)
+	}
+}
+
+func (sw *streamWriter) Write(p []byte) (int, error) {
+	sw.start()
+	return sw.w.Write(p)
+}
+
+// importPath is the one route whose body is not bounded: canonical JSONL, read as it streams.
+const importPath = "/v1/import"
+
+// serveImport stores the canonical JSONL of the request's body (POST /v1/import).
+func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
+	out, err := s.API.Import(r.Context(), &apitype.ImportRequest{Events: r.Body})
+	s.reply(w, r, out, err)
 }
 
 func (s *Server) reply(w http.ResponseWriter, r *http.Request, out any, err error) {
@@ -235,11 +305,17 @@ func StatusOf(code string) int {
 
 // writeError is the one place that writes the error body.
 func writeError(w http.ResponseWriter, err error) {
+	ae := asAPIError(err)
+	writeJSON(w, StatusOf(ae.Code), apitype.ErrorBody{Error: ae})
+}
+
+// asAPIError is err as the API reports it: its own code, or internal.
+func asAPIError(err error) *apitype.Error {
 	var ae *apitype.Error
 	if !errors.As(err, &ae) {
 		ae = &apitype.Error{Code: apitype.CodeInternal, Message: err.Error()}
 	}
-	writeJSON(w, StatusOf(ae.Code), apitype.ErrorBody{Error: ae})
+	return ae
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/session/view"
 )
 
 // Transcript is one stored session with its messages in order (timestamp, then id) and each
@@ -31,44 +32,32 @@ type Archive interface {
 	Children(ctx context.Context, id string) ([]string, error)
 }
 
-// Status is a restore's outcome.
-type Status string
-
-// Statuses, each with its exit code (Code).
-const (
-	OK           Status = "ok"            // 0
-	NotStored    Status = "not_stored"    // 1
-	UnknownAgent Status = "unknown_agent" // 2: no such agent, or one that cannot be restored into
-	TooDeep      Status = "too_deep"      // 2: children with children of their own
-	NoNativeDir  Status = "no_native_dir" // 2: the agent's own folder cannot be found
-	CwdMissing   Status = "cwd_missing"   // 2: the agent needs the working directory, which is gone
-	TargetExists Status = "target_exists" // 3: nothing written
-	WriteFailed  Status = "write_failed"  // 4: what was written has been removed
+// The restore's outcome is the read model's (session/view), so every face reads it as it is;
+// these names are resume's own words for it.
+type (
+	Status   = view.ResumeStatus
+	Fidelity = view.Fidelity
+	File     = view.ResumeFile
+	Outcome  = view.ResumeOutcome
 )
 
-// Code is the process exit code of a status.
-func (s Status) Code() int {
-	switch s {
-	case OK:
-		return 0
-	case NotStored:
-		return 1
-	case TargetExists:
-		return 3
-	case WriteFailed:
-		return 4
-	}
-	return 2
-}
-
-// Fidelity says how faithful a restored file is.
-type Fidelity string
+// Statuses, each with its exit code (Status.Code).
+const (
+	OK           = view.ResumeOK
+	NotStored    = view.ResumeNotStored
+	UnknownAgent = view.ResumeUnknownAgent
+	TooDeep      = view.ResumeTooDeep
+	NoNativeDir  = view.ResumeNoNativeDir
+	CwdMissing   = view.ResumeCwdMissing
+	TargetExists = view.ResumeTargetExists
+	WriteFailed  = view.ResumeWriteFailed
+)
 
 // Fidelities.
 const (
-	Native     Fidelity = "native"     // the source records replayed: the agent sees what it wrote
-	Foreign    Fidelity = "foreign"    // rebuilt from the canonical model in the target's idiom
-	Downgraded Fidelity = "downgraded" // written, but with something missing (see Reason)
+	Native     = view.FidelityNative
+	Foreign    = view.FidelityForeign
+	Downgraded = view.FidelityDowngraded
 )
 
 // IDFromFileName is the downgrade reason of a session whose records carry no id of their own:
@@ -92,35 +81,6 @@ type Request struct {
 	// native: a folder of Pond's, never inside the agent's database directory.
 	ImportDir string
 	Now       func() time.Time // nil: time.Now
-}
-
-// File is one file a restore wrote (or would have written).
-type File struct {
-	Path     string   `json:"path"`
-	Session  string   `json:"session"`           // the stored session it restores
-	ID       string   `json:"id"`                // the session's id in the target agent
-	Fidelity Fidelity `json:"fidelity"`          // native, foreign or downgraded
-	Reason   string   `json:"reason,omitempty"`  // what a downgrade lost, or what was dropped
-	Bytes    int      `json:"bytes"`             // size written
-	Sidecar  bool     `json:"sidecar,omitempty"` // a file beside a transcript (e.g. sub-agent meta)
-}
-
-// Outcome is what a restore did.
-type Outcome struct {
-	Status  Status `json:"status"`
-	Code    int    `json:"code"`
-	Message string `json:"message,omitempty"` // why, when Status is not OK
-	Session string `json:"session"`
-	From    string `json:"from,omitempty"` // the stored session's agent
-	To      string `json:"to"`
-	Native  bool   `json:"native"`         // same agent: the captured records replayed
-	Root    string `json:"root,omitempty"` // the agent root written under
-	// ID is the restored session's id in the target agent; Cwd the folder to resume it in;
-	// Command the shell command that continues the work.
-	ID      string `json:"id,omitempty"`
-	Cwd     string `json:"cwd,omitempty"`
-	Command string `json:"command,omitempty"`
-	Files   []File `json:"files"`
 }
 
 func fail(o *Outcome, st Status, format string, args ...any) *Outcome {

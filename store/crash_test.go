@@ -12,6 +12,7 @@ import (
 
 	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/session/sessiongen"
+	"github.com/pondhq/pond/session/view"
 )
 
 // crashCorpus is what the crash test ingests: small enough for 20 rounds, large enough that a
@@ -89,10 +90,10 @@ func TestCrashConvergence(t *testing.T) {
 	}
 
 	s := openTestStore(t, dir)
-	var want Tally
+	var want view.Tally
 	for _, sess := range crashCorpus() {
 		for _, e := range sess {
-			want.add(e.Kind())
+			tallyRow(&want, e.Kind())
 		}
 	}
 	drift, err := s.Verify(context.Background())

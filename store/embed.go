@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/pondhq/pond/embed"
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/lance"
 	"github.com/pondhq/pond/store/sqlite"
 )
@@ -54,24 +55,6 @@ type BackfillProgress struct {
 	Total int `json:"total"`
 }
 
-// BackfillReport is what a backfill did.
-type BackfillReport struct {
-	Model     string        `json:"model"`
-	Embedded  int           `json:"embedded"`
-	Batches   int           `json:"batches"`
-	Truncated int           `json:"truncated"` // texts cut at the model's max_tokens before embedding
-	Remaining int64         `json:"remaining"` // still to embed (non-zero after an interruption)
-	Elapsed   time.Duration `json:"elapsed_ns"`
-}
-
-// EmbedCounts say how much of the archive has vectors.
-type EmbedCounts struct {
-	Searchable int64 `json:"searchable"` // messages with search text
-	Embedded   int64 `json:"embedded"`   // with a vector from any model
-	ThisModel  int64 `json:"this_model"` // with a vector from the model asked about
-	Pending    int64 `json:"pending"`    // searchable, without a vector
-}
-
 // searchable selects messages that have text to embed.
 const searchable = "search_text IS NOT NULL AND search_text != ''"
 
@@ -87,9 +70,9 @@ func pendingFilter(model string, force bool) string {
 // often (status, the daemon's upkeep): the mirror keeps the searchable count, and Lance counts
 // over embedding_model, a small column that is set exactly when vector is (filters on
 // search_text or vector read gigabytes: 6 s at a million messages, against 0.1 s).
-func (s *Store) EmbedCounts(ctx context.Context, model string) (EmbedCounts, error) {
+func (s *Store) EmbedCounts(ctx context.Context, model string) (view.EmbedCounts, error) {
 	t := s.tables[TableMessages]
-	var c EmbedCounts
+	var c view.EmbedCounts
 	if err := s.mirror.DB().QueryRowContext(ctx, `SELECT coalesce(sum(n), 0) FROM _pond_search_scope`).Scan(&c.Searchable); err != nil {
 		return c, fmt.Errorf("store: count searchable messages: %w", err)
 	}
@@ -112,9 +95,9 @@ func (s *Store) EmbedCounts(ctx context.Context, model string) (EmbedCounts, err
 // vector and embedding_model; the mirror's embedding_model follows. A batch once committed
 // stays: an interrupted backfill (ctx cancelled) resumes where it stopped, because the next run
 // selects only what is still pending. Full-text search never waits for it: reads take no lock.
-func (s *Store) Backfill(ctx context.Context, e embed.Embedder, opts BackfillOptions) (BackfillReport, error) {
+func (s *Store) Backfill(ctx context.Context, e embed.Embedder, opts BackfillOptions) (view.BackfillReport, error) {
 	start := time.Now()
-	rep := BackfillReport{Model: e.Model()}
+	rep := view.BackfillReport{Model: e.Model()}
 	if e.Dimensions() != VectorDim {
 		return rep, fmt.Errorf("store: model %s gives %d-dimensional vectors; messages.vector holds %d", e.Model(), e.Dimensions(), VectorDim)
 	}
@@ -164,7 +147,7 @@ func (s *Store) Backfill(ctx context.Context, e embed.Embedder, opts BackfillOpt
 }
 
 // finishBackfill fills in the time taken and what remains to embed, and passes err on.
-func (s *Store) finishBackfill(ctx context.Context, rep BackfillReport, start time.Time, filter string, err error) (BackfillReport, error) {
+func (s *Store) finishBackfill(ctx context.Context, rep view.BackfillReport, start time.Time, filter string, err error) (view.BackfillReport, error) {
 	rep.Elapsed = time.Since(start)
 	// Counted with a fresh context: after an interruption the caller still wants to know.
 	if n, cerr := s.tables[TableMessages].Count(context.WithoutCancel(ctx), filter); cerr == nil {

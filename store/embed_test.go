@@ -18,6 +18,7 @@ import (
 	"github.com/pondhq/pond/embed"
 	"github.com/pondhq/pond/embed/onnx"
 	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/lance"
 )
 
@@ -259,16 +260,16 @@ func TestUpkeepEmbedsInRoundsThenCompacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Embeddings.Model != "" || d.Embeddings.Pending == 0 || d.IsDue(StepEmbed) {
+	if d.Embeddings.Model != "" || d.Embeddings.Pending == 0 || d.IsDue(view.StepEmbed) {
 		t.Fatalf("without an embedder: coverage %+v, due %v; want pending messages and embedding not due", d.Embeddings, d.Due)
 	}
-	if _, err := s.Upkeep(ctx, UpkeepOptions{Steps: []Step{StepEmbed}}); !errors.Is(err, ErrEmbeddingsOff) {
+	if _, err := s.Upkeep(ctx, UpkeepOptions{Steps: []view.Step{view.StepEmbed}}); !errors.Is(err, ErrEmbeddingsOff) {
 		t.Fatalf("embedding asked without an embedder: %v, want ErrEmbeddingsOff", err)
 	}
 
 	e := openEmbedder(t, "")
 	s.UseEmbedder(e)
-	if d, err = s.Diagnose(ctx, 0); err != nil || !d.IsDue(StepEmbed) || d.Embeddings.Model != e.Model() {
+	if d, err = s.Diagnose(ctx, 0); err != nil || !d.IsDue(view.StepEmbed) || d.Embeddings.Model != e.Model() {
 		t.Fatalf("with an embedder: %+v, %v; want embedding due", d, err)
 	}
 	pending := d.Embeddings.Pending
@@ -276,10 +277,10 @@ func TestUpkeepEmbedsInRoundsThenCompacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Embed == nil || rep.Embed.Embedded != 2 || rep.After.Embeddings.Pending != pending-2 || !rep.After.IsDue(StepEmbed) {
+	if rep.Embed == nil || rep.Embed.Embedded != 2 || rep.After.Embeddings.Pending != pending-2 || !rep.After.IsDue(view.StepEmbed) {
 		t.Fatalf("bounded round: %+v, after %+v; want 2 embedded and the rest still due", rep.Embed, rep.After.Embeddings)
 	}
-	for rep.After.IsDue(StepEmbed) {
+	for rep.After.IsDue(view.StepEmbed) {
 		if rep, err = s.Upkeep(ctx, UpkeepOptions{EmbedLimit: 2, BatchRows: 2}); err != nil {
 			t.Fatal(err)
 		}
@@ -288,14 +289,14 @@ func TestUpkeepEmbedsInRoundsThenCompacts(t *testing.T) {
 		t.Fatalf("after the rounds: %+v, want every searchable message embedded by the model", c)
 	}
 	before := readVectors(t, s)
-	msgs := func(d *Diagnosis) TableState {
-		return d.Tables[slices.IndexFunc(d.Tables, func(t TableState) bool { return t.Table == TableMessages })]
+	msgs := func(d *view.Diagnosis) view.TableState {
+		return d.Tables[slices.IndexFunc(d.Tables, func(t view.TableState) bool { return t.Table == TableMessages })]
 	}
 	d, err = s.Diagnose(ctx, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err = s.Upkeep(ctx, UpkeepOptions{Steps: []Step{StepCompact}})
+	rep, err = s.Upkeep(ctx, UpkeepOptions{Steps: []view.Step{view.StepCompact}})
 	if err != nil {
 		t.Fatal(err)
 	}

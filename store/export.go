@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/session/view"
 )
 
 // Export writes sessions (all of them when ids is empty) as canonical JSONL: per session its
@@ -41,25 +42,15 @@ func (s *Store) Export(ctx context.Context, w io.Writer, ids []string) (int, err
 	return len(ids), bw.Flush()
 }
 
-// ImportSummary totals an import.
-type ImportSummary struct {
-	Events    int      `json:"events"`
-	Malformed int      `json:"malformed_lines"`
-	Inserted  Tally    `json:"inserted"`
-	Matched   Tally    `json:"matched"`
-	Rejected  Tally    `json:"rejected"`
-	Errors    []string `json:"errors,omitempty"`
-}
-
 // Import reads canonical JSONL (as Export writes it, or as the ingest route accepts it) and
 // stores it in batches of about batchEvents events, cut only between sessions so each batch
 // stands on its own. A line that is not a valid event is counted and reported; the rest is
 // kept.
-func (s *Store) Import(ctx context.Context, r io.Reader, batchEvents int, stamp Stamp) (*ImportSummary, error) {
+func (s *Store) Import(ctx context.Context, r io.Reader, batchEvents int, stamp Stamp) (*view.ImportSummary, error) {
 	if batchEvents <= 0 {
 		batchEvents = 50_000
 	}
-	sum := &ImportSummary{}
+	sum := &view.ImportSummary{}
 	var pending []session.Event
 	flush := func() error {
 		if len(pending) == 0 {
@@ -69,7 +60,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, batchEvents int, stamp 
 		if err != nil {
 			return err
 		}
-		for _, k := range []struct{ dst, src *Tally }{{&sum.Inserted, &out.Inserted}, {&sum.Matched, &out.Matched}, {&sum.Rejected, &out.Rejected}} {
+		for _, k := range []struct{ dst, src *view.Tally }{{&sum.Inserted, &out.Inserted}, {&sum.Matched, &out.Matched}, {&sum.Rejected, &out.Rejected}} {
 			k.dst.Sessions += k.src.Sessions
 			k.dst.Messages += k.src.Messages
 			k.dst.Parts += k.src.Parts

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/lance"
 	"github.com/pondhq/pond/store/sqlite"
 )
@@ -57,21 +58,6 @@ func (s *Store) RebuildMirror(ctx context.Context) (sqlite.Counts, error) {
 	return counts, s.closeSearchDB()
 }
 
-// Drift is how the mirror differs from Lance.
-type Drift struct {
-	Table         string   `json:"table"`
-	Lance         int64    `json:"lance_rows"`
-	Mirror        int64    `json:"mirror_rows"`
-	MissingMirror []string `json:"missing_in_mirror,omitempty"` // keys in Lance only (first few)
-	MissingLance  []string `json:"missing_in_lance,omitempty"`  // keys in the mirror only (first few)
-	Duplicates    []string `json:"duplicate_keys,omitempty"`    // keys stored more than once in Lance
-}
-
-// OK reports whether the table has no drift.
-func (d Drift) OK() bool {
-	return d.Lance == d.Mirror && len(d.MissingMirror)+len(d.MissingLance)+len(d.Duplicates) == 0
-}
-
 var keyColumns = map[string][]string{
 	TableSessions: {"id"},
 	TableMessages: {"session_id", "id"},
@@ -85,10 +71,10 @@ var mirrorKeySQL = map[string]string{
 }
 
 // Verify compares the keys of every table in Lance and in the mirror.
-func (s *Store) Verify(ctx context.Context) ([]Drift, error) {
-	var out []Drift
+func (s *Store) Verify(ctx context.Context) ([]view.Drift, error) {
+	var out []view.Drift
 	for _, name := range tableNames {
-		d := Drift{Table: name}
+		d := view.Drift{Table: name}
 		lanceKeys := map[string]int{}
 		err := s.tables[name].Scan(ctx, lance.Query{Columns: keyColumns[name], BatchRows: 8192}, func(r arrow.Record) error {
 			cols := make([]*array.String, r.NumCols())

@@ -8,100 +8,19 @@ import (
 	"strings"
 
 	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/session/view"
 )
 
 // Bounds of session pages and message reads.
 const (
-	DefaultPageLimit = 20
-	MaxPageLimit     = 1000
-	// PageBudgetBytes bounds a page's or a message read's bodies.
-	PageBudgetBytes = 200_000
-	DefaultContext  = 3
-	maxContext      = 50
+	maxContext = 50
 )
 
-// GetSessionRequest asks for one page of a session. ID may be a message id: the page then
-// starts at that message (ResolvedFromMessageID says so).
-type GetSessionRequest struct {
-	ID              string `json:"id"`
-	Limit           int    `json:"limit,omitempty"` // messages; default 20
-	From            string `json:"from,omitempty"`  // start (default) or end
-	AfterMessageID  string `json:"after_message_id,omitempty"`
-	BeforeMessageID string `json:"before_message_id,omitempty"`
-}
-
-// SessionInfo describes a session.
-type SessionInfo struct {
-	ID              string `json:"id"`
-	SourceAgent     string `json:"source_agent"`
-	Project         string `json:"project"`
-	CreatedAt       string `json:"created_at"`
-	ParentSessionID string `json:"parent_session_id,omitempty"`
-	Messages        int    `json:"messages"`
-}
-
-// SessionPage is a run of a session's messages in order (timestamp, then id).
-type SessionPage struct {
-	Session  SessionInfo   `json:"session"`
-	Scope    string        `json:"scope"` // "session"
-	Messages []MessageView `json:"messages"`
-	// FirstIndex is the 1-based position of Messages[0] in the session.
-	FirstIndex            int    `json:"first_index"`
-	BeforeRemaining       int    `json:"before_remaining"`
-	AfterRemaining        int    `json:"after_remaining"`
-	ResolvedFromMessageID string `json:"resolved_from_message_id,omitempty"`
-	// Subagents are the session's child sessions, listed on the page that starts the session.
-	Subagents []SessionInfo `json:"subagents,omitempty"`
-}
-
-// MessageView is a message as a reader sees it: its text and one line per other part.
-type MessageView struct {
-	ID        string `json:"id"`
-	SessionID string `json:"session_id"`
-	Role      string `json:"role"`
-	Timestamp string `json:"timestamp"`
-	// Text is the message's text parts (injected ones included, marked); Content is a system
-	// message's content.
-	Text         string        `json:"text,omitempty"`
-	Content      string        `json:"content,omitempty"`
-	PartsSummary []PartSummary `json:"parts_summary,omitempty"`
-}
-
-// PartSummary is one non-text part in a line: a tool call or result, reasoning, a file, an
-// approval.
-type PartSummary struct {
-	Kind   string `json:"kind"`
-	Label  string `json:"label,omitempty"`
-	CallID string `json:"call_id,omitempty"`
-	Failed *bool  `json:"failed,omitempty"`
-}
-
-// GetMessageRequest asks for one message with its full part bodies and its neighbours.
-type GetMessageRequest struct {
-	ID string `json:"id"`
-	// SessionID picks the copy when forks share the message id (optional).
-	SessionID     string `json:"session_id,omitempty"`
-	ContextBefore *int   `json:"context_before,omitempty"` // default 3
-	ContextAfter  *int   `json:"context_after,omitempty"`  // default 3
-}
-
-// MessageDetail is a message with every part in full (bounded by PageBudgetBytes: parts past
-// the budget are counted in TargetPartsRemaining, a body too large alone is cut with a marker).
-type MessageDetail struct {
-	Session              SessionInfo    `json:"session"`
-	Scope                string         `json:"scope"` // "message"
-	Target               MessageView    `json:"target"`
-	TargetParts          []session.Part `json:"target_parts"`
-	TargetPartsRemaining int            `json:"target_parts_remaining"`
-	Before               []MessageView  `json:"context_before"`
-	After                []MessageView  `json:"context_after"`
-	// AlsoInSessions lists other sessions holding a message with this id (forks replay their
-	// parent's ids); pass session_id to read one of them.
-	AlsoInSessions []string `json:"also_in_sessions,omitempty"`
-}
-
 // GetSession reads one page of a session from the mirror.
-func (s *Store) GetSession(ctx context.Context, req GetSessionRequest) (*SessionPage, error) {
+func (s *Store) GetSession(ctx context.Context, req view.GetSessionRequest) (*view.SessionPage, error) {
+	if req.ID == "" {
+		req.ID = req.SessionID
+	}
 	if req.ID == "" {
 		return nil, validation("id", "a session or message id is required")
 	}
@@ -115,14 +34,14 @@ func (s *Store) GetSession(ctx context.Context, req GetSessionRequest) (*Session
 	}
 	limit := req.Limit
 	if limit <= 0 {
-		limit = DefaultPageLimit
+		limit = view.DefaultPageLimit
 	}
-	limit = min(limit, MaxPageLimit)
+	limit = min(limit, view.MaxPageLimit)
 	db, err := s.searchDB()
 	if err != nil {
 		return nil, err
 	}
-	page := &SessionPage{Scope: "session", Messages: []MessageView{}}
+	page := &view.SessionPage{Scope: "session", Messages: []view.MessageView{}}
 	info, err := sessionInfo(ctx, db, req.ID)
 	if err == ErrNotFound {
 		// Perhaps a message id: read its session, starting there.
@@ -188,7 +107,7 @@ func (s *Store) GetSession(ctx context.Context, req GetSessionRequest) (*Session
 			i = len(views) - 1 - k
 		}
 		b, _ := json.Marshal(views[i])
-		if kept > 0 && used+len(b) > PageBudgetBytes {
+		if kept > 0 && used+len(b) > view.PageBudgetBytes {
 			break
 		}
 		used += len(b)
@@ -213,11 +132,14 @@ func (s *Store) GetSession(ctx context.Context, req GetSessionRequest) (*Session
 }
 
 // GetMessage reads one message with its full parts and neighbours.
-func (s *Store) GetMessage(ctx context.Context, req GetMessageRequest) (*MessageDetail, error) {
+func (s *Store) GetMessage(ctx context.Context, req view.GetMessageRequest) (*view.MessageDetail, error) {
+	if req.ID == "" {
+		req.ID = req.MessageID
+	}
 	if req.ID == "" {
 		return nil, validation("id", "a message id is required")
 	}
-	before, after := DefaultContext, DefaultContext
+	before, after := view.DefaultContext, view.DefaultContext
 	if req.ContextBefore != nil {
 		before = max(0, min(*req.ContextBefore, maxContext))
 	}
@@ -260,7 +182,7 @@ func (s *Store) GetMessage(ctx context.Context, req GetMessageRequest) (*Message
 			return nil, validation("session_id", fmt.Sprintf("session %s holds no message %s", req.SessionID, req.ID))
 		}
 	}
-	d := &MessageDetail{Scope: "message", Before: []MessageView{}, After: []MessageView{}}
+	d := &view.MessageDetail{Scope: "message", Before: []view.MessageView{}, After: []view.MessageView{}}
 	for _, x := range sessions {
 		if x != sid {
 			d.AlsoInSessions = append(d.AlsoInSessions, x)
@@ -297,7 +219,7 @@ func (s *Store) GetMessage(ctx context.Context, req GetMessageRequest) (*Message
 	if err != nil {
 		return nil, err
 	}
-	d.TargetParts, d.TargetPartsRemaining = fitParts(parts, PageBudgetBytes)
+	d.TargetParts, d.TargetPartsRemaining = fitParts(parts, view.PageBudgetBytes)
 	return d, nil
 }
 
@@ -349,8 +271,8 @@ func cutPart(p session.Part, limit int) session.Part {
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
-func sessionInfo(ctx context.Context, db querier, id string) (SessionInfo, error) {
-	var i SessionInfo
+func sessionInfo(ctx context.Context, db querier, id string) (view.SessionInfo, error) {
+	var i view.SessionInfo
 	var parent sql.NullString
 	err := db.QueryRowContext(ctx, `SELECT session_id, source_agent, project, created_at, parent_session_id,
 		(SELECT count(*) FROM messages WHERE session_id = s.session_id) FROM sessions s WHERE session_id = ?`, id).
@@ -365,12 +287,12 @@ func sessionInfo(ctx context.Context, db querier, id string) (SessionInfo, error
 	return i, nil
 }
 
-func childSessions(ctx context.Context, db querier, id string) ([]SessionInfo, error) {
+func childSessions(ctx context.Context, db querier, id string) ([]view.SessionInfo, error) {
 	ids, err := childSessionIDs(ctx, db, id)
 	if err != nil {
 		return nil, err
 	}
-	var out []SessionInfo
+	var out []view.SessionInfo
 	for _, c := range ids {
 		i, err := sessionInfo(ctx, db, c)
 		if err != nil {
@@ -392,23 +314,23 @@ func messageOrder(ctx context.Context, db querier, sid string) ([]string, error)
 }
 
 // messageViews reads the given messages of a session with their parts, in the order given.
-func messageViews(ctx context.Context, db querier, sid string, ids []string) ([]MessageView, error) {
+func messageViews(ctx context.Context, db querier, sid string, ids []string) ([]view.MessageView, error) {
 	if len(ids) == 0 {
-		return []MessageView{}, nil
+		return []view.MessageView{}, nil
 	}
 	marks := placeholders(len(ids))
 	args := []any{sid}
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	byID := map[string]*MessageView{}
+	byID := map[string]*view.MessageView{}
 	rows, err := db.QueryContext(ctx, `SELECT message_id, role, timestamp, coalesce(content, '') FROM messages
 		WHERE session_id = ? AND message_id IN (`+marks+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: read messages of %s: %w", sid, err)
 	}
 	for rows.Next() {
-		v := &MessageView{SessionID: sid}
+		v := &view.MessageView{SessionID: sid}
 		if err := rows.Scan(&v.ID, &v.Role, &v.Timestamp, &v.Content); err != nil {
 			rows.Close()
 			return nil, err
@@ -446,7 +368,7 @@ func messageViews(ctx context.Context, db querier, sid string, ids []string) ([]
 		}
 		v.PartsSummary = append(v.PartsSummary, summarize(p))
 	}
-	out := make([]MessageView, 0, len(ids))
+	out := make([]view.MessageView, 0, len(ids))
 	for _, id := range ids {
 		if v := byID[id]; v != nil {
 			v.Text = strings.Join(texts[id], "\n\n")
@@ -457,8 +379,8 @@ func messageViews(ctx context.Context, db querier, sid string, ids []string) ([]
 }
 
 // summarize describes a non-text part in a line.
-func summarize(p session.Part) PartSummary {
-	s := PartSummary{Kind: string(p.Type)}
+func summarize(p session.Part) view.PartSummary {
+	s := view.PartSummary{Kind: string(p.Type)}
 	switch p.Type {
 	case session.PartToolCall:
 		s.Label, s.CallID = p.Name, p.CallID

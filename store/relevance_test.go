@@ -12,6 +12,7 @@ import (
 
 	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/session/sessiongen"
+	"github.com/pondhq/pond/session/view"
 )
 
 // The relevance harness scores search against the frozen set in testdata/relevance.json (its
@@ -88,7 +89,7 @@ func scoreRelevance(t testing.TB, s *Store, d relevanceData, mode string) map[st
 	t.Helper()
 	scores := map[string]*relevanceScore{}
 	for _, q := range d.Queries {
-		res, err := s.Search(context.Background(), SearchRequest{Query: q.Query, Mode: mode, Limit: 5})
+		res, err := s.Search(context.Background(), view.SearchRequest{Query: q.Query, Mode: mode, Limit: 5})
 		if err != nil {
 			t.Fatalf("%s %q: %v", q.ID, q.Query, err)
 		}
@@ -99,7 +100,7 @@ func scoreRelevance(t testing.TB, s *Store, d relevanceData, mode string) map[st
 				scores[kind] = sc
 			}
 			sc.n++
-			rank := slices.IndexFunc(res.Sessions, func(g SessionHits) bool { return g.SessionID == q.Expect })
+			rank := slices.IndexFunc(res.Sessions, func(g view.SessionHits) bool { return g.SessionID == q.Expect })
 			switch {
 			case rank == 0:
 				sc.at1++
@@ -121,7 +122,7 @@ func scoreRelevance(t testing.TB, s *Store, d relevanceData, mode string) map[st
 func TestRelevanceFullText(t *testing.T) {
 	d := loadRelevance(t)
 	s := relevanceStore(t, d, 100)
-	scores := scoreRelevance(t, s, d, ModeFTS)
+	scores := scoreRelevance(t, s, d, view.ModeFTS)
 	var lines []string
 	for _, kind := range []string{"exact", "paraphrase", "crosslang", "all"} {
 		lines = append(lines, fmt.Sprintf("fts %-10s %v misses %s", kind, scores[kind], strings.Join(scores[kind].misses, " ")))

@@ -10,25 +10,11 @@ import (
 	"time"
 
 	"github.com/pondhq/pond/embed"
-)
-
-// Search modes.
-const (
-	ModeFTS    = "fts"
-	ModeVector = "vector"
-	ModeHybrid = "hybrid"
-)
-
-// Sort orders.
-const (
-	SortRelevance = "relevance"
-	SortRecency   = "recency"
+	"github.com/pondhq/pond/session/view"
 )
 
 // Limits of a search.
 const (
-	DefaultSearchLimit = 10
-	MaxSearchLimit     = 200
 	// SnippetChars bounds a hit's text window.
 	SnippetChars = 600
 	// matchCountCap bounds how far matched_total is counted; past it the total is a lower bound.
@@ -36,81 +22,7 @@ const (
 )
 
 // ErrEmbeddingsOff refuses a vector or hybrid search when semantic search is not turned on.
-var ErrEmbeddingsOff = errors.New("semantic search is off: install a model with `pond model install` to turn it on, or search with --mode fts")
-
-// SearchRequest is one search. Filters narrow the messages searched; all are optional.
-type SearchRequest struct {
-	Query   string        `json:"query"`
-	Mode    string        `json:"mode,omitempty"`    // fts (default), vector, hybrid
-	SortBy  string        `json:"sort_by,omitempty"` // relevance (default), recency
-	Filters SearchFilters `json:"filters"`
-	Limit   int           `json:"limit,omitempty"` // sessions; default 10, clamped to 1..200
-}
-
-// SearchFilters narrow a search.
-type SearchFilters struct {
-	// Project matches the session's project (its working directory): a case-insensitive
-	// substring, "re:<regexp>", or "lit:<path>" for exactly that path.
-	Project string `json:"project,omitempty"`
-	// SessionID searches one session (and lets sub-agent sessions in).
-	SessionID string `json:"session_id,omitempty"`
-	// SourceAgent is an agent name, which also matches its sub-kinds ("claude-code" matches
-	// "claude-code/subagent"), or a sub-kind, which lets sub-agent sessions in.
-	SourceAgent string `json:"source_agent,omitempty"`
-	// FromDate and ToDate are inclusive UTC days, YYYY-MM-DD.
-	FromDate string `json:"from_date,omitempty"`
-	ToDate   string `json:"to_date,omitempty"`
-	// Role keeps messages of one role (user, assistant).
-	Role string `json:"role,omitempty"`
-}
-
-// SearchResult lists the sessions with hits, best first.
-type SearchResult struct {
-	Query    string        `json:"query"`
-	Mode     string        `json:"mode"` // the mode that ran (vector falls back to fts, see Notes)
-	SortBy   string        `json:"sort_by"`
-	Sessions []SessionHits `json:"sessions"`
-	// MatchedTotal counts the messages that match in scope; past 10,000 counting stops and
-	// MatchedTotalIsLowerBound is set. In vector mode every embedded message is a neighbour,
-	// so it is the number of candidates considered.
-	MatchedTotal             int  `json:"matched_total"`
-	MatchedTotalIsLowerBound bool `json:"matched_total_is_lower_bound,omitempty"`
-	// SearchableInScope counts the messages search could see under the filters.
-	SearchableInScope int  `json:"searchable_in_scope"`
-	HasMore           bool `json:"has_more"`
-	// Reason says why nothing came back: "store_empty", "filters_excluded_everything" or
-	// "no_match"; Hint suggests what to try instead.
-	Reason string `json:"reason,omitempty"`
-	Hint   string `json:"hint,omitempty"`
-	// Notes tell about fallbacks and defaults that shaped the result.
-	Notes     []string `json:"notes,omitempty"`
-	ElapsedMS float64  `json:"elapsed_ms"`
-}
-
-// SessionHits is one session's hits. Hits in its sub-agent sessions are grouped here too, under
-// the root session.
-type SessionHits struct {
-	SessionID            string  `json:"session_id"`
-	Project              string  `json:"project"`
-	SourceAgent          string  `json:"source_agent"`
-	CreatedAt            string  `json:"created_at"`
-	SessionMessagesCount int     `json:"session_messages_count"`
-	MatchedMessageCount  int     `json:"matched_message_count"`
-	BestScore            float64 `json:"best_score"`
-	Matches              []Hit   `json:"matches"` // newest first
-}
-
-// Hit is one matching message with a window of its searchable text.
-type Hit struct {
-	SessionID string  `json:"session_id"` // differs from the group's for a sub-agent's message
-	MessageID string  `json:"message_id"`
-	Role      string  `json:"role"`
-	Timestamp string  `json:"timestamp"`
-	Score     float64 `json:"score"` // in [0,1], 1 the best of this search
-	Text      string  `json:"text"`
-	// Highlights are byte ranges [start, end) of query terms within Text.
-	Highlights [][2]int `json:"highlights,omitempty"`
-}
+var ErrEmbeddingsOff = errors.New(view.MsgEmbeddingsOff)
 
 // candidate is a message an arm found, before grouping.
 type candidate struct {
@@ -122,7 +34,7 @@ func (c candidate) key() string { return c.sessionID + "\x00" + c.messageID }
 
 // plan is a validated request.
 type plan struct {
-	req            SearchRequest
+	req            view.SearchRequest
 	limit, pool    int
 	subagents      bool // sub-agent sessions are searched too
 	from, to       string
@@ -136,7 +48,7 @@ type plan struct {
 // scopeValues are the agents and projects that hold searchable messages under a plan's filters.
 type scopeValues struct{ agents, projects []string }
 
-func newPlan(req SearchRequest) (*plan, error) {
+func newPlan(req view.SearchRequest) (*plan, error) {
 	p := &plan{req: req}
 	req.Query = strings.TrimSpace(req.Query)
 	p.req.Query = req.Query
@@ -148,37 +60,38 @@ func newPlan(req SearchRequest) (*plan, error) {
 	}
 	switch req.Mode {
 	case "":
-		p.req.Mode = ModeFTS
-	case ModeFTS, ModeVector, ModeHybrid:
+		p.req.Mode = view.ModeFTS
+	case view.ModeFTS, view.ModeVector, view.ModeHybrid:
 	default:
 		return nil, validation("mode", fmt.Sprintf("unknown mode %q (want fts, vector or hybrid)", req.Mode))
 	}
 	switch req.SortBy {
 	case "":
-		p.req.SortBy = SortRelevance
-	case SortRelevance, SortRecency:
+		p.req.SortBy = view.SortRelevance
+	case view.SortRelevance, view.SortRecency:
 	default:
 		return nil, validation("sort_by", fmt.Sprintf("unknown sort %q (want relevance or recency)", req.SortBy))
 	}
 	p.limit = req.Limit
 	if p.limit <= 0 {
-		p.limit = DefaultSearchLimit
+		p.limit = view.DefaultSearchLimit
 	}
-	p.limit = min(p.limit, MaxSearchLimit)
+	p.limit = min(p.limit, view.MaxSearchLimit)
 	f := req.Filters
 	p.subagents = f.SessionID != "" || strings.Contains(f.SourceAgent, "/")
 	p.pool = max(p.limit*5, 50)
+	project := string(f.Project)
 	switch {
-	case strings.HasPrefix(f.Project, "re:"):
-		re, err := regexp.Compile(f.Project[3:])
+	case strings.HasPrefix(project, "re:"):
+		re, err := regexp.Compile(project[3:])
 		if err != nil {
 			return nil, validation("project", fmt.Sprintf("bad regular expression: %v", err))
 		}
 		p.projectRE = re
-	case strings.HasPrefix(f.Project, "lit:"):
-		p.projectLiteral = f.Project[4:]
+	case strings.HasPrefix(project, "lit:"):
+		p.projectLiteral = project[4:]
 	default:
-		p.projectSub = f.Project
+		p.projectSub = project
 	}
 	var err error
 	if p.from, err = dayBound(f.FromDate, "from_date", false); err != nil {
@@ -243,7 +156,7 @@ func (s *Store) Embedder() embed.Embedder { return s.embedder }
 
 // Search runs a search: the arms the mode asks for, grouping by root session, snippets and
 // honest totals.
-func (s *Store) Search(ctx context.Context, req SearchRequest) (*SearchResult, error) {
+func (s *Store) Search(ctx context.Context, req view.SearchRequest) (*view.SearchResult, error) {
 	began := time.Now()
 	p, err := newPlan(req)
 	if err != nil {
@@ -253,7 +166,7 @@ func (s *Store) Search(ctx context.Context, req SearchRequest) (*SearchResult, e
 	if err != nil {
 		return nil, err
 	}
-	res := &SearchResult{Query: p.req.Query, Mode: p.req.Mode, SortBy: p.req.SortBy, Sessions: []SessionHits{}}
+	res := &view.SearchResult{Query: p.req.Query, Mode: p.req.Mode, SortBy: p.req.SortBy, Sessions: []view.SessionHits{}}
 	if !p.subagents {
 		res.Notes = append(res.Notes, "sub-agent sessions are left out; name a session or an agent sub-kind (e.g. claude-code/subagent) to include them")
 	}
@@ -264,22 +177,22 @@ func (s *Store) Search(ctx context.Context, req SearchRequest) (*SearchResult, e
 	}
 
 	var cands []candidate
-	if res.Mode != ModeFTS {
+	if res.Mode != view.ModeFTS {
 		if p.embedder = s.currentEmbedder(); p.embedder == nil {
 			return nil, ErrEmbeddingsOff
 		}
 	}
 	switch res.Mode {
-	case ModeFTS:
+	case view.ModeFTS:
 		cands, err = s.ftsArm(ctx, db, p, res)
-	case ModeVector:
+	case view.ModeVector:
 		cands, err = s.vectorArm(ctx, p, res)
-	case ModeHybrid:
+	case view.ModeHybrid:
 		cands, err = s.hybridArms(ctx, db, p, res)
 	}
 	if errors.Is(err, errNothingEmbedded) {
 		res.Notes = append(res.Notes, "no message in scope has been embedded yet, so this search used full text; run `pond optimize --embed` to embed the archive")
-		res.Mode = ModeFTS
+		res.Mode = view.ModeFTS
 		cands, err = s.ftsArm(ctx, db, p, res)
 	}
 	if err != nil {
@@ -297,7 +210,7 @@ func (s *Store) Search(ctx context.Context, req SearchRequest) (*SearchResult, e
 }
 
 // explainEmpty says why a search found nothing.
-func (s *Store) explainEmpty(ctx context.Context, db querier, p *plan, res *SearchResult) {
+func (s *Store) explainEmpty(ctx context.Context, db querier, p *plan, res *view.SearchResult) {
 	var total int
 	_ = db.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0) FROM _pond_search_scope`).Scan(&total)
 	switch {
@@ -315,11 +228,11 @@ func (s *Store) explainEmpty(ctx context.Context, db querier, p *plan, res *Sear
 
 // group orders candidates, groups them by root session, keeps the best sessions and fills in
 // their counts and snippets.
-func (s *Store) group(ctx context.Context, db querier, p *plan, cands []candidate, res *SearchResult) error {
+func (s *Store) group(ctx context.Context, db querier, p *plan, cands []candidate, res *view.SearchResult) error {
 	if len(cands) == 0 {
 		return nil
 	}
-	if p.req.SortBy == SortRecency {
+	if p.req.SortBy == view.SortRecency {
 		sort.SliceStable(cands, func(i, j int) bool { return cands[i].timestamp > cands[j].timestamp })
 	} else {
 		sort.SliceStable(cands, func(i, j int) bool {
@@ -339,7 +252,7 @@ func (s *Store) group(ctx context.Context, db querier, p *plan, cands []candidat
 		return err
 	}
 	var order []string
-	groups := map[string]*SessionHits{}
+	groups := map[string]*view.SessionHits{}
 	for _, c := range cands {
 		root, err := s.rootOf(ctx, db, c.sessionID, meta)
 		if err != nil {
@@ -351,7 +264,7 @@ func (s *Store) group(ctx context.Context, db querier, p *plan, cands []candidat
 				res.HasMore = true
 				continue
 			}
-			g = &SessionHits{SessionID: root.id, Project: root.project, SourceAgent: root.agent, CreatedAt: root.createdAt}
+			g = &view.SessionHits{SessionID: root.id, Project: root.project, SourceAgent: root.agent, CreatedAt: root.createdAt}
 			groups[root.id] = g
 			order = append(order, root.id)
 		}
@@ -363,7 +276,7 @@ func (s *Store) group(ctx context.Context, db querier, p *plan, cands []candidat
 			g.BestScore = score
 		}
 		g.MatchedMessageCount++
-		g.Matches = append(g.Matches, Hit{SessionID: c.sessionID, MessageID: c.messageID, Role: c.role, Timestamp: c.timestamp, Score: round3(score)})
+		g.Matches = append(g.Matches, view.Hit{SessionID: c.sessionID, MessageID: c.messageID, Role: c.role, Timestamp: c.timestamp, Score: round3(score)})
 	}
 	if err := s.fillGroups(ctx, db, p, order, groups); err != nil {
 		return err
@@ -376,7 +289,7 @@ func (s *Store) group(ctx context.Context, db querier, p *plan, cands []candidat
 
 // fillGroups adds each kept session's message count and each hit's snippet, reading both in
 // one query each.
-func (s *Store) fillGroups(ctx context.Context, db querier, p *plan, order []string, groups map[string]*SessionHits) error {
+func (s *Store) fillGroups(ctx context.Context, db querier, p *plan, order []string, groups map[string]*view.SessionHits) error {
 	args := make([]any, len(order))
 	for i, id := range order {
 		args[i] = id

@@ -18,6 +18,7 @@ import (
 
 	"github.com/pondhq/pond/embed"
 	"github.com/pondhq/pond/internal/procstat"
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/lance"
 	"github.com/pondhq/pond/store/sqlite"
 )
@@ -192,8 +193,8 @@ func randomUnit(rng *rand.Rand, centre []float32, spread float64) []float32 {
 }
 
 // benchQueries is the fixed query set.
-func benchQueries(words []string) map[string][]SearchRequest {
-	return map[string][]SearchRequest{
+func benchQueries(words []string) map[string][]view.SearchRequest {
+	return map[string][]view.SearchRequest{
 		"rare": {
 			{Query: "uniq000007"}, {Query: "uniq000042"}, {Query: words[19_000]}, {Query: words[17_500]}, {Query: words[15_123]},
 		},
@@ -202,18 +203,18 @@ func benchQueries(words []string) map[string][]SearchRequest {
 			{Query: words[3] + " " + words[20]}, {Query: words[1] + " " + words[50] + " " + words[100]},
 		},
 		"rare-filtered": {
-			{Query: words[18_000], Filters: SearchFilters{SourceAgent: "codex-cli", FromDate: "2025-01-15"}},
-			{Query: "uniq000003", Filters: SearchFilters{Project: "project-1"}},
+			{Query: words[18_000], Filters: view.SearchFilters{SourceAgent: "codex-cli", FromDate: "2025-01-15"}},
+			{Query: "uniq000003", Filters: view.SearchFilters{Project: "project-1"}},
 		},
 		"common-filtered": {
-			{Query: words[0] + " " + words[1], Filters: SearchFilters{SourceAgent: "codex-cli", FromDate: "2025-01-15"}},
-			{Query: words[2] + " " + words[5], Filters: SearchFilters{Project: "re:project-0[1-3]$", Role: "user"}},
+			{Query: words[0] + " " + words[1], Filters: view.SearchFilters{SourceAgent: "codex-cli", FromDate: "2025-01-15"}},
+			{Query: words[2] + " " + words[5], Filters: view.SearchFilters{Project: "re:project-0[1-3]$", Role: "user"}},
 		},
 	}
 }
 
 // latencies runs each request rounds times and returns p50 and p95.
-func latencies(b *testing.B, rounds int, reqs []SearchRequest, run func(SearchRequest) error) (p50, p95 time.Duration) {
+func latencies(b *testing.B, rounds int, reqs []view.SearchRequest, run func(view.SearchRequest) error) (p50, p95 time.Duration) {
 	var ds []time.Duration
 	for r := 0; r < rounds; r++ {
 		for _, q := range reqs {
@@ -273,21 +274,21 @@ func BenchmarkSearch(b *testing.B) {
 			words := benchWords()
 			for b.Loop() {
 				for _, class := range []string{"rare", "rare-filtered", "common-multiword", "common-filtered"} {
-					for _, mode := range []string{ModeFTS, ModeVector, ModeHybrid} {
-						if mode != ModeFTS && strings.HasPrefix(class, "rare") {
+					for _, mode := range []string{view.ModeFTS, view.ModeVector, view.ModeHybrid} {
+						if mode != view.ModeFTS && strings.HasPrefix(class, "rare") {
 							continue // the vector arm does not care how rare a word is
 						}
 						reqs := slices.Clone(benchQueries(words)[class])
 						for i := range reqs {
 							reqs[i].Mode = mode
 						}
-						p50, p95 := latencies(b, 10, reqs, func(q SearchRequest) error { _, err := s.Search(ctx, q); return err })
+						p50, p95 := latencies(b, 10, reqs, func(q view.SearchRequest) error { _, err := s.Search(ctx, q); return err })
 						b.ReportMetric(float64(p50.Microseconds())/1000, "ms-p50-"+mode+"-"+class)
 						b.ReportMetric(float64(p95.Microseconds())/1000, "ms-p95-"+mode+"-"+class)
 					}
 				}
-				p50, p95 := latencies(b, 20, []SearchRequest{{}}, func(SearchRequest) error {
-					_, err := s.GetSession(ctx, GetSessionRequest{ID: big})
+				p50, p95 := latencies(b, 20, []view.SearchRequest{{}}, func(view.SearchRequest) error {
+					_, err := s.GetSession(ctx, view.GetSessionRequest{ID: big})
 					return err
 				})
 				b.ReportMetric(float64(p50.Microseconds())/1000, "ms-p50-first-page-10k")
@@ -339,7 +340,7 @@ func BenchmarkFullTextEngines(b *testing.B) {
 	for b.Loop() {
 		// FTS5: the bare MATCH, best 75 by BM25, like the planner's pool.
 		for _, class := range []string{"rare", "common-multiword"} {
-			p50, p95 := latencies(b, 10, benchQueries(words)[class], func(q SearchRequest) error {
+			p50, p95 := latencies(b, 10, benchQueries(words)[class], func(q view.SearchRequest) error {
 				e, _ := sqlite.ParseQuery(q.Query)
 				rows, err := db.QueryContext(ctx, `SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY bm25(messages_fts) LIMIT 75`, e.All)
 				if err != nil {
@@ -361,7 +362,7 @@ func BenchmarkFullTextEngines(b *testing.B) {
 		}
 		b.ReportMetric(time.Since(began).Seconds(), "s-lance-fts-build")
 		for _, class := range []string{"rare", "common-multiword"} {
-			p50, p95 := latencies(b, 10, benchQueries(words)[class], func(q SearchRequest) error {
+			p50, p95 := latencies(b, 10, benchQueries(words)[class], func(q view.SearchRequest) error {
 				return t.Scan(ctx, lance.Query{Columns: []string{"session_id", "id"}, Limit: 75,
 					FTS: &lance.FTSQuery{Query: q.Query, Column: "search_text", Operator: "and"}}, func(arrow.Record) error { return nil })
 			})

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/sqlite"
 )
 
@@ -106,7 +107,7 @@ const textRouteLimit = 20_000
 
 // ftsArm finds messages whose search text holds every query term, or, when none does, any of
 // them (said in a note), best BM25 first (or newest first), and counts the matches.
-func (s *Store) ftsArm(ctx context.Context, db querier, p *plan, res *SearchResult) ([]candidate, error) {
+func (s *Store) ftsArm(ctx context.Context, db querier, p *plan, res *view.SearchResult) ([]candidate, error) {
 	e, ok := sqlite.ParseQuery(p.req.Query)
 	if !ok {
 		return nil, validation("query", "the query has no words to search for")
@@ -115,7 +116,7 @@ func (s *Store) ftsArm(ctx context.Context, db querier, p *plan, res *SearchResu
 		// Hybrid search takes only messages with every word from this arm: loose any-word
 		// matches would outvote the vector arm's neighbours in the fusion (measured on the
 		// relevance set: paraphrases found at 5 fell from 0.82 to 0.39).
-		if anyTerm && (len(e.Terms) < 2 || p.req.Mode == ModeHybrid) {
+		if anyTerm && (len(e.Terms) < 2 || p.req.Mode == view.ModeHybrid) {
 			break
 		}
 		var cands []candidate
@@ -157,7 +158,7 @@ func (s *Store) routeToLance(ctx context.Context, db querier, e sqlite.MatchExpr
 // ftsMatch finds the messages holding every term of e, or with anyTerm one of them. CJK
 // queries search the trigram index; since it cannot match terms under three characters, those
 // are LIKE conditions, and a CJK any-term search counts the terms each CJK message holds.
-func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.MatchExpr, anyTerm bool, res *SearchResult) ([]candidate, error) {
+func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.MatchExpr, anyTerm bool, res *view.SearchResult) ([]candidate, error) {
 	filters, fargs := messageFilters(p, false)
 	from := e.Table + ` JOIN messages m ON m.rowid = ` + e.Table + `.rowid`
 	var where, rank string
@@ -201,7 +202,7 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 		args = append(args, lo.Int64, hi.Int64)
 	}
 	order := `score DESC, m.timestamp DESC`
-	if p.req.SortBy == SortRecency {
+	if p.req.SortBy == view.SortRecency {
 		order = `m.timestamp DESC`
 	}
 	q := `SELECT m.session_id, m.message_id, m.role, m.project, m.source_agent, m.timestamp, ` + rank + ` AS score

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/lance"
 	"github.com/pondhq/pond/store/sqlite"
 )
@@ -65,7 +66,7 @@ func (s *Store) textIndexReady(ctx context.Context) bool {
 // lanceTextArm runs a word query on Lance's text index with the filters pushed down, and
 // checks every returned row against the filters and the words again (a wrong row must never
 // surface).
-func (s *Store) lanceTextArm(ctx context.Context, p *plan, e sqlite.MatchExpr, anyTerm bool, res *SearchResult) ([]candidate, error) {
+func (s *Store) lanceTextArm(ctx context.Context, p *plan, e sqlite.MatchExpr, anyTerm bool, res *view.SearchResult) ([]candidate, error) {
 	op := "and"
 	if anyTerm {
 		op = "or"
@@ -97,7 +98,7 @@ func (s *Store) lanceTextArm(ctx context.Context, p *plan, e sqlite.MatchExpr, a
 	if err != nil {
 		return nil, fmt.Errorf("store: search: %w", err)
 	}
-	if p.req.SortBy == SortRecency {
+	if p.req.SortBy == view.SortRecency {
 		// Lance ranks by BM25; recency orders the same best matches newest first.
 		res.Notes = append(res.Notes, "sorted by recency among the best matches")
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/sqlite"
 )
 
@@ -56,7 +57,7 @@ func searchStore(t *testing.T) *Store {
 func TestSearchFindsGroupsAndFilters(t *testing.T) {
 	s := searchStore(t)
 	ctx := context.Background()
-	search := func(req SearchRequest) *SearchResult {
+	search := func(req view.SearchRequest) *view.SearchResult {
 		t.Helper()
 		res, err := s.Search(ctx, req)
 		if err != nil {
@@ -64,7 +65,7 @@ func TestSearchFindsGroupsAndFilters(t *testing.T) {
 		}
 		return res
 	}
-	ids := func(r *SearchResult) string {
+	ids := func(r *view.SearchResult) string {
 		var out []string
 		for _, g := range r.Sessions {
 			out = append(out, g.SessionID)
@@ -72,7 +73,7 @@ func TestSearchFindsGroupsAndFilters(t *testing.T) {
 		return strings.Join(out, ",")
 	}
 
-	r := search(SearchRequest{Query: "pgx pool"})
+	r := search(view.SearchRequest{Query: "pgx pool"})
 	if ids(r) != "pg" || r.Sessions[0].MatchedMessageCount != 2 || r.Sessions[0].SessionMessagesCount != 2 {
 		t.Fatalf("pgx pool: sessions %q, %+v", ids(r), r.Sessions)
 	}
@@ -84,62 +85,62 @@ func TestSearchFindsGroupsAndFilters(t *testing.T) {
 	}
 
 	// Stemming: "timing out" finds "times out"/"timeout"? The stem of "times" is "time".
-	if r := search(SearchRequest{Query: "time"}); ids(r) != "pg" {
+	if r := search(view.SearchRequest{Query: "time"}); ids(r) != "pg" {
 		t.Errorf("stemmed query found %q", ids(r))
 	}
 
 	// A sub-kind lets sub-agents in and groups them under their root session.
-	r = search(SearchRequest{Query: "pool", Filters: SearchFilters{SourceAgent: "claude-code/subagent"}})
+	r = search(view.SearchRequest{Query: "pool", Filters: view.SearchFilters{SourceAgent: "claude-code/subagent"}})
 	if ids(r) != "pg" || r.Sessions[0].Matches[0].SessionID != "pg-sub" {
 		t.Errorf("sub-kind search: %q %+v", ids(r), r.Sessions)
 	}
-	r = search(SearchRequest{Query: "pool", Filters: SearchFilters{SessionID: "pg-sub"}})
+	r = search(view.SearchRequest{Query: "pool", Filters: view.SearchFilters{SessionID: "pg-sub"}})
 	if ids(r) != "pg" || r.Sessions[0].MatchedMessageCount != 1 {
 		t.Errorf("session search: %q %+v", ids(r), r.Sessions)
 	}
 
 	// Filters.
 	for _, c := range []struct {
-		f    SearchFilters
+		f    view.SearchFilters
 		want string
 	}{
-		{SearchFilters{Project: "PAYMENTS"}, "pg"},
-		{SearchFilters{Project: "re:/web$"}, ""},
-		{SearchFilters{Project: "lit:/home/dev/pay"}, ""},
-		{SearchFilters{Project: "lit:/home/dev/payments"}, "pg"},
-		{SearchFilters{SourceAgent: "claude"}, ""},
-		{SearchFilters{SourceAgent: "claude-code"}, "pg"},
-		{SearchFilters{FromDate: "2026-03-03"}, ""},
-		{SearchFilters{ToDate: "2026-03-02"}, "pg"},
-		{SearchFilters{Role: "assistant"}, "pg"},
+		{view.SearchFilters{Project: "PAYMENTS"}, "pg"},
+		{view.SearchFilters{Project: "re:/web$"}, ""},
+		{view.SearchFilters{Project: "lit:/home/dev/pay"}, ""},
+		{view.SearchFilters{Project: "lit:/home/dev/payments"}, "pg"},
+		{view.SearchFilters{SourceAgent: "claude"}, ""},
+		{view.SearchFilters{SourceAgent: "claude-code"}, "pg"},
+		{view.SearchFilters{FromDate: "2026-03-03"}, ""},
+		{view.SearchFilters{ToDate: "2026-03-02"}, "pg"},
+		{view.SearchFilters{Role: "assistant"}, "pg"},
 	} {
-		if got := ids(search(SearchRequest{Query: "pool", Filters: c.f})); got != c.want {
+		if got := ids(search(view.SearchRequest{Query: "pool", Filters: c.f})); got != c.want {
 			t.Errorf("filters %+v: got %q, want %q", c.f, got, c.want)
 		}
 	}
 
 	// Nothing found: the reason tells the cases apart.
-	if r := search(SearchRequest{Query: "pool", Filters: SearchFilters{FromDate: "2027-01-01"}}); r.Reason != "filters_excluded_everything" {
+	if r := search(view.SearchRequest{Query: "pool", Filters: view.SearchFilters{FromDate: "2027-01-01"}}); r.Reason != "filters_excluded_everything" {
 		t.Errorf("reason %q", r.Reason)
 	}
-	if r := search(SearchRequest{Query: "zyzzyva"}); r.Reason != "no_match" || !strings.Contains(r.Hint, "pond sql") {
+	if r := search(view.SearchRequest{Query: "zyzzyva"}); r.Reason != "no_match" || !strings.Contains(r.Hint, "pond sql") {
 		t.Errorf("reason %q hint %q", r.Reason, r.Hint)
 	}
 	// Any-word fallback when no message has every word.
-	if r := search(SearchRequest{Query: "hooks zyzzyva"}); ids(r) != "react" || len(r.Notes) < 2 {
+	if r := search(view.SearchRequest{Query: "hooks zyzzyva"}); ids(r) != "react" || len(r.Notes) < 2 {
 		t.Errorf("fallback: %q notes %v", ids(r), r.Notes)
 	}
 
 	// CJK: substrings of an unsegmented run, long and short.
-	if r := search(SearchRequest{Query: "天気予報"}); ids(r) != "ja" || r.Sessions[0].MatchedMessageCount != 2 {
+	if r := search(view.SearchRequest{Query: "天気予報"}); ids(r) != "ja" || r.Sessions[0].MatchedMessageCount != 2 {
 		t.Errorf("CJK trigram search: %q", ids(r))
 	}
-	if r := search(SearchRequest{Query: "東京"}); ids(r) != "ja" {
+	if r := search(view.SearchRequest{Query: "東京"}); ids(r) != "ja" {
 		t.Errorf("CJK two-character search: %q", ids(r))
 	}
 
 	// Snippets are windows around the first informative term.
-	r = search(SearchRequest{Query: "CrashLoopBackOff"})
+	r = search(view.SearchRequest{Query: "CrashLoopBackOff"})
 	h := r.Sessions[0].Matches[0]
 	if !strings.HasPrefix(h.Text, "[") || !strings.Contains(h.Text, "more chars]") || !strings.Contains(h.Text, "CrashLoopBackOff") {
 		t.Errorf("snippet: %q", h.Text)
@@ -149,26 +150,26 @@ func TestSearchFindsGroupsAndFilters(t *testing.T) {
 	}
 
 	// Recency sort puts the newest session first.
-	r = search(SearchRequest{Query: "the", SortBy: SortRecency})
+	r = search(view.SearchRequest{Query: "the", SortBy: view.SortRecency})
 	if len(r.Sessions) < 2 || r.Sessions[0].SessionID != "long" {
 		t.Errorf("recency: %q", ids(r))
 	}
 
 	// Bad requests name the field.
 	var ve *ValidationError
-	for _, req := range []SearchRequest{{Query: " "}, {Query: "x", Mode: "fuzzy"}, {Query: "x", Filters: SearchFilters{FromDate: "03/02"}}, {Query: "x", Filters: SearchFilters{Project: "re:("}}} {
+	for _, req := range []view.SearchRequest{{Query: " "}, {Query: "x", Mode: "fuzzy"}, {Query: "x", Filters: view.SearchFilters{FromDate: "03/02"}}, {Query: "x", Filters: view.SearchFilters{Project: "re:("}}} {
 		if _, err := s.Search(ctx, req); !errors.As(err, &ve) {
 			t.Errorf("Search(%+v) = %v, want a validation error", req, err)
 		}
 	}
-	if _, err := s.Search(ctx, SearchRequest{Query: "x", Mode: ModeVector}); !errors.Is(err, ErrEmbeddingsOff) {
+	if _, err := s.Search(ctx, view.SearchRequest{Query: "x", Mode: view.ModeVector}); !errors.Is(err, ErrEmbeddingsOff) {
 		t.Errorf("vector without embeddings: %v", err)
 	}
 }
 
 func TestSearchEmptyStore(t *testing.T) {
 	s := openTestStore(t, t.TempDir())
-	res, err := s.Search(context.Background(), SearchRequest{Query: "anything"})
+	res, err := s.Search(context.Background(), view.SearchRequest{Query: "anything"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,48 +215,48 @@ func TestSessionPagesAndMessages(t *testing.T) {
 	upsert(t, s, chat("child", "codex-cli/subagent", "/p", "big", t0, "child work"))
 	upsert(t, s, everyKind("kinds"))
 
-	page, err := s.GetSession(ctx, GetSessionRequest{ID: "big"})
+	page, err := s.GetSession(ctx, view.GetSessionRequest{ID: "big"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(page.Messages) != 20 || page.FirstIndex != 1 || page.BeforeRemaining != 0 || page.AfterRemaining != 25 || len(page.Subagents) != 1 {
 		t.Fatalf("first page: %d msgs, first %d, before %d after %d, subagents %v", len(page.Messages), page.FirstIndex, page.BeforeRemaining, page.AfterRemaining, page.Subagents)
 	}
-	next, err := s.GetSession(ctx, GetSessionRequest{ID: "big", AfterMessageID: page.Messages[19].ID, Limit: 30})
+	next, err := s.GetSession(ctx, view.GetSessionRequest{ID: "big", AfterMessageID: page.Messages[19].ID, Limit: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if next.Messages[0].Text != "message number 20" || next.AfterRemaining != 0 || len(next.Messages) != 25 || next.Subagents != nil {
 		t.Errorf("next page: first %q, after %d, n %d", next.Messages[0].Text, next.AfterRemaining, len(next.Messages))
 	}
-	end, err := s.GetSession(ctx, GetSessionRequest{ID: "big", From: "end", Limit: 5})
+	end, err := s.GetSession(ctx, view.GetSessionRequest{ID: "big", From: "end", Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if end.Messages[4].Text != "message number 44" || end.BeforeRemaining != 40 {
 		t.Errorf("end page: %+v before %d", end.Messages[4], end.BeforeRemaining)
 	}
-	prev, err := s.GetSession(ctx, GetSessionRequest{ID: "big", BeforeMessageID: end.Messages[0].ID, Limit: 2})
+	prev, err := s.GetSession(ctx, view.GetSessionRequest{ID: "big", BeforeMessageID: end.Messages[0].ID, Limit: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if prev.Messages[1].Text != "message number 39" || prev.BeforeRemaining != 38 || prev.AfterRemaining != 5 {
 		t.Errorf("before page: %+v", prev)
 	}
-	byMsg, err := s.GetSession(ctx, GetSessionRequest{ID: "m01", Limit: 1})
+	byMsg, err := s.GetSession(ctx, view.GetSessionRequest{ID: "m01", Limit: 1})
 	if err != nil || byMsg.ResolvedFromMessageID != "m01" || byMsg.Messages[0].ID != "m01" {
 		t.Errorf("message id resolution: %+v %v", byMsg, err)
 	}
 	var ve *ValidationError
-	if _, err := s.GetSession(ctx, GetSessionRequest{ID: "big", AfterMessageID: "gone"}); !errors.As(err, &ve) || ve.Field != "after_message_id" {
+	if _, err := s.GetSession(ctx, view.GetSessionRequest{ID: "big", AfterMessageID: "gone"}); !errors.As(err, &ve) || ve.Field != "after_message_id" {
 		t.Errorf("stale anchor: %v", err)
 	}
-	if _, err := s.GetSession(ctx, GetSessionRequest{ID: "nope"}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.GetSession(ctx, view.GetSessionRequest{ID: "nope"}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown id: %v", err)
 	}
 
 	// A message with every part kind: full bodies, neighbours, summaries.
-	d, err := s.GetMessage(ctx, GetMessageRequest{ID: "m2", SessionID: "kinds", ContextBefore: new(1)})
+	d, err := s.GetMessage(ctx, view.GetMessageRequest{ID: "m2", SessionID: "kinds", ContextBefore: new(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,11 +269,11 @@ func TestSessionPagesAndMessages(t *testing.T) {
 	if len(d.Target.PartsSummary) != 6 || d.Target.PartsSummary[1].Label != "Bash" {
 		t.Errorf("parts summary: %+v", d.Target.PartsSummary)
 	}
-	m1, err := s.GetMessage(ctx, GetMessageRequest{ID: "m1", SessionID: "kinds"})
+	m1, err := s.GetMessage(ctx, view.GetMessageRequest{ID: "m1", SessionID: "kinds"})
 	if err != nil || m1.TargetParts[1].Data == nil || len(m1.TargetParts[1].Data.Bytes) != 6 {
 		t.Errorf("file payload: %+v %v", m1, err)
 	}
-	if _, err := s.GetMessage(ctx, GetMessageRequest{ID: "big"}); !errors.As(err, &ve) || !strings.Contains(ve.Message, "get-session") {
+	if _, err := s.GetMessage(ctx, view.GetMessageRequest{ID: "big"}); !errors.As(err, &ve) || !strings.Contains(ve.Message, "get-session") {
 		t.Errorf("session id as message id: %v", err)
 	}
 }
@@ -280,8 +281,8 @@ func TestSessionPagesAndMessages(t *testing.T) {
 func TestFitPartsCutsOversizedBodies(t *testing.T) {
 	big := session.Part{ID: "p0", Type: session.PartToolResult, Result: []byte(`"` + strings.Repeat("x", 300_000) + `"`)}
 	small := session.Part{ID: "p1", Type: session.PartText, Text: "tail"}
-	kept, rest := fitParts([]session.Part{big, small}, PageBudgetBytes)
-	if len(kept) != 2 || rest != 0 || !strings.Contains(string(kept[0].Result), "more bytes]") || len(kept[0].Result) > PageBudgetBytes {
+	kept, rest := fitParts([]session.Part{big, small}, view.PageBudgetBytes)
+	if len(kept) != 2 || rest != 0 || !strings.Contains(string(kept[0].Result), "more bytes]") || len(kept[0].Result) > view.PageBudgetBytes {
 		t.Errorf("kept %d rest %d", len(kept), rest)
 	}
 }
@@ -292,7 +293,7 @@ func TestCommonWordsRouteToLance(t *testing.T) {
 	d := loadRelevance(t)
 	s := relevanceStore(t, d, 20)
 	ctx := context.Background()
-	before, err := s.Search(ctx, SearchRequest{Query: "pgxpool", Limit: 3})
+	before, err := s.Search(ctx, view.SearchRequest{Query: "pgxpool", Limit: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +304,7 @@ func TestCommonWordsRouteToLance(t *testing.T) {
 	if !s.textIndexReady(ctx) {
 		t.Fatal("text index not ready after MaintainSearchIndexes")
 	}
-	after, err := s.Search(ctx, SearchRequest{Query: "pgxpool", Limit: 3})
+	after, err := s.Search(ctx, view.SearchRequest{Query: "pgxpool", Limit: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +315,7 @@ func TestCommonWordsRouteToLance(t *testing.T) {
 		t.Errorf("engines disagree on the best session: FTS5 %v, Lance %v", before.Sessions, after.Sessions)
 	}
 	// Filters hold on the Lance route too.
-	res, err := s.Search(ctx, SearchRequest{Query: "the test", Filters: SearchFilters{SourceAgent: "gemini-cli", Role: "user"}, Limit: 50})
+	res, err := s.Search(ctx, view.SearchRequest{Query: "the test", Filters: view.SearchFilters{SourceAgent: "gemini-cli", Role: "user"}, Limit: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,31 +328,9 @@ func TestCommonWordsRouteToLance(t *testing.T) {
 	}
 	// New rows are found before the index folds them in.
 	upsert(t, s, chat("fresh", "codex-cli", "/p", "", time.Now(), "zanzibar quokka the test"))
-	res, err = s.Search(ctx, SearchRequest{Query: "the test zanzibar"})
+	res, err = s.Search(ctx, view.SearchRequest{Query: "the test zanzibar"})
 	if err != nil || len(res.Sessions) == 0 || res.Sessions[0].SessionID != "fresh" {
 		t.Errorf("unindexed row not found: %+v %v", res, err)
-	}
-}
-
-func TestRenderStaysWithinBudget(t *testing.T) {
-	res := &SearchResult{Mode: ModeFTS, SortBy: SortRelevance, MatchedTotal: 400}
-	for i := 0; i < MaxSearchLimit; i++ {
-		g := SessionHits{SessionID: fmt.Sprintf("session-%03d", i), Project: "/home/dev/a/rather/long/project/path", SourceAgent: "claude-code"}
-		for j := 0; j < 2; j++ {
-			g.Matches = append(g.Matches, Hit{MessageID: fmt.Sprint(j), Role: "user", Text: strings.Repeat("words and more words ", 30)})
-		}
-		res.Sessions = append(res.Sessions, g)
-	}
-	for _, n := range []int{1, 5, 200} {
-		r := *res
-		r.Sessions = res.Sessions[:n]
-		out := r.Render(SearchTextBudget)
-		if len(out) > SearchTextBudget {
-			t.Errorf("%d sessions rendered in %d characters", n, len(out))
-		}
-		if !strings.Contains(out, "session-000") || (n == 200 && !strings.Contains(out, "more sessions past")) {
-			t.Errorf("%d sessions: %s", n, out)
-		}
 	}
 }
 
@@ -381,7 +360,7 @@ func TestLanceFilterLists(t *testing.T) {
 		t.Fatal(err)
 	}
 	e, _ := sqlite.ParseQuery("added")
-	for _, f := range []SearchFilters{
+	for _, f := range []view.SearchFilters{
 		{},
 		{Project: "payments"},
 		{Project: "PAYMENTS"},
@@ -394,11 +373,11 @@ func TestLanceFilterLists(t *testing.T) {
 	} {
 		var keys [2][]string
 		for i, lists := range []bool{true, false} {
-			p, err := newPlan(SearchRequest{Query: "added", Filters: f, Limit: 200})
+			p, err := newPlan(view.SearchRequest{Query: "added", Filters: f, Limit: 200})
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := &SearchResult{}
+			res := &view.SearchResult{}
 			if res.SearchableInScope, err = s.searchableInScope(ctx, db, p); err != nil {
 				t.Fatal(err)
 			}
@@ -428,28 +407,28 @@ func TestLanceFilterLists(t *testing.T) {
 func TestScopeCacheFollowsWrites(t *testing.T) {
 	s := openTestStore(t, t.TempDir())
 	ctx := context.Background()
-	scope := func(f SearchFilters) int {
-		r, err := s.Search(ctx, SearchRequest{Query: "anything", Filters: f})
+	scope := func(f view.SearchFilters) int {
+		r, err := s.Search(ctx, view.SearchRequest{Query: "anything", Filters: f})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return r.SearchableInScope
 	}
 	upsert(t, s, chat("a", "codex-cli", "/p", "", time.Now(), "one", "two"))
-	if n := scope(SearchFilters{}); n != 2 {
+	if n := scope(view.SearchFilters{}); n != 2 {
 		t.Fatalf("scope %d, want 2", n)
 	}
-	if n := scope(SearchFilters{SourceAgent: "codex-cli"}); n != 2 {
+	if n := scope(view.SearchFilters{SourceAgent: "codex-cli"}); n != 2 {
 		t.Fatalf("codex scope %d, want 2", n)
 	}
 	upsert(t, s, chat("b", "codex-cli", "/q", "", time.Now(), "three"))
-	if n := scope(SearchFilters{}); n != 3 {
+	if n := scope(view.SearchFilters{}); n != 3 {
 		t.Errorf("scope after a write %d, want 3", n)
 	}
-	if n := scope(SearchFilters{SourceAgent: "codex-cli"}); n != 3 {
+	if n := scope(view.SearchFilters{SourceAgent: "codex-cli"}); n != 3 {
 		t.Errorf("codex scope after a write %d, want 3", n)
 	}
-	if n := scope(SearchFilters{Project: "/q"}); n != 1 {
+	if n := scope(view.SearchFilters{Project: "/q"}); n != 1 {
 		t.Errorf("project scope %d, want 1", n)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 
 	"github.com/pondhq/pond/embed"
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/lance"
 )
 
@@ -101,7 +102,7 @@ var errNothingEmbedded = errors.New("store: search: no message in scope is embed
 
 // vectorArm finds the messages nearest the query's embedding (cosine), pushing the filters
 // down into Lance. Scores are cosine similarity with a small recency bonus for ties.
-func (s *Store) vectorArm(ctx context.Context, p *plan, res *SearchResult) ([]candidate, error) {
+func (s *Store) vectorArm(ctx context.Context, p *plan, res *view.SearchResult) ([]candidate, error) {
 	vecs, err := p.embedder.Embed(ctx, []string{p.req.Query}, embed.Query)
 	if err != nil {
 		return nil, fmt.Errorf("store: search: embed the query: %w", err)
@@ -154,18 +155,18 @@ func (s *Store) vectorArm(ctx context.Context, p *plan, res *SearchResult) ([]ca
 const rrfK = 60
 
 // hybridArms runs both arms and fuses their rankings.
-func (s *Store) hybridArms(ctx context.Context, db *sql.DB, p *plan, res *SearchResult) ([]candidate, error) {
+func (s *Store) hybridArms(ctx context.Context, db *sql.DB, p *plan, res *view.SearchResult) ([]candidate, error) {
 	type armResult struct {
 		cands []candidate
 		err   error
 	}
 	vecCh := make(chan armResult, 1)
-	vres := &SearchResult{SearchableInScope: res.SearchableInScope}
+	vres := &view.SearchResult{SearchableInScope: res.SearchableInScope}
 	go func() {
 		c, err := s.vectorArm(ctx, p, vres)
 		vecCh <- armResult{c, err}
 	}()
-	fres := &SearchResult{SearchableInScope: res.SearchableInScope}
+	fres := &view.SearchResult{SearchableInScope: res.SearchableInScope}
 	text, err := s.ftsArm(ctx, db, p, fres)
 	vec := <-vecCh
 	if err != nil {

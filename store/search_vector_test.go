@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pondhq/pond/session/view"
 )
 
 // TestSemanticSearch embeds the relevance set with the registry-packaged test model (the real
@@ -23,17 +25,17 @@ func TestSemanticSearch(t *testing.T) {
 
 	// Embeddings on, nothing embedded yet: vector search falls back to full text and says so.
 	s.UseEmbedder(openEmbedder(t, ""))
-	res, err := s.Search(ctx, SearchRequest{Query: "pgxpool", Mode: ModeVector})
-	if err != nil || res.Mode != ModeFTS || len(res.Notes) == 0 || !strings.Contains(strings.Join(res.Notes, " "), "embedded yet") {
+	res, err := s.Search(ctx, view.SearchRequest{Query: "pgxpool", Mode: view.ModeVector})
+	if err != nil || res.Mode != view.ModeFTS || len(res.Notes) == 0 || !strings.Contains(strings.Join(res.Notes, " "), "embedded yet") {
 		t.Fatalf("fallback before embedding: %+v %v", res, err)
 	}
 
 	if _, err := s.Backfill(ctx, s.embedder, BackfillOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	fts := scoreRelevance(t, s, d, ModeFTS)
-	vec := scoreRelevance(t, s, d, ModeVector)
-	hyb := scoreRelevance(t, s, d, ModeHybrid)
+	fts := scoreRelevance(t, s, d, view.ModeFTS)
+	vec := scoreRelevance(t, s, d, view.ModeVector)
+	hyb := scoreRelevance(t, s, d, view.ModeHybrid)
 	var lines []string
 	for _, m := range []struct {
 		name   string
@@ -64,11 +66,11 @@ func TestSemanticSearch(t *testing.T) {
 	if err != nil || !slices.ContainsFunc(idx, isCurrentVectorIndex) {
 		t.Fatalf("no IVF_PQ vector index after EnsureVectorIndex: %+v %v", idx, err)
 	}
-	withIndex := scoreRelevance(t, s, d, ModeVector)
+	withIndex := scoreRelevance(t, s, d, view.ModeVector)
 	if withIndex["all"].at5 < vec["all"].at5*9/10 {
 		t.Errorf("indexed vector search lost recall: %v, exact search %v", withIndex["all"], vec["all"])
 	}
-	res, err = s.Search(ctx, SearchRequest{Query: "quokka ledger migration", Mode: ModeVector, Limit: 200})
+	res, err = s.Search(ctx, view.SearchRequest{Query: "quokka ledger migration", Mode: view.ModeVector, Limit: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,12 +79,12 @@ func TestSemanticSearch(t *testing.T) {
 			t.Errorf("a message without a vector came back from vector search")
 		}
 	}
-	res, err = s.Search(ctx, SearchRequest{Query: "quokka ledger migration", Mode: ModeHybrid})
+	res, err = s.Search(ctx, view.SearchRequest{Query: "quokka ledger migration", Mode: view.ModeHybrid})
 	if err != nil || len(res.Sessions) == 0 || res.Sessions[0].SessionID != "late" {
 		t.Errorf("hybrid search misses the unembedded session its words match: %+v %v", res, err)
 	}
 	// Filters are pushed into the vector arm.
-	res, err = s.Search(ctx, SearchRequest{Query: "database connection pool", Mode: ModeVector, Filters: SearchFilters{SourceAgent: "gemini-cli", Role: "user"}, Limit: 50})
+	res, err = s.Search(ctx, view.SearchRequest{Query: "database connection pool", Mode: view.ModeVector, Filters: view.SearchFilters{SourceAgent: "gemini-cli", Role: "user"}, Limit: 50})
 	if err != nil {
 		t.Fatal(err)
 	}

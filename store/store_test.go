@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/lance"
 )
 
@@ -120,7 +121,7 @@ func TestRoundTripEveryPartKind(t *testing.T) {
 	s := openTestStore(t, t.TempDir())
 	in := everyKind("s1")
 	out := upsert(t, s, in)
-	if out.Inserted != (Tally{1, 3, 10}) || out.Rejected != (Tally{}) {
+	if out.Inserted != (view.Tally{Sessions: 1, Messages: 3, Parts: 10}) || out.Rejected != (view.Tally{}) {
 		t.Fatalf("first ingest: inserted %+v rejected %+v, want 1/3/10 and none", out.Inserted, out.Rejected)
 	}
 	tr, err := s.ReadTranscript(context.Background(), "s1")
@@ -160,7 +161,7 @@ func TestReingestMatchesEverything(t *testing.T) {
 	in := everyKind("s1")
 	upsert(t, s, in)
 	out := upsert(t, s, in)
-	if out.Inserted != (Tally{}) || out.Matched != (Tally{1, 3, 10}) {
+	if out.Inserted != (view.Tally{}) || out.Matched != (view.Tally{Sessions: 1, Messages: 3, Parts: 10}) {
 		t.Fatalf("re-ingest: inserted %+v matched %+v; want nothing inserted, all matched", out.Inserted, out.Matched)
 	}
 	for _, r := range out.Rows {
@@ -185,7 +186,7 @@ func TestForkSharingMessageIDs(t *testing.T) {
 	fork := everyKind("fork")
 	fork[0].Session.ParentSessionID, fork[0].Session.ParentMessageID = "parent", "m2"
 	out := upsert(t, s, fork)
-	if out.Inserted != (Tally{1, 3, 10}) {
+	if out.Inserted != (view.Tally{Sessions: 1, Messages: 3, Parts: 10}) {
 		t.Fatalf("fork: inserted %+v, want all of it", out.Inserted)
 	}
 	tr, err := s.ReadTranscript(context.Background(), "fork")
@@ -217,7 +218,7 @@ func TestInvalidRowsAreRejectedOneByOne(t *testing.T) {
 	in[2].Part.Type = "hologram"    // m1/p0: rejected alone
 	in[5].Message.Role = "narrator" // m2: rejected, and its parts with it
 	out := upsert(t, s, in)
-	if out.Rejected != (Tally{0, 1, 8}) || out.Inserted != (Tally{1, 2, 2}) {
+	if out.Rejected != (view.Tally{Sessions: 0, Messages: 1, Parts: 8}) || out.Inserted != (view.Tally{Sessions: 1, Messages: 2, Parts: 2}) {
 		t.Fatalf("rejected %+v inserted %+v", out.Rejected, out.Inserted)
 	}
 	if !strings.Contains(out.Rows[2].Error, "unknown part type") || !strings.Contains(out.Rows[6].Error, "before its message") {
@@ -241,7 +242,7 @@ func TestContentIsCheckedOnRowsToInsert(t *testing.T) {
 	in := everyKind("s1")
 	in[5].Message.Options = session.Options{"raw": json.RawMessage(`{"broken"`)} // m2
 	out := write(in)
-	if out.Rejected != (Tally{0, 1, 7}) || out.Inserted != (Tally{1, 2, 3}) {
+	if out.Rejected != (view.Tally{Sessions: 0, Messages: 1, Parts: 7}) || out.Inserted != (view.Tally{Sessions: 1, Messages: 2, Parts: 3}) {
 		t.Fatalf("rejected %+v inserted %+v", out.Rejected, out.Inserted)
 	}
 	if !strings.Contains(out.Rows[5].Error, "options.raw: not valid JSON") || !strings.Contains(out.Rows[6].Error, "its message was rejected") {
@@ -251,14 +252,14 @@ func TestContentIsCheckedOnRowsToInsert(t *testing.T) {
 	again := everyKind("s1")
 	again[1].Message.Options = session.Options{"raw": json.RawMessage(`{"broken"`)} // m0, stored
 	out = write(again)
-	if out.Rejected != (Tally{}) || out.Inserted != (Tally{0, 1, 7}) || out.Rows[1].Status != Matched {
+	if out.Rejected != (view.Tally{}) || out.Inserted != (view.Tally{Sessions: 0, Messages: 1, Parts: 7}) || out.Rows[1].Status != Matched {
 		t.Fatalf("re-ingest: rejected %+v inserted %+v, m0 %s", out.Rejected, out.Inserted, out.Rows[1].Status)
 	}
 
 	bad := everyKind("s2")
 	bad[0].Session.Options = session.Options{"raw": json.RawMessage(`nope`)}
 	out = write(bad)
-	if out.Inserted != (Tally{}) || out.Rejected != (Tally{1, 3, 10}) {
+	if out.Inserted != (view.Tally{}) || out.Rejected != (view.Tally{Sessions: 1, Messages: 3, Parts: 10}) {
 		t.Fatalf("bad session: rejected %+v inserted %+v", out.Rejected, out.Inserted)
 	}
 }
@@ -385,7 +386,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Malformed != 1 || sum.Inserted != (Tally{2, 6, 20}) {
+	if sum.Malformed != 1 || sum.Inserted != (view.Tally{Sessions: 2, Messages: 6, Parts: 20}) {
 		t.Fatalf("import: %+v", sum)
 	}
 	for _, id := range []string{"a", "b"} {
@@ -397,7 +398,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 	// Importing again changes nothing.
 	sum, _ = dst.Import(ctx, strings.NewReader(buf.String()), 5, Stamp{})
-	if sum.Inserted != (Tally{}) || sum.Matched != (Tally{2, 6, 20}) {
+	if sum.Inserted != (view.Tally{}) || sum.Matched != (view.Tally{Sessions: 2, Messages: 6, Parts: 20}) {
 		t.Fatalf("second import: %+v", sum)
 	}
 }
@@ -435,7 +436,7 @@ func TestMirrorRebuildAndVerify(t *testing.T) {
 		}
 	}
 	// The rebuilt mirror is the one writes use.
-	if out := upsert(t, s, everyKind("b")); out.Inserted != (Tally{}) {
+	if out := upsert(t, s, everyKind("b")); out.Inserted != (view.Tally{}) {
 		t.Fatalf("re-ingest after rebuild inserted %+v", out.Inserted)
 	}
 }

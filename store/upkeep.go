@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/lance"
 )
 
@@ -15,11 +16,6 @@ import (
 // captures and `pond optimize` on request, both through Diagnose and Upkeep. Live capture
 // commits often, and every commit is a table version and a small fragment, so without it the
 // tables, their manifests and the disk grow without bound.
-
-// KeepVersions is how long upkeep keeps a table version once a newer one replaced it: a reader
-// still on it (a long query, a process that opened the archive earlier) is not cut off, and
-// live capture's many commits do not pile up on disk.
-const KeepVersions = time.Hour
 
 // compactAtSmallFragments is how many small fragments make compaction due for a table: each
 // scan and query pays per fragment, and every sync adds one.
@@ -30,88 +26,6 @@ const compactAtSmallFragments = 8
 // gigabyte-sized messages fragment each time a few new rows joined it; a fragment this size is
 // left alone once full.
 const fragmentRows = 100_000
-
-// Step is one kind of upkeep work.
-type Step string
-
-// The steps, in the order Upkeep runs them: embedding first, as it leaves fragments to compact
-// and rows to index.
-const (
-	StepEmbed   Step = "embed"   // embed the messages that have no vector yet
-	StepCompact Step = "compact" // merge small fragments
-	StepIndex   Step = "index"   // fold new rows into the indexes; build the text and vector indexes once due
-	StepPrune   Step = "prune"   // remove table versions older than the keep time
-)
-
-// Steps lists every step in the order Upkeep runs them.
-var Steps = []Step{StepEmbed, StepCompact, StepIndex, StepPrune}
-
-// ParseStep reads a step's name.
-func ParseStep(s string) (Step, error) {
-	for _, st := range Steps {
-		if string(st) == s {
-			return st, nil
-		}
-	}
-	return "", fmt.Errorf("unknown upkeep step %q (want embed, compact, index or prune)", s)
-}
-
-// Diagnosis is what upkeep finds to do, from measurements cheap enough to take often.
-type Diagnosis struct {
-	Tables      []TableState `json:"tables"`
-	TextIndex   IndexState   `json:"text_index"`
-	VectorIndex IndexState   `json:"vector_index"`
-	// FilterIndexes are the scalar indexes of the columns search filters name (filterIndexes):
-	// Exists when all are built, built together with the text index.
-	FilterIndexes IndexState `json:"filter_indexes"`
-	Embeddings    Coverage   `json:"embeddings"`
-	// KeepVersionsSecs is the age past which a replaced version counts as old.
-	KeepVersionsSecs int64 `json:"keep_versions_secs"`
-	// Due is the work the measurements call for, in the order Upkeep runs it.
-	Due []Due `json:"due"`
-}
-
-// TableState is one Lance table's layout.
-type TableState struct {
-	Table          string `json:"table"`
-	Rows           int64  `json:"rows"`
-	Bytes          int64  `json:"bytes"`
-	Fragments      int    `json:"fragments"`
-	SmallFragments int    `json:"small_fragments"` // under 100,000 rows
-	Versions       int    `json:"versions"`        // kept on disk
-	OldVersions    int    `json:"old_versions"`    // of them, replaced longer ago than the keep time
-	UnindexedRows  int64  `json:"unindexed_rows"`  // rows an index of the table does not cover yet (the most of any index)
-}
-
-// IndexState is the text or the vector index of the messages table.
-type IndexState struct {
-	Exists        bool  `json:"exists"`
-	UnindexedRows int64 `json:"unindexed_rows,omitempty"`
-	// Rows is what decides when the index is built: messages for the text index, embedded
-	// messages for the vector index. BuildDue says Rows reached the threshold BuildAt and the
-	// index does not exist yet.
-	Rows     int64 `json:"rows"`
-	BuildAt  int64 `json:"build_at"`
-	BuildDue bool  `json:"build_due,omitempty"`
-}
-
-// Coverage is how much of the archive has vectors.
-type Coverage struct {
-	// Model is the embedder's (empty: semantic search is off, and embedding is never due).
-	Model string `json:"model,omitempty"`
-	EmbedCounts
-}
-
-// Due is one step upkeep should run, and why.
-type Due struct {
-	Step Step   `json:"step"`
-	Why  string `json:"why"`
-}
-
-// IsDue reports whether step is due.
-func (d *Diagnosis) IsDue(step Step) bool {
-	return slices.ContainsFunc(d.Due, func(x Due) bool { return x.Step == step })
-}
 
 // keepCutoff is the commit time before which a replaced version is old. A negative keep counts
 // every replaced version as old.
@@ -126,9 +40,9 @@ func keepCutoff(keep time.Duration) (time.Time, int64) {
 // on disk and counts over small columns, never a scan of texts or vectors (about a second at a
 // million messages), so the daemon can ask after every round of captures. keep is the age past
 // which a replaced version is old (0: KeepVersions; negative: any).
-func (s *Store) Diagnose(ctx context.Context, keep time.Duration) (*Diagnosis, error) {
-	cutoff, keepSecs := keepCutoff(cmp.Or(keep, KeepVersions))
-	d := &Diagnosis{KeepVersionsSecs: keepSecs, Due: []Due{}}
+func (s *Store) Diagnose(ctx context.Context, keep time.Duration) (*view.Diagnosis, error) {
+	cutoff, keepSecs := keepCutoff(cmp.Or(keep, view.KeepVersions))
+	d := &view.Diagnosis{KeepVersionsSecs: keepSecs, Due: []view.Due{}}
 	filters := 0
 	for _, name := range tableNames {
 		t := s.tables[name]
@@ -144,7 +58,7 @@ func (s *Store) Diagnose(ctx context.Context, keep time.Duration) (*Diagnosis, e
 		if err != nil {
 			return nil, err
 		}
-		ts := TableState{Table: name, Rows: st.Rows, Bytes: st.Bytes, Fragments: st.Fragments, SmallFragments: st.SmallFragments,
+		ts := view.TableState{Table: name, Rows: st.Rows, Bytes: st.Bytes, Fragments: st.Fragments, SmallFragments: st.SmallFragments,
 			Versions: v.Kept, OldVersions: v.Older}
 		for _, ix := range ixs {
 			var un int64
@@ -181,20 +95,20 @@ func (s *Store) Diagnose(ctx context.Context, keep time.Duration) (*Diagnosis, e
 	d.FilterIndexes.BuildDue = !d.FilterIndexes.Exists && d.FilterIndexes.Rows >= d.FilterIndexes.BuildAt
 	d.VectorIndex.Rows, d.VectorIndex.BuildAt = d.Embeddings.Embedded, s.vectorIndexMinRows()
 	d.VectorIndex.BuildDue = !d.VectorIndex.Exists && d.VectorIndex.Rows >= d.VectorIndex.BuildAt
-	d.Due = d.due()
+	d.Due = due(d)
 	return d, nil
 }
 
 // due decides the work from the measurements.
-func (d *Diagnosis) due() []Due {
-	out := []Due{}
-	add := func(step Step, parts []string) {
+func due(d *view.Diagnosis) []view.Due {
+	out := []view.Due{}
+	add := func(step view.Step, parts []string) {
 		if len(parts) > 0 {
-			out = append(out, Due{Step: step, Why: strings.Join(parts, "; ")})
+			out = append(out, view.Due{Step: step, Why: strings.Join(parts, "; ")})
 		}
 	}
 	if c := d.Embeddings; c.Model != "" && c.Pending > 0 {
-		add(StepEmbed, []string{fmt.Sprintf("%d of %d searchable messages without a vector", c.Pending, c.Searchable)})
+		add(view.StepEmbed, []string{fmt.Sprintf("%d of %d searchable messages without a vector", c.Pending, c.Searchable)})
 	}
 	var compact, index, prune []string
 	for _, t := range d.Tables {
@@ -217,9 +131,9 @@ func (d *Diagnosis) due() []Due {
 	if d.VectorIndex.BuildDue {
 		index = append(index, fmt.Sprintf("vector index due (%d embedded messages)", d.VectorIndex.Rows))
 	}
-	add(StepCompact, compact)
-	add(StepIndex, index)
-	add(StepPrune, prune)
+	add(view.StepCompact, compact)
+	add(view.StepIndex, index)
+	add(view.StepPrune, prune)
 	return out
 }
 
@@ -227,7 +141,7 @@ func (d *Diagnosis) due() []Due {
 type UpkeepOptions struct {
 	// Steps are run whatever the measurements say; none runs the steps that are due, measured
 	// again after embedding (which adds fragments and unindexed rows).
-	Steps []Step
+	Steps []view.Step
 	// KeepVersions is the age past which prune removes a replaced version (0: KeepVersions;
 	// negative: every replaced version).
 	KeepVersions time.Duration
@@ -239,50 +153,20 @@ type UpkeepOptions struct {
 	// Hold, when set, is held around every commit (see BackfillOptions.Hold).
 	Hold Hold
 	// Progress, when set, is told as each step starts and after every embedded batch.
-	Progress func(UpkeepProgress)
+	Progress func(view.UpkeepProgress)
 	// Diagnosis, when set, is a diagnosis just taken to act on, instead of measuring again.
-	Diagnosis *Diagnosis
-}
-
-// UpkeepProgress is where an upkeep run is.
-type UpkeepProgress struct {
-	Step  Step   `json:"step"`
-	Table string `json:"table,omitempty"`
-	Done  int    `json:"done,omitempty"` // embedding: messages embedded so far, of Total
-	Total int    `json:"total,omitempty"`
-}
-
-// UpkeepReport is what an upkeep run did.
-type UpkeepReport struct {
-	// Before is the diagnosis the run acted on.
-	Before        *Diagnosis      `json:"-"`
-	Ran           []Step          `json:"ran"`
-	Embed         *BackfillReport `json:"embed,omitempty"`
-	Tables        []TableUpkeep   `json:"tables,omitempty"`
-	SearchIndexes string          `json:"search_indexes,omitempty"`
-	VectorIndex   string          `json:"vector_index,omitempty"`
-	// After is the diagnosis once the run finished: what is still to do.
-	After   *Diagnosis    `json:"after,omitempty"`
-	Elapsed time.Duration `json:"elapsed_ns"`
-}
-
-// TableUpkeep is what a run did to one table.
-type TableUpkeep struct {
-	Table           string `json:"table"`
-	FragmentsBefore int    `json:"fragments_before"`
-	FragmentsAfter  int    `json:"fragments_after"`
-	lance.OptimizeResult
+	Diagnosis *view.Diagnosis
 }
 
 // Upkeep runs the steps opts asks for (by default the due ones) and reports what it did and
 // what is still due. Each commit takes the store lock (and opts.Hold); embedding, the slow
 // part, holds neither, so the daemon's syncs go on meanwhile. An error stops the run: what was
 // committed stays, and the report says how far it came.
-func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*UpkeepReport, error) {
+func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*view.UpkeepReport, error) {
 	start := time.Now()
-	rep := &UpkeepReport{Ran: []Step{}}
-	tables := map[string]*TableUpkeep{}
-	finish := func(err error) (*UpkeepReport, error) {
+	rep := &view.UpkeepReport{Ran: []view.Step{}}
+	tables := map[string]*view.TableUpkeep{}
+	finish := func(err error) (*view.UpkeepReport, error) {
 		if err == nil {
 			rep.After, err = s.Diagnose(ctx, opts.KeepVersions)
 		}
@@ -294,7 +178,7 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*UpkeepReport, 
 		rep.Elapsed = time.Since(start)
 		return rep, err
 	}
-	progress := func(p UpkeepProgress) {
+	progress := func(p view.UpkeepProgress) {
 		if opts.Progress != nil {
 			opts.Progress(p)
 		}
@@ -307,7 +191,7 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*UpkeepReport, 
 		}
 	}
 	rep.Before = d
-	asked := func(step Step) bool {
+	asked := func(step view.Step) bool {
 		if len(opts.Steps) > 0 {
 			return slices.Contains(opts.Steps, step)
 		}
@@ -315,15 +199,17 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*UpkeepReport, 
 	}
 	forced := len(opts.Steps) > 0
 
-	if asked(StepEmbed) {
+	if asked(view.StepEmbed) {
 		e := s.Embedder()
 		if e == nil {
 			return finish(ErrEmbeddingsOff)
 		}
-		rep.Ran = append(rep.Ran, StepEmbed)
-		progress(UpkeepProgress{Step: StepEmbed, Total: int(d.Embeddings.Pending)})
+		rep.Ran = append(rep.Ran, view.StepEmbed)
+		progress(view.UpkeepProgress{Step: view.StepEmbed, Total: int(d.Embeddings.Pending)})
 		br, err := s.Backfill(ctx, e, BackfillOptions{Force: opts.ForceEmbed, BatchRows: opts.BatchRows, Limit: opts.EmbedLimit, Hold: opts.Hold,
-			Progress: func(p BackfillProgress) { progress(UpkeepProgress{Step: StepEmbed, Done: p.Done, Total: p.Total}) }})
+			Progress: func(p BackfillProgress) {
+				progress(view.UpkeepProgress{Step: view.StepEmbed, Done: p.Done, Total: p.Total})
+			}})
 		rep.Embed = &br
 		if err != nil {
 			return finish(err)
@@ -334,53 +220,53 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*UpkeepReport, 
 			}
 		}
 	}
-	table := func(ts TableState) *TableUpkeep {
+	table := func(ts view.TableState) *view.TableUpkeep {
 		if tables[ts.Table] == nil {
-			tables[ts.Table] = &TableUpkeep{Table: ts.Table, FragmentsBefore: ts.Fragments, FragmentsAfter: ts.Fragments}
+			tables[ts.Table] = &view.TableUpkeep{Table: ts.Table, FragmentsBefore: ts.Fragments, FragmentsAfter: ts.Fragments}
 		}
 		return tables[ts.Table]
 	}
-	optimize := func(step Step, ts TableState, spec lance.OptimizeSpec) error {
-		progress(UpkeepProgress{Step: step, Table: ts.Table})
+	optimize := func(step view.Step, ts view.TableState, spec lance.OptimizeSpec) error {
+		progress(view.UpkeepProgress{Step: step, Table: ts.Table})
 		res, err := s.optimizeTable(ctx, opts.Hold, ts.Table, spec)
 		if err != nil {
 			return err
 		}
 		tu := table(ts)
 		if c := res.Compaction; c != nil {
-			tu.Compaction = c
+			tu.Compaction = (*view.Compaction)(c)
 			tu.FragmentsAfter = tu.FragmentsBefore - c.FragmentsRemoved + c.FragmentsAdded
 		}
 		tu.IndexesFolded = tu.IndexesFolded || res.IndexesFolded
 		if res.Prune != nil {
-			tu.Prune = res.Prune
+			tu.Prune = (*view.Prune)(res.Prune)
 		}
 		return nil
 	}
-	if asked(StepCompact) {
-		rep.Ran = append(rep.Ran, StepCompact)
+	if asked(view.StepCompact) {
+		rep.Ran = append(rep.Ran, view.StepCompact)
 		for _, ts := range d.Tables {
 			if forced && ts.Fragments > 1 || ts.SmallFragments >= compactAtSmallFragments {
-				if err := optimize(StepCompact, ts, lance.OptimizeSpec{Compact: true, TargetRowsPerFragment: fragmentRows}); err != nil {
+				if err := optimize(view.StepCompact, ts, lance.OptimizeSpec{Compact: true, TargetRowsPerFragment: fragmentRows}); err != nil {
 					return finish(err)
 				}
 			}
 		}
 	}
-	if asked(StepIndex) {
-		rep.Ran = append(rep.Ran, StepIndex)
+	if asked(view.StepIndex) {
+		rep.Ran = append(rep.Ran, view.StepIndex)
 		for _, ts := range d.Tables {
 			switch {
 			case ts.Table == TableMessages && (ts.UnindexedRows > 0 || d.TextIndex.BuildDue || d.FilterIndexes.BuildDue):
 				// The search indexes, folded one by one and built when due (see
 				// MaintainSearchIndexes); it takes the store lock itself.
-				progress(UpkeepProgress{Step: StepIndex, Table: ts.Table})
+				progress(view.UpkeepProgress{Step: view.StepIndex, Table: ts.Table})
 				if err := held(ctx, opts.Hold, func() (err error) { rep.SearchIndexes, err = s.MaintainSearchIndexes(ctx, true); return err }); err != nil {
 					return finish(err)
 				}
 				table(ts).IndexesFolded = ts.UnindexedRows > 0
 			case ts.UnindexedRows > 0:
-				if err := optimize(StepIndex, ts, lance.OptimizeSpec{Index: true}); err != nil {
+				if err := optimize(view.StepIndex, ts, lance.OptimizeSpec{Index: true}); err != nil {
 					return finish(err)
 				}
 			}
@@ -395,12 +281,12 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*UpkeepReport, 
 			}
 		}
 	}
-	if asked(StepPrune) {
-		rep.Ran = append(rep.Ran, StepPrune)
-		_, keepSecs := keepCutoff(cmp.Or(opts.KeepVersions, KeepVersions))
+	if asked(view.StepPrune) {
+		rep.Ran = append(rep.Ran, view.StepPrune)
+		_, keepSecs := keepCutoff(cmp.Or(opts.KeepVersions, view.KeepVersions))
 		for _, ts := range d.Tables {
 			if ts.OldVersions > 0 || forced {
-				if err := optimize(StepPrune, ts, lance.OptimizeSpec{PruneOlderThanSecs: &keepSecs}); err != nil {
+				if err := optimize(view.StepPrune, ts, lance.OptimizeSpec{PruneOlderThanSecs: &keepSecs}); err != nil {
 					return finish(err)
 				}
 			}
@@ -428,52 +314,4 @@ func (s *Store) optimizeTable(ctx context.Context, hold Hold, name string, spec 
 		return nil
 	})
 	return res, err
-}
-
-// Summary says in a line per step what the run did, for logs, status and the CLI.
-func (r *UpkeepReport) Summary() []string {
-	var out []string
-	if e := r.Embed; e != nil {
-		line := fmt.Sprintf("embedded %d messages with %s", e.Embedded, e.Model)
-		if e.Embedded > 0 && e.Elapsed > 0 {
-			line += fmt.Sprintf(" (%.1f/s)", float64(e.Embedded)/e.Elapsed.Seconds())
-		}
-		if e.Truncated > 0 {
-			line += fmt.Sprintf(", %d long ones from their first tokens only", e.Truncated)
-		}
-		if e.Remaining > 0 {
-			line += fmt.Sprintf("; %d still to embed", e.Remaining)
-		}
-		out = append(out, line)
-	}
-	var folded []string
-	var versions uint64
-	var freed uint64
-	for _, t := range r.Tables {
-		if c := t.Compaction; c != nil && c.FragmentsRemoved > 0 {
-			out = append(out, fmt.Sprintf("compacted %s: %d fragments -> %d", t.Table, t.FragmentsBefore, t.FragmentsAfter))
-		}
-		if t.IndexesFolded {
-			folded = append(folded, t.Table)
-		}
-		if p := t.Prune; p != nil {
-			versions += p.OldVersions
-			freed += p.BytesRemoved
-		}
-	}
-	if len(folded) > 0 {
-		out = append(out, "folded new rows into the indexes of "+strings.Join(folded, ", "))
-	}
-	for _, s := range []string{r.SearchIndexes, r.VectorIndex} {
-		if s != "" {
-			out = append(out, s)
-		}
-	}
-	if versions > 0 {
-		out = append(out, fmt.Sprintf("pruned %d old table versions (%.1f MB)", versions, float64(freed)/(1<<20)))
-	}
-	if len(out) == 0 {
-		out = append(out, "nothing needed doing")
-	}
-	return out
 }

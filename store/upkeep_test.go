@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/pondhq/pond/session/view"
 )
 
 // Many small syncs leave a small fragment and a version per commit: the diagnosis says so, and
@@ -28,7 +30,7 @@ func TestUpkeepCompactsIndexesAndPrunes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.KeepVersionsSecs != 3600 || d.IsDue(StepPrune) {
+	if d.KeepVersionsSecs != 3600 || d.IsDue(view.StepPrune) {
 		t.Fatalf("default keep time: %d s, due %v; want 3600 and no pruning yet", d.KeepVersionsSecs, d.Due)
 	}
 	d, err = s.Diagnose(ctx, -1)
@@ -43,7 +45,7 @@ func TestUpkeepCompactsIndexesAndPrunes(t *testing.T) {
 	if d.TextIndex.Exists || !d.TextIndex.BuildDue {
 		t.Errorf("text index before upkeep: %+v; want due", d.TextIndex)
 	}
-	var due []Step
+	var due []view.Step
 	for _, x := range d.Due {
 		due = append(due, x.Step)
 	}
@@ -51,8 +53,8 @@ func TestUpkeepCompactsIndexesAndPrunes(t *testing.T) {
 		t.Fatalf("due %+v, want compact, index and prune (no embedder: no embedding)", d.Due)
 	}
 
-	var seen []UpkeepProgress
-	rep, err := s.Upkeep(ctx, UpkeepOptions{KeepVersions: -1, Progress: func(p UpkeepProgress) { seen = append(seen, p) }})
+	var seen []view.UpkeepProgress
+	rep, err := s.Upkeep(ctx, UpkeepOptions{KeepVersions: -1, Progress: func(p view.UpkeepProgress) { seen = append(seen, p) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +119,7 @@ func BenchmarkDiagnose(b *testing.B) {
 			s, _ := benchArchive(b, n)
 			s.UseEmbedder(&syntheticEmbedder{})
 			ctx := context.Background()
-			var d *Diagnosis
+			var d *view.Diagnosis
 			for b.Loop() {
 				var err error
 				if d, err = s.Diagnose(ctx, 0); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/lance"
 	"github.com/pondhq/pond/store/sqlite"
 )
@@ -37,14 +38,8 @@ type RowOutcome struct {
 	Error  string       `json:"error,omitempty"`
 }
 
-// Tally counts rows per kind.
-type Tally struct {
-	Sessions int `json:"sessions"`
-	Messages int `json:"messages"`
-	Parts    int `json:"parts"`
-}
-
-func (t *Tally) add(k session.Kind) {
+// tallyRow adds a row of kind k to t.
+func tallyRow(t *view.Tally, k session.Kind) {
 	switch k {
 	case session.KindSession:
 		t.Sessions++
@@ -58,9 +53,9 @@ func (t *Tally) add(k session.Kind) {
 // Outcome is what one Upsert did.
 type Outcome struct {
 	Rows     []RowOutcome `json:"results"`
-	Inserted Tally        `json:"inserted"`
-	Matched  Tally        `json:"matched"`
-	Rejected Tally        `json:"rejected"`
+	Inserted view.Tally   `json:"inserted"`
+	Matched  view.Tally   `json:"matched"`
+	Rejected view.Tally   `json:"rejected"`
 	// Relabeled counts stored sessions a re-ingest gave another source_agent or project: the
 	// stored labels are kept (they are immutable) and the new rows are written under them.
 	Relabeled int `json:"relabeled_sessions"`
@@ -240,11 +235,11 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	for _, r := range out.Rows {
 		switch r.Status {
 		case Inserted:
-			out.Inserted.add(r.Kind)
+			tallyRow(&out.Inserted, r.Kind)
 		case Matched:
-			out.Matched.add(r.Kind)
+			tallyRow(&out.Matched, r.Kind)
 		case Rejected:
-			out.Rejected.add(r.Kind)
+			tallyRow(&out.Rejected, r.Kind)
 		}
 	}
 	if len(b.sessions)+len(b.messages)+len(b.parts) == 0 {

@@ -12,15 +12,14 @@ package capture
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"log/slog"
-	"sort"
 	"sync"
 	"time"
 
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store"
 )
 
@@ -43,13 +42,7 @@ type Options struct {
 	FlushSessions int
 	FlushBytes    int64
 	// Progress, when set, is called after each source.
-	Progress func(Progress)
-}
-
-// Progress is where a sync is.
-type Progress struct {
-	Adapter     string
-	Done, Total int // sources
+	Progress func(view.SyncProgress)
 }
 
 // Skip reasons, stable tokens for scripts (adapters add superseded and unsupported).
@@ -59,53 +52,8 @@ const (
 	SkipUnimportable = "unimportable" // the source could not be read
 )
 
-// Problem is a malformed record, with where it was.
-type Problem struct {
-	Path  string `json:"path"`
-	Line  int    `json:"line,omitempty"`
-	Error string `json:"error"`
-}
-
 // maxProblems bounds the problems a report lists (all are counted).
 const maxProblems = 100
-
-// AdapterReport is what a sync did for one adapter.
-type AdapterReport struct {
-	Adapter string   `json:"adapter"`
-	Roots   []string `json:"roots"`
-	Sources int      `json:"sources"`
-	// Sources by what happened to them.
-	New     int            `json:"new"`
-	Updated int            `json:"updated"`
-	Skipped map[string]int `json:"skipped,omitempty"`
-	// Rows written and rows already stored.
-	Inserted store.Tally `json:"inserted"`
-	Matched  store.Tally `json:"matched"`
-	Rejected store.Tally `json:"rejected"`
-	// Malformed records (counted; the first few listed) and record types the adapter keeps
-	// only as raw options.
-	MalformedCount int            `json:"malformed_count"`
-	Malformed      []Problem      `json:"malformed,omitempty"`
-	Unknown        map[string]int `json:"unknown,omitempty"`
-	Unreadable     []Problem      `json:"unreadable,omitempty"`
-	// Reason is a stable token when the whole adapter failed (not_found, unreadable), with Error
-	// saying what happened.
-	Reason string `json:"reason,omitempty"`
-	Error  string `json:"error,omitempty"`
-	// Named is set when the user asked for this adapter by name.
-	Named bool `json:"named,omitempty"`
-}
-
-// Report is what one sync did.
-type Report struct {
-	StartedAt  time.Time       `json:"started_at"`
-	FinishedAt time.Time       `json:"finished_at"`
-	DryRun     bool            `json:"dry_run,omitempty"`
-	Adapters   []AdapterReport `json:"adapters"`
-	Inserted   store.Tally     `json:"inserted"`
-	// Outcome is ok, partial (some adapter failed) or failed (a named adapter failed).
-	Outcome string `json:"outcome"`
-}
 
 // Engine runs syncs against one store.
 type Engine struct {
@@ -117,7 +65,7 @@ type Engine struct {
 }
 
 // Sync syncs every target once.
-func (e *Engine) Sync(ctx context.Context, targets []Target, opts Options) (*Report, error) {
+func (e *Engine) Sync(ctx context.Context, targets []Target, opts Options) (*view.SyncReport, error) {
 	if opts.FlushSessions <= 0 {
 		opts.FlushSessions = 100
 	}
@@ -127,7 +75,7 @@ func (e *Engine) Sync(ctx context.Context, targets []Target, opts Options) (*Rep
 	if e.Log == nil {
 		e.Log = slog.New(slog.DiscardHandler)
 	}
-	rep := &Report{StartedAt: time.Now().UTC(), DryRun: opts.DryRun, Outcome: "ok"}
+	rep := &view.SyncReport{StartedAt: time.Now().UTC(), DryRun: opts.DryRun, Outcome: "ok"}
 	for _, t := range targets {
 		ar, err := e.syncAdapter(ctx, t, opts)
 		if err != nil {
@@ -174,9 +122,9 @@ type readResult struct {
 	err  error
 }
 
-func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*AdapterReport, error) {
+func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*view.AdapterReport, error) {
 	a := t.Adapter
-	ar := &AdapterReport{Adapter: a.Name(), Roots: t.Roots, Skipped: map[string]int{}, Unknown: map[string]int{}, Named: t.Named}
+	ar := &view.AdapterReport{Adapter: a.Name(), Roots: t.Roots, Skipped: map[string]int{}, Unknown: map[string]int{}, Named: t.Named}
 	cursors, err := e.Cursors.Load(a.Name())
 	if err != nil {
 		return nil, err
@@ -274,9 +222,9 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*Adap
 		if err != nil {
 			return err
 		}
-		addTally(&ar.Inserted, out.Inserted)
-		addTally(&ar.Matched, out.Matched)
-		addTally(&ar.Rejected, out.Rejected)
+		ar.Inserted.Add(out.Inserted)
+		ar.Matched.Add(out.Matched)
+		ar.Rejected.Add(out.Rejected)
 		for _, r := range out.Rows {
 			if r.Error != "" {
 				e.Log.Warn("capture: row rejected", "adapter", a.Name(), "key", r.Key.String(), "error", r.Error)
@@ -320,7 +268,7 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*Adap
 			budget.release(em.bytes)
 			ar.Skipped[SkipUnimportable]++
 			if len(ar.Unreadable) < maxProblems {
-				ar.Unreadable = append(ar.Unreadable, Problem{Path: r.src.Path, Error: r.err.Error()})
+				ar.Unreadable = append(ar.Unreadable, view.Problem{Path: r.src.Path, Error: r.err.Error()})
 			}
 			e.Log.Warn("capture: source unreadable", "adapter", a.Name(), "source", r.src.Key, "error", r.err)
 			continue
@@ -453,21 +401,15 @@ func (b *budget) stop() {
 
 func (e *Engine) progress(opts Options, adapter string, done, total int) {
 	if opts.Progress != nil {
-		opts.Progress(Progress{Adapter: adapter, Done: done, Total: total})
+		opts.Progress(view.SyncProgress{Adapter: adapter, Done: done, Total: total})
 	}
-}
-
-func addTally(dst *store.Tally, src store.Tally) {
-	dst.Sessions += src.Sessions
-	dst.Messages += src.Messages
-	dst.Parts += src.Parts
 }
 
 // emitter buffers one source's events.
 type emitter struct {
 	events    []session.Event
 	bytes     int64
-	malformed []Problem
+	malformed []view.Problem
 	unknown   map[string]int
 }
 
@@ -478,7 +420,7 @@ func (m *emitter) Event(ev session.Event) error {
 }
 
 func (m *emitter) Malformed(at adapters.Location, err error) {
-	m.malformed = append(m.malformed, Problem{Path: at.Path, Line: at.Line, Error: err.Error()})
+	m.malformed = append(m.malformed, view.Problem{Path: at.Path, Line: at.Line, Error: err.Error()})
 }
 
 func (m *emitter) Unknown(at adapters.Location, what string) {
@@ -486,23 +428,6 @@ func (m *emitter) Unknown(at adapters.Location, what string) {
 		m.unknown = map[string]int{}
 	}
 	m.unknown[what]++
-}
-
-// SortedSkips renders skip counts in a stable order, for text output.
-func (ar *AdapterReport) SortedSkips() string {
-	var keys []string
-	for k := range ar.Skipped {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	s := ""
-	for _, k := range keys {
-		if s != "" {
-			s += ", "
-		}
-		s += fmt.Sprintf("%d %s", ar.Skipped[k], k)
-	}
-	return s
 }
 
 // cursorSaveEvery bounds how often a long sync rewrites an adapter's cursor file.

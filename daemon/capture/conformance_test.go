@@ -13,6 +13,7 @@ import (
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/adaptertest"
 	"github.com/pondhq/pond/adapters/all"
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store"
 	"github.com/pondhq/pond/store/sqlite"
 )
@@ -84,7 +85,7 @@ func newRig(t *testing.T, a adapters.Adapter, root string) *rig {
 		eng: &Engine{Store: s, Env: env, Cursors: &Cursors{Dir: filepath.Join(dir, "state")}}}
 }
 
-func (r *rig) sync() *AdapterReport {
+func (r *rig) sync() *view.AdapterReport {
 	r.t.Helper()
 	rep, err := r.eng.Sync(context.Background(), []Target{{Adapter: r.a, Roots: []string{r.root}, Named: true}}, Options{})
 	if err != nil {
@@ -173,7 +174,7 @@ func TestConformance(t *testing.T) {
 
 			// Re-sync: every source fresh, nothing read, nothing written.
 			again := r.sync()
-			if again.Skipped[SkipFresh]+again.Skipped[adapters.SkipSuperseded] != first.Sources || again.Inserted != (store.Tally{}) {
+			if again.Skipped[SkipFresh]+again.Skipped[adapters.SkipSuperseded] != first.Sources || again.Inserted != (view.Tally{}) {
 				t.Fatalf("re-sync: %+v; want every source fresh and nothing inserted", again)
 			}
 			// Sources touched but unchanged are re-read and match what is stored.
@@ -185,7 +186,7 @@ func TestConformance(t *testing.T) {
 				return nil
 			})
 			touched := r.sync()
-			if touched.Inserted != (store.Tally{}) {
+			if touched.Inserted != (view.Tally{}) {
 				t.Fatalf("touched sources inserted %+v; want everything matched", touched.Inserted)
 			}
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/internal/atomicfile"
+	"github.com/pondhq/pond/session/view"
 )
 
 // Cursors keeps each adapter's source cursors in the state directory, one JSON file per
@@ -76,21 +77,11 @@ func saveState(path string, v any) error {
 // writeAtomic writes a state file atomically (mode 0600).
 func writeAtomic(path string, data []byte) error { return atomicfile.Write(path, data, 0o600) }
 
-// LastSync is the record of the last finished sync.
-type LastSync struct {
-	FinishedAt       string  `json:"finished_at"`
-	DurationSecs     float64 `json:"duration_secs"`
-	SessionsInserted int     `json:"sessions_inserted"`
-	MessagesInserted int     `json:"messages_inserted"`
-	Outcome          string  `json:"outcome"`
-	Error            string  `json:"error,omitempty"`
-}
-
 // SaveLastSync records a finished sync in the state directory.
-func SaveLastSync(stateDir string, r *Report, runErr error) error {
-	ls := LastSync{Outcome: "failed"}
+func SaveLastSync(stateDir string, r *view.SyncReport, runErr error) error {
+	ls := view.LastSync{Outcome: "failed"}
 	if r != nil {
-		ls = LastSync{
+		ls = view.LastSync{
 			FinishedAt:       r.FinishedAt.Format("2006-01-02T15:04:05Z07:00"),
 			DurationSecs:     r.FinishedAt.Sub(r.StartedAt).Seconds(),
 			SessionsInserted: r.Inserted.Sessions,
@@ -106,7 +97,7 @@ func SaveLastSync(stateDir string, r *Report, runErr error) error {
 }
 
 // ReadLastSync reads the last-sync record; ok is false when there is none.
-func ReadLastSync(stateDir string) (ls LastSync, ok bool) {
+func ReadLastSync(stateDir string) (ls view.LastSync, ok bool) {
 	b, err := os.ReadFile(filepath.Join(stateDir, "last-sync.json"))
 	if err != nil {
 		return ls, false

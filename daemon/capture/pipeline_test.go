@@ -9,6 +9,7 @@ import (
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/all"
 	"github.com/pondhq/pond/daemon/capture/benchgen"
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store"
 	"github.com/pondhq/pond/store/sqlite"
 )
@@ -67,7 +68,7 @@ func TestSyncManyBatches(t *testing.T) {
 	for _, ar := range again.Adapters {
 		fresh += ar.Skipped[SkipFresh]
 	}
-	if again.Inserted != (store.Tally{}) || fresh != want.Sessions {
+	if again.Inserted != (view.Tally{}) || fresh != want.Sessions {
 		t.Errorf("second sync inserted %+v with %d fresh sources, want nothing and %d fresh", again.Inserted, fresh, want.Sessions)
 	}
 }
@@ -77,7 +78,7 @@ func TestSyncManyBatches(t *testing.T) {
 func TestSyncCancelled(t *testing.T) {
 	eng, targets, m, s := fiveFormats(t, 15)
 	ctx, cancel := context.WithCancel(context.Background())
-	opts := Options{FlushSessions: 1, Progress: func(p Progress) {
+	opts := Options{FlushSessions: 1, Progress: func(p view.SyncProgress) {
 		if p.Adapter == "gemini-cli" {
 			cancel()
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/opencode"
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/sqlite"
 )
 
@@ -87,7 +88,7 @@ func writeOpenCode(t *testing.T, root string, ago time.Duration, stmts ...string
 	}
 }
 
-func (r *rig) syncWith(opts Options) *AdapterReport {
+func (r *rig) syncWith(opts Options) *view.AdapterReport {
 	r.t.Helper()
 	rep, err := r.eng.Sync(context.Background(), []Target{{Adapter: r.a, Roots: []string{r.root}, Named: true}}, opts)
 	if err != nil {

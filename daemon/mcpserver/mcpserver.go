@@ -14,13 +14,14 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pondhq/pond/ipc"
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/present"
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/sqlite"
 )
 
@@ -151,60 +152,10 @@ func (h *handlers) sql(ctx context.Context, _ *mcp.CallToolRequest, in SQLIn) (*
 
 // renderTable draws a result as an ASCII table within SearchBudget, with a footer saying what
 // was shown.
-func renderTable(res *apitype.SQLResponse) string {
-	cell := func(row map[string]any, c string) string {
-		v, ok := row[c]
-		if !ok || v == nil {
-			return "NULL"
-		}
-		if s, ok := v.(string); ok {
-			return strings.ReplaceAll(s, "\n", "\\n")
-		}
-		b, _ := json.Marshal(v)
-		return string(b)
-	}
-	width := make([]int, len(res.Columns))
-	for i, c := range res.Columns {
-		width[i] = utf8.RuneCountInString(c)
-	}
-	for _, r := range res.Rows {
-		for i, c := range res.Columns {
-			width[i] = max(width[i], min(utf8.RuneCountInString(cell(r, c)), 120))
-		}
-	}
-	line := func(vals []string) string {
-		var b strings.Builder
-		for i, v := range vals {
-			if i > 0 {
-				b.WriteString(" | ")
-			}
-			b.WriteString(v)
-			if pad := width[i] - utf8.RuneCountInString(v); pad > 0 && i < len(vals)-1 {
-				b.WriteString(strings.Repeat(" ", pad))
-			}
-		}
-		return strings.TrimRight(b.String(), " ") + "\n"
-	}
+func renderTable(res *view.SQLResult) string {
+	table, shown := present.Table{MaxWidth: 120, Budget: SearchBudget - 200}.Render(res)
 	var b strings.Builder
-	b.WriteString(line(res.Columns))
-	seps := make([]string, len(width))
-	for i, w := range width {
-		seps[i] = strings.Repeat("-", max(w, 1))
-	}
-	b.WriteString(line(seps))
-	shown := 0
-	for _, r := range res.Rows {
-		vals := make([]string, len(res.Columns))
-		for i, c := range res.Columns {
-			vals[i] = cell(r, c)
-		}
-		l := line(vals)
-		if b.Len()+len(l) > SearchBudget-200 {
-			break
-		}
-		b.WriteString(l)
-		shown++
-	}
+	b.WriteString(table)
 	fmt.Fprintf(&b, "(%d rows in %d ms; showing %d", res.RowCount, res.ElapsedMs, shown)
 	if res.Truncated || shown < res.RowCount {
 		b.WriteString("; more rows exist: raise limit or paginate with a keyset")
@@ -278,15 +229,6 @@ func (h *handlers) toolsDoc(_ context.Context, req *mcp.ReadResourceRequest) (*m
 
 func contents(uri, mime, s string) *mcp.ReadResourceResult {
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: s}}}
-}
-
-// convert copies src into dst through their JSON (wire types to the store's, for rendering).
-func convert(src, dst any) error {
-	b, err := json.Marshal(src)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, dst)
 }
 
 func text(s string) *mcp.CallToolResult {

@@ -7,7 +7,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pondhq/pond/ipc/apitype"
-	"github.com/pondhq/pond/store"
+	"github.com/pondhq/pond/present"
+	"github.com/pondhq/pond/session/view"
 )
 
 const searchDoc = `Find earlier coding-agent sessions by what was said in them. Returns the matching sessions, best first, each with its best messages (a 600-character window around the match) and their message ids. Use distinctive words (an error message, a function name, a library), not project names. mode: fts (default, every word; stemmed) or vector (by meaning; only when semantic search is on). sort_by: relevance (default) or recency (for "the latest decision"). Filters: project (substring of the working directory), session_id, source_agent (e.g. claude-code; a sub-kind like claude-code/subagent includes sub-agent sessions), from_date / to_date (YYYY-MM-DD, inclusive). limit: sessions (default 10, at most 200). Search covers what users and assistants wrote, not tool output: weak results are not proof of absence; check exact strings with pond_sql.`
@@ -31,13 +32,13 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 	default:
 		return nil, nil, fmt.Errorf("mode %q is not known: use fts, vector or hybrid", in.Mode)
 	}
-	res, err := h.api.Search(ctx, &apitype.SearchRequest{Query: in.Query, Mode: in.Mode, SortBy: in.SortBy, Limit: in.Limit,
-		Filters: apitype.SearchFilters{Project: apitype.ProjectFilter(in.Project), SessionID: in.SessionID, SourceAgent: in.SourceAgent,
-			FromDate: in.FromDate, ToDate: in.ToDate}})
+	res, err := h.api.Search(ctx, &apitype.SearchRequest{SearchRequest: view.SearchRequest{Query: in.Query, Mode: in.Mode, SortBy: in.SortBy, Limit: in.Limit,
+		Filters: view.SearchFilters{Project: view.ProjectFilter(in.Project), SessionID: in.SessionID, SourceAgent: in.SourceAgent,
+			FromDate: in.FromDate, ToDate: in.ToDate}}})
 	if err != nil {
 		return nil, nil, mapError(err)
 	}
-	return rendered(res, func(r *store.SearchResult) string { return r.Render(SearchBudget - 200) }, SearchBudget)
+	return text(present.Bound(present.Search(res, SearchBudget-200), SearchBudget)), nil, nil
 }
 
 const getSessionDoc = `Read a stored session, a page of messages at a time, in order: each message's text and one line per tool call (->) and result (<-). id: a session id, or a message id from pond_search (the page then starts at that message). from: start (default) or end (the latest turns: use it to recover the state after a compaction, or for "where did we leave off"). limit: messages per page (default 20, at most 1000; pages are also bounded to 200,000 characters). Page on with after_message_id or before_message_id (not both); the output names the next anchor. The first page lists the session's sub-agent sessions.`
@@ -53,12 +54,12 @@ type GetSessionIn struct {
 }
 
 func (h *handlers) getSession(ctx context.Context, _ *mcp.CallToolRequest, in GetSessionIn) (*mcp.CallToolResult, any, error) {
-	page, err := h.api.GetSession(ctx, &apitype.GetSessionRequest{ID: in.ID, SessionID: in.SessionID, Limit: in.Limit, From: in.From,
-		AfterMessageID: in.AfterMessageID, BeforeMessageID: in.BeforeMessageID})
+	page, err := h.api.GetSession(ctx, &apitype.GetSessionRequest{GetSessionRequest: view.GetSessionRequest{ID: in.ID, SessionID: in.SessionID,
+		Limit: in.Limit, From: in.From, AfterMessageID: in.AfterMessageID, BeforeMessageID: in.BeforeMessageID}})
 	if err != nil {
 		return nil, nil, mapError(err)
 	}
-	return rendered(page, (*store.SessionPage).Render, PageBudget)
+	return text(present.Bound(present.Page(page), PageBudget)), nil, nil
 }
 
 const getMessageDoc = `Read one message in full: every part's body (tool calls with their arguments, tool results, reasoning, files), within 200,000 characters, with context_before and context_after neighbouring messages (default 3 each, like grep -B/-A). id: a message id (from pond_search or pond_get_session). When forks share the id, pass session_id to pick one.`
@@ -73,30 +74,10 @@ type GetMessageIn struct {
 }
 
 func (h *handlers) getMessage(ctx context.Context, _ *mcp.CallToolRequest, in GetMessageIn) (*mcp.CallToolResult, any, error) {
-	d, err := h.api.GetMessage(ctx, &apitype.GetMessageRequest{ID: in.ID, MessageID: in.MessageID, SessionID: in.SessionID,
-		ContextBefore: in.ContextBefore, ContextAfter: in.ContextAfter})
+	d, err := h.api.GetMessage(ctx, &apitype.GetMessageRequest{GetMessageRequest: view.GetMessageRequest{ID: in.ID, MessageID: in.MessageID,
+		SessionID: in.SessionID, ContextBefore: in.ContextBefore, ContextAfter: in.ContextAfter}})
 	if err != nil {
 		return nil, nil, mapError(err)
 	}
-	return rendered(d, (*store.MessageDetail).Render, PageBudget)
-}
-
-// rendered turns a wire answer into the store's type and renders it within budget characters,
-// saying so when it had to cut.
-func rendered[Wire, Store any](w *Wire, render func(*Store) string, budget int) (*mcp.CallToolResult, any, error) {
-	var s Store
-	if err := convert(w, &s); err != nil {
-		return nil, nil, wireError(CodeInternal, apitype.CodeInternal, false, err.Error(), nil)
-	}
-	return text(bound(render(&s), budget)), nil, nil
-}
-
-// bound cuts s to at most limit characters, on a rune boundary, with a note.
-func bound(s string, limit int) string {
-	r := []rune(s)
-	if len(r) <= limit {
-		return s
-	}
-	const note = "\n[cut at %d characters: ask for less (a smaller limit, or page on)]\n"
-	return string(r[:limit-len(note)-8]) + fmt.Sprintf(note, limit)
+	return text(present.Bound(present.Message(d), PageBudget)), nil, nil
 }

@@ -1,12 +1,18 @@
 // Package apitype holds the wire types of the daemon's socket API (/v1): requests, responses,
 // the error body and watch events. It imports nothing of Pond's but session, so the tray and
-// the installer can speak the API without linking the store.
+// the installer can speak the API without linking the store. What the daemon answers is the read
+// model of session/view, carried as it is; the types here are the requests, the envelopes and
+// what only the wire has.
 package apitype
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"strconv"
 	"time"
+
+	"github.com/pondhq/pond/session/view"
 )
 
 // ProtocolVersion is the API's protocol version; requests carry it as protocol_version (0 or
@@ -68,85 +74,9 @@ type Versioned struct {
 // Version returns v itself, so the server can check any request that embeds it.
 func (v *Versioned) Version() *Versioned { return v }
 
-// Status is what GET /v1/status answers: the archive's counts, the adapters, the last sync and
-// the daemon itself.
-type Status struct {
-	ProtocolVersion int          `json:"protocol_version"`
-	Version         string       `json:"version"`
-	Sessions        int64        `json:"sessions"`
-	Messages        int64        `json:"messages"`
-	Parts           int64        `json:"parts"`
-	Agents          []AgentCount `json:"agents"`
-	LastSync        *LastSync    `json:"last_sync,omitempty"`
-	Consent         string       `json:"consent"`
-	Adapters        []Adapter    `json:"adapters"`
-	Embeddings      Embeddings   `json:"embeddings"`
-	Indexes         []IndexState `json:"indexes"`
-	// Upkeep is the daemon's last upkeep run (absent before its first, and without a daemon).
-	Upkeep *Upkeep `json:"upkeep,omitempty"`
-	// Daemon is set when a daemon answered (absent when the CLI read the store itself).
-	Daemon *DaemonInfo `json:"daemon,omitempty"`
-}
-
-// AgentCount is one source agent's share of the archive.
-type AgentCount struct {
-	Agent    string `json:"agent"`
-	Sessions int64  `json:"sessions"`
-	Messages int64  `json:"messages"`
-}
-
-// LastSync is the record of the last finished sync.
-type LastSync struct {
-	FinishedAt       string  `json:"finished_at"`
-	DurationSecs     float64 `json:"duration_secs"`
-	SessionsInserted int     `json:"sessions_inserted"`
-	MessagesInserted int     `json:"messages_inserted"`
-	Outcome          string  `json:"outcome"`
-	Error            string  `json:"error,omitempty"`
-}
-
-// Embeddings is the semantic-search state: whether it is on, how many messages carry an
-// embedding (of any model) and how many searchable ones do not yet.
-type Embeddings struct {
-	Enabled  bool   `json:"enabled"`
-	Model    string `json:"model,omitempty"`
-	Embedded int64  `json:"embedded"`
-	Pending  int64  `json:"pending"`
-}
-
-// IndexState is one Lance index and how far it covers its table.
-type IndexState struct {
-	Table         string `json:"table"`
-	Name          string `json:"name"`
-	Kind          string `json:"kind"`
-	IndexedRows   *int64 `json:"indexed_rows,omitempty"`
-	UnindexedRows *int64 `json:"unindexed_rows,omitempty"`
-}
-
-// DaemonInfo describes the running daemon.
-type DaemonInfo struct {
-	PID       int       `json:"pid"`
-	StartedAt time.Time `json:"started_at"`
-	Epoch     string    `json:"epoch"` // the boot epoch of its watch events
-	Syncing   bool      `json:"syncing"`
-	// LastError is the last automatic sync's failure, kept until one succeeds.
-	LastError string `json:"last_error,omitempty"`
-	Watching  int    `json:"watching"` // directories under watch
-}
-
-// Adapter is one adapter: configured, enabled, and where its data was found.
-type Adapter struct {
-	Name       string   `json:"name"`
-	Configured bool     `json:"configured"`
-	Enabled    bool     `json:"enabled"`
-	Path       string   `json:"path,omitempty"`
-	Found      []string `json:"found,omitempty"` // default roots that exist here
-	Restore    bool     `json:"can_restore"`
-}
-
 // AdaptersResponse answers GET and POST /v1/adapters.
 type AdaptersResponse struct {
-	Adapters []Adapter `json:"adapters"`
+	Adapters []view.Adapter `json:"adapters"`
 	// Changed lists the adapters a POST changed; ConfigFile is where.
 	Changed    []string `json:"changed,omitempty"`
 	ConfigFile string   `json:"config_file,omitempty"`
@@ -178,15 +108,37 @@ type SQLRequest struct {
 	TimeoutSeconds int    `json:"timeout_seconds,omitempty"`
 }
 
-// SQLResponse is a query's bounded answer.
-type SQLResponse struct {
-	Columns   []string         `json:"columns"`
-	Rows      []map[string]any `json:"rows"`
-	RowCount  int              `json:"row_count"`
-	Truncated bool             `json:"truncated"`
-	ElapsedMs int64            `json:"elapsed_ms"`
-	Clipped   int              `json:"clipped_cells,omitempty"`
+// SQLExportRequest is POST /v1/x/sql/export: one read-only statement's every row, written in
+// Format (ndjson, csv or parquet) as the answer's body, at most 100 MiB; the trailer
+// X-Pond-Summary holds the view.SQLExport.
+type SQLExportRequest struct {
+	Versioned
+	Query          string `json:"query"`
+	Format         string `json:"format"`
+	TimeoutSeconds int    `json:"timeout_seconds,omitempty"`
 }
+
+// ExportRequest is POST /v1/export: the archive (or the Sessions named) as canonical JSONL, the
+// answer's body; the trailer X-Pond-Summary holds the ExportSummary.
+type ExportRequest struct {
+	Versioned
+	Sessions []string `json:"sessions,omitempty"`
+}
+
+// ExportSummary is what an export wrote.
+type ExportSummary struct {
+	Sessions int `json:"sessions"`
+}
+
+// ImportRequest is POST /v1/import: canonical JSONL (as an export writes it) read to its end,
+// sent as the request's body. It answers a view.ImportSummary.
+type ImportRequest struct {
+	Events io.Reader `json:"-"`
+}
+
+// HeaderSummary is the trailer of a streamed answer: the JSON of its summary, or of an
+// ErrorBody when the stream broke off.
+const HeaderSummary = "X-Pond-Summary"
 
 // IngestRequest is POST /v1/ingest: canonical events (session, message, part, each with its
 // "kind"), at most MaxIngestEvents. Each event is decoded on its own, so one malformed event
@@ -226,8 +178,8 @@ type SyncRequest struct {
 // SyncResponse is what a sync did: the report (the same JSON as `pond sync --format json`)
 // and remarks for the user (e.g. the adapters a first sync enabled).
 type SyncResponse struct {
-	Report  json.RawMessage `json:"report"`
-	Remarks []string        `json:"remarks,omitempty"`
+	Report  *view.SyncReport `json:"report"`
+	Remarks []string         `json:"remarks,omitempty"`
 }
 
 // Event is one line of GET /v1/watch. IDs rise by one within an epoch (one daemon run); a
@@ -249,12 +201,62 @@ const (
 	EventHello        = "hello" // first line of every stream: the current epoch and last id
 	EventReset        = "reset" // since could not be honoured; re-read state
 	EventSyncStarted  = "sync_started"
+	EventSyncProgress = "sync_progress" // live only: never replayed after a reconnect
 	EventSyncFinished = "sync_finished"
 	EventCaptured     = "sessions_captured"
 	EventError        = "error"
 	EventConsent      = "consent_changed"
 	EventAdapters     = "adapters_changed"
 )
+
+// Payload decodes the event's data into the type its event type carries (nil for hello, and
+// for a type this client does not know).
+func (e Event) Payload() (any, error) {
+	var p any
+	switch e.Type {
+	case EventReset:
+		p = new(view.Reset)
+	case EventSyncStarted:
+		p = new(view.SyncStarted)
+	case EventSyncProgress:
+		p = new(view.SyncProgress)
+	case EventSyncFinished:
+		p = new(view.SyncFinished)
+	case EventCaptured:
+		p = new(view.Captured)
+	case EventError:
+		p = new(view.Failed)
+	case EventConsent:
+		p = new(view.ConsentChanged)
+	case EventAdapters:
+		p = new(view.AdaptersChanged)
+	case EventModel:
+		p = new(view.ModelChanged)
+	case EventUpkeepStarted:
+		p = new(view.UpkeepStarted)
+	case EventUpkeepProgress:
+		p = new(view.UpkeepProgress)
+	case EventUpkeepFinished:
+		p = new(view.Upkeep)
+	default:
+		return nil, nil
+	}
+	if err := json.Unmarshal(e.Data, p); err != nil {
+		return nil, fmt.Errorf("apitype: %s event: %w", e.Type, err)
+	}
+	return p, nil
+}
+
+// MirrorVerifyRequest is POST /v1/mirror/verify: compare the mirror with the Lance tables, key
+// by key (`pond doctor --verify`).
+type MirrorVerifyRequest struct {
+	Versioned
+}
+
+// MirrorVerify is how each table's mirror differs from Lance.
+type MirrorVerify struct {
+	Tables []view.Drift `json:"tables"`
+}
 
 // MirrorRebuildRequest asks POST /v1/mirror/rebuild to recreate the mirror.
 type MirrorRebuildRequest struct {

@@ -1,9 +1,6 @@
 package apitype
 
-import (
-	"encoding/json"
-	"time"
-)
+import "github.com/pondhq/pond/session/view"
 
 // OptimizeRequest is POST /v1/optimize: the archive's upkeep, as `pond optimize` asks for it.
 // DryRun only diagnoses. Otherwise the Steps named run (embed, compact, index, prune) whatever
@@ -27,26 +24,15 @@ type OptimizeRequest struct {
 // report (which ends with the diagnosis after it): the same JSON as `pond optimize --format
 // json`.
 type OptimizeResponse struct {
-	Diagnosis json.RawMessage `json:"diagnosis"`
-	Report    json.RawMessage `json:"report,omitempty"`
-}
-
-// Upkeep is the outcome of the daemon's last upkeep run, automatic or asked for (Status).
-type Upkeep struct {
-	Trigger      string    `json:"trigger"` // "auto" or "request"
-	StartedAt    time.Time `json:"started_at"`
-	DurationSecs float64   `json:"duration_secs"`
-	// Did says in a line per step what the run did; Due what is still due after it.
-	Did   []string `json:"did"`
-	Due   []string `json:"due,omitempty"`
-	Error string   `json:"error,omitempty"`
+	Diagnosis *view.Diagnosis    `json:"diagnosis"`
+	Report    *view.UpkeepReport `json:"report,omitempty"`
 }
 
 // Upkeep events on /v1/watch.
 const (
-	EventUpkeepStarted  = "upkeep_started"  // data: {"trigger", "steps"}
-	EventUpkeepProgress = "upkeep_progress" // data: {"step", "table", "done", "total"}
-	EventUpkeepFinished = "upkeep_finished" // data: an Upkeep
+	EventUpkeepStarted  = "upkeep_started"
+	EventUpkeepProgress = "upkeep_progress"
+	EventUpkeepFinished = "upkeep_finished"
 )
 
 // CodeEmbeddingsOff refuses embedding while semantic search is off (no model installed).

@@ -3,6 +3,8 @@ package apitype
 import (
 	"encoding/json"
 	"errors"
+
+	"github.com/pondhq/pond/session/view"
 )
 
 // ResumeRequest is POST /v1/resume: write a stored session, with its sub-agents, back into an
@@ -20,34 +22,6 @@ type ResumeRequest struct {
 	Root string `json:"root,omitempty"`
 }
 
-// ResumeOutcome is what a restore did. Its fields and their JSON follow the resume package's
-// outcome (`pond resume --format json`).
-type ResumeOutcome struct {
-	Status  string       `json:"status"` // ok, or the code of the refusal
-	Code    int          `json:"code"`   // the CLI's exit code
-	Message string       `json:"message,omitempty"`
-	Session string       `json:"session"`
-	From    string       `json:"from,omitempty"`
-	To      string       `json:"to"`
-	Native  bool         `json:"native"`
-	Root    string       `json:"root,omitempty"`
-	ID      string       `json:"id,omitempty"`
-	Cwd     string       `json:"cwd,omitempty"`
-	Command string       `json:"command,omitempty"` // continues the work, e.g. cd <cwd> && claude --resume <id>
-	Files   []ResumeFile `json:"files"`
-}
-
-// ResumeFile is one file a restore wrote (or would have written).
-type ResumeFile struct {
-	Path     string `json:"path"`
-	Session  string `json:"session"`
-	ID       string `json:"id"`
-	Fidelity string `json:"fidelity"` // native, foreign or downgraded
-	Reason   string `json:"reason,omitempty"`
-	Bytes    int    `json:"bytes"`
-	Sidecar  bool   `json:"sidecar,omitempty"`
-}
-
 // Codes of a restore that was refused or failed: each is the outcome's status, and the error's
 // details hold the whole outcome under "outcome" (RefusedRestore reads it back).
 const (
@@ -62,18 +36,21 @@ const (
 
 // RefusedRestore returns the outcome that a refused or failed restore's error carries, or
 // false when err is not such an error.
-func RefusedRestore(err error) (*ResumeOutcome, bool) {
+func RefusedRestore(err error) (*view.ResumeOutcome, bool) {
 	var ae *Error
 	if !errors.As(err, &ae) || ae.Details["outcome"] == nil {
 		return nil, false
 	}
-	b, err := json.Marshal(ae.Details["outcome"])
-	if err != nil {
+	o, ok := ae.Details["outcome"].(*view.ResumeOutcome)
+	if !ok {
+		// From the socket: details are plain JSON values.
+		b, err := json.Marshal(ae.Details["outcome"])
+		if err != nil || json.Unmarshal(b, &o) != nil {
+			return nil, false
+		}
+	}
+	if string(o.Status) != ae.Code {
 		return nil, false
 	}
-	var o ResumeOutcome
-	if json.Unmarshal(b, &o) != nil || o.Status != ae.Code {
-		return nil, false
-	}
-	return &o, true
+	return o, true
 }

@@ -15,12 +15,14 @@ import (
 	"github.com/apache/arrow/go/v17/parquet"
 	"github.com/apache/arrow/go/v17/parquet/compress"
 	"github.com/apache/arrow/go/v17/parquet/pqarrow"
+
+	"github.com/pondhq/pond/session/view"
 )
 
 // writeParquet writes rows as one Parquet file. Column types are inferred from the first 1,024
 // rows (integers, reals, text; all-NULL columns are text); a later value that does not fit its
 // column is an error that says to CAST it in the query.
-func writeParquet(st *statement, cw *countingWriter, sum *ExportSummary) error {
+func writeParquet(st *statement, cw *countingWriter, sum *view.SQLExport) error {
 	cols := st.cols
 	var head [][]any
 	for len(head) < 1024 {
@@ -142,15 +144,6 @@ func writeParquet(st *statement, cw *countingWriter, sum *ExportSummary) error {
 // ExportCap bounds an export file.
 const ExportCap = 100 << 20
 
-// ExportSummary says what an export wrote.
-type ExportSummary struct {
-	Format    string `json:"format"`
-	Rows      int    `json:"rows"`
-	Bytes     int64  `json:"bytes"`
-	Truncated bool   `json:"truncated"` // stopped at ExportCap
-	ElapsedMs int64  `json:"elapsed_ms"`
-}
-
 // countingWriter counts what passes through it.
 type countingWriter struct {
 	w io.Writer
@@ -166,7 +159,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // Export runs one read-only statement and writes every row (no row cap, at most ExportCap
 // bytes) as ndjson (one JSON object per row, NULLs omitted), csv (a header, then rows) or
 // parquet.
-func (r *Reader) Export(ctx context.Context, q string, format string, timeout time.Duration, w io.Writer) (*ExportSummary, error) {
+func (r *Reader) Export(ctx context.Context, q string, format string, timeout time.Duration, w io.Writer) (*view.SQLExport, error) {
 	if format != "ndjson" && format != "csv" && format != "parquet" {
 		return nil, fmt.Errorf("unknown export format %q (ndjson, csv or parquet)", format)
 	}
@@ -177,7 +170,7 @@ func (r *Reader) Export(ctx context.Context, q string, format string, timeout ti
 	defer st.close()
 	bw := bufio.NewWriterSize(w, 1<<20)
 	cw := &countingWriter{w: bw}
-	sum := &ExportSummary{Format: format}
+	sum := &view.SQLExport{Format: format}
 	switch format {
 	case "parquet":
 		err = writeParquet(st, cw, sum)
@@ -200,7 +193,7 @@ func (r *Reader) Export(ctx context.Context, q string, format string, timeout ti
 	return sum, nil
 }
 
-func writeNDJSON(st *statement, cw *countingWriter, sum *ExportSummary) error {
+func writeNDJSON(st *statement, cw *countingWriter, sum *view.SQLExport) error {
 	enc := json.NewEncoder(cw)
 	enc.SetEscapeHTML(false)
 	for cw.n < ExportCap {
@@ -217,7 +210,7 @@ func writeNDJSON(st *statement, cw *countingWriter, sum *ExportSummary) error {
 	return nil
 }
 
-func writeCSV(st *statement, cw *countingWriter, sum *ExportSummary) error {
+func writeCSV(st *statement, cw *countingWriter, sum *view.SQLExport) error {
 	cv := csv.NewWriter(cw)
 	if err := cv.Write(st.cols); err != nil {
 		return err

@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/pondhq/pond/session/view"
 )
 
 // ErrRefused marks a statement the read-only gate refuses (exit code 2 on the CLI, a tool error
@@ -207,17 +209,6 @@ type Options struct {
 	Timeout time.Duration // default 30 s, at most 600 s
 }
 
-// Result is a query's answer, bounded by Options.
-type Result struct {
-	Columns   []string         `json:"columns"`
-	Rows      []map[string]any `json:"rows"`
-	RowCount  int              `json:"row_count"`
-	Truncated bool             `json:"truncated"`
-	ElapsedMs int64            `json:"elapsed_ms"`
-	// Clipped counts cells cut at CellChars characters.
-	Clipped int `json:"clipped_cells,omitempty"`
-}
-
 // CheckStatement refuses anything but exactly one SELECT, WITH, VALUES or EXPLAIN statement.
 // go-sqlite3 runs every statement of a multi-statement string, so a second statement must be
 // caught here; whether the statement only reads is the authorizer's to enforce.
@@ -398,7 +389,7 @@ func rowMap(cols []string, vals []any) map[string]any {
 }
 
 // Query runs one read-only statement within opts' limits.
-func (r *Reader) Query(ctx context.Context, q string, opts Options) (*Result, error) {
+func (r *Reader) Query(ctx context.Context, q string, opts Options) (*view.SQLResult, error) {
 	limit := opts.Limit
 	if limit <= 0 {
 		limit = DefaultRows
@@ -409,7 +400,7 @@ func (r *Reader) Query(ctx context.Context, q string, opts Options) (*Result, er
 		return nil, err
 	}
 	defer st.close()
-	res := &Result{Columns: st.cols, Rows: []map[string]any{}}
+	res := &view.SQLResult{Columns: st.cols, Rows: []map[string]any{}}
 	budget := JSONBudget
 	for {
 		vals, err := st.next()

@@ -1,4 +1,4 @@
-package store
+package present
 
 import (
 	"fmt"
@@ -6,22 +6,24 @@ import (
 	"unicode/utf8"
 
 	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/session/view"
 )
 
-// SearchTextBudget bounds a rendered search result, shared fairly between its sessions.
+// SearchTextBudget bounds a rendered search result for people (the CLI), shared fairly
+// between its sessions.
 const SearchTextBudget = 10_000
 
-// Render writes the result as text for people and for agents (the MCP tool's answer): a
+// Search writes the result as text for people and for agents (the MCP tool's answer): a
 // header with the honest totals, then each session with its hits, query terms in **bold**.
 // Every session gets an equal share of budget; each shows at least its first hit.
-func (r *SearchResult) Render(budget int) string {
+func Search(r *view.SearchResult, budget int) string {
 	var b strings.Builder
 	hits := 0
 	for _, g := range r.Sessions {
 		hits += len(g.Matches)
 	}
 	kind := "matching"
-	if r.Mode == ModeVector {
+	if r.Mode == view.ModeVector {
 		kind = "nearest"
 	}
 	more := ""
@@ -96,6 +98,28 @@ func clipChars(s string, n int) string {
 	return s[:cut] + fmt.Sprintf(" [+%d more chars]", utf8.RuneCountInString(s[cut:]))
 }
 
+// runeOffset is the byte offset of s's n-th character (len(s) when it has fewer).
+func runeOffset(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
+}
+
+// Bound cuts s to at most limit characters, on a character boundary, with a note saying so:
+// what a face with a hard size limit (an MCP answer) shows.
+func Bound(s string, limit int) string {
+	r := []rune(s)
+	if len(r) <= limit {
+		return s
+	}
+	const note = "\n[cut at %d characters: ask for less (a smaller limit, or page on)]\n"
+	return string(r[:limit-len(note)-8]) + fmt.Sprintf(note, limit)
+}
+
 func shortTime(ts string) string {
 	if len(ts) >= 19 {
 		return strings.Replace(ts[:19], "T", " ", 1)
@@ -103,9 +127,9 @@ func shortTime(ts string) string {
 	return ts
 }
 
-// Render writes the page as a transcript: each message's text and one line per tool call,
+// Page writes a session page as a transcript: each message's text and one line per tool call,
 // result and other part, then where the next pages are.
-func (p *SessionPage) Render() string {
+func Page(p *view.SessionPage) string {
 	var b strings.Builder
 	s := p.Session
 	last := p.FirstIndex + len(p.Messages) - 1
@@ -135,7 +159,7 @@ func (p *SessionPage) Render() string {
 	return b.String()
 }
 
-func renderView(b *strings.Builder, label string, m MessageView) {
+func renderView(b *strings.Builder, label string, m view.MessageView) {
 	fmt.Fprintf(b, "--- %s %s | %s | %s ---\n", label, m.Role, shortTime(m.Timestamp), m.ID)
 	if m.Content != "" {
 		b.WriteString(m.Content + "\n")
@@ -159,9 +183,9 @@ func renderView(b *strings.Builder, label string, m MessageView) {
 	}
 }
 
-// Render writes the message with its parts in full between its neighbours; the target is
+// Message writes the message with its parts in full between its neighbours; the target is
 // marked with ">".
-func (d *MessageDetail) Render() string {
+func Message(d *view.MessageDetail) string {
 	var b strings.Builder
 	s := d.Session
 	fmt.Fprintf(&b, "session %s | %s | %s\n", s.ID, s.SourceAgent, s.Project)
@@ -207,7 +231,7 @@ func (d *MessageDetail) Render() string {
 		}
 	}
 	if d.TargetPartsRemaining > 0 {
-		fmt.Fprintf(&b, "... %d more parts past the %d-byte budget: read them with pond sql on parts\n", d.TargetPartsRemaining, PageBudgetBytes)
+		fmt.Fprintf(&b, "... %d more parts past the %d-byte budget: read them with pond sql on parts\n", d.TargetPartsRemaining, view.PageBudgetBytes)
 	}
 	for _, m := range d.After {
 		renderView(&b, "", m)

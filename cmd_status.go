@@ -1,0 +1,44 @@
+package main
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pondhq/pond/daemon"
+	"github.com/pondhq/pond/present"
+	"github.com/pondhq/pond/session/view"
+)
+
+func newStatusCmd() *cobra.Command {
+	var format string
+	var subagents bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show what the archive holds and how the last sync went",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			d, err := resolveDirs()
+			if err != nil {
+				return err
+			}
+			api, closeAPI, err := archive(cmd.Context(), "pond status", daemon.LocalOptions{Archive: true})
+			if err != nil {
+				return err
+			}
+			defer closeAPI()
+			rep, err := api.Status(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if !subagents {
+				rep.Agents = slices.DeleteFunc(rep.Agents, func(a view.AgentCount) bool { return strings.Contains(a.Agent, "/") })
+			}
+			return render(cmd.OutOrStdout(), format, rep, func() string { return present.Status(rep, d.Data.Path, subagents) })
+		},
+	}
+	cmd.Flags().BoolVar(&subagents, "include-subagents", false, "count sub-agent sessions per sub-kind too")
+	addFormatFlag(cmd, &format)
+	return cmd
+}

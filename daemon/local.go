@@ -1,0 +1,66 @@
+package daemon
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/pondhq/pond/daemon/capture"
+	"github.com/pondhq/pond/ipc"
+	"github.com/pondhq/pond/paths"
+	"github.com/pondhq/pond/store"
+)
+
+// LocalOptions say what a command needs of the archive.
+type LocalOptions struct {
+	Dirs    paths.Dirs
+	Version string
+	Log     *slog.Logger
+	// Command names this process in the store lock's holder file ("pond sync").
+	Command string
+	// Archive opens the store when no daemon answers. Without it the service edits the config
+	// and reads the SQL mirror, nothing else.
+	Archive bool
+	// Model serves the embedding model the config turns on (if any) to vector search and
+	// embedding when no daemon answers; the model loads when first asked for a vector. A model
+	// that cannot be served fails Local, unless OnModelError is set: it is told, and the
+	// service goes on without semantic search.
+	Model        bool
+	OnModelError func(error)
+}
+
+// Local is how a command reaches the archive: the client of the daemon when one answers on the
+// API socket (the only writer while it runs), otherwise the daemon's Service in this process,
+// over the store opened here, writing under the store lock. Either way the command speaks
+// ipc.API, and follows progress on its Watch. close releases what Local opened.
+func Local(ctx context.Context, opts LocalOptions) (api ipc.API, close func(), err error) {
+	if c, err := ipc.Connect(ctx, ipc.APISocket(opts.Dirs.Runtime.Path)); err == nil {
+		return c, c.Close, nil
+	}
+	svc := &Service{Dirs: opts.Dirs, Env: capture.Env(), Version: opts.Version, Log: opts.Log, Hub: ipc.NewHub(64)}
+	close = func() {
+		svc.Close()
+		if svc.Store != nil {
+			svc.Store.Close()
+		}
+	}
+	if opts.Archive {
+		if svc.Store, err = store.Open(ctx, store.Options{DataDir: opts.Dirs.Data.Path, StateDir: opts.Dirs.State.Path,
+			Command: opts.Command, Logger: opts.Log}); err != nil {
+			return nil, nil, err
+		}
+	}
+	if opts.Model && svc.Store != nil {
+		cfg, err := svc.loadConfig()
+		if err == nil {
+			err = svc.serveModel(cfg)
+		}
+		if err != nil && opts.OnModelError == nil {
+			close()
+			return nil, nil, err
+		}
+		if err != nil {
+			opts.OnModelError(err)
+		}
+	}
+	return svc, close, nil
+}

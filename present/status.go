@@ -1,0 +1,128 @@
+package present
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pondhq/pond/session/view"
+)
+
+// Status is what `pond status` prints: the archive under dataDir, per agent (sub-agent kinds
+// only with subagents), the last sync, consent, semantic search, the indexes and the daemon.
+func Status(st *view.Status, dataDir string, subagents bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "archive: %d sessions, %d messages, %d parts (%s)\n", st.Sessions, st.Messages, st.Parts, dataDir)
+	agents := slices.Clone(st.Agents)
+	sort.SliceStable(agents, func(i, j int) bool { return agents[i].Sessions > agents[j].Sessions })
+	for _, a := range agents {
+		fmt.Fprintf(&b, "  %-24s %6d sessions %9d messages\n", a.Agent, a.Sessions, a.Messages)
+	}
+	if !subagents {
+		b.WriteString("  (sub-agent sessions not listed; --include-subagents)\n")
+	}
+	if ls := st.LastSync; ls != nil {
+		fmt.Fprintf(&b, "last sync: %s, %s, %d sessions and %d messages new, %.1fs", ls.FinishedAt, ls.Outcome, ls.SessionsInserted, ls.MessagesInserted, ls.DurationSecs)
+		if ls.Error != "" {
+			fmt.Fprintf(&b, " (%s)", ls.Error)
+		}
+		b.WriteString("\n")
+	} else {
+		b.WriteString("last sync: never; run pond sync\n")
+	}
+	fmt.Fprintf(&b, "capture consent: %s\n", st.Consent)
+	if e := st.Embeddings; e.Enabled {
+		fmt.Fprintf(&b, "semantic search: on (%s), %d of %d messages embedded\n", e.Model, e.Embedded, st.Messages)
+	} else {
+		b.WriteString("semantic search: off\n")
+	}
+	for _, ix := range st.Indexes {
+		fmt.Fprintf(&b, "index %s.%s (%s)", ix.Table, ix.Name, ix.Kind)
+		if ix.UnindexedRows != nil && *ix.UnindexedRows > 0 {
+			fmt.Fprintf(&b, ": %d rows not yet folded in", *ix.UnindexedRows)
+		}
+		b.WriteString("\n")
+	}
+	if dm := st.Daemon; dm != nil {
+		fmt.Fprintf(&b, "daemon: pid %d since %s, watching %d folders", dm.PID, dm.StartedAt.Local().Format(time.DateTime), dm.Watching)
+		if dm.LastError != "" {
+			fmt.Fprintf(&b, "; last error: %s", dm.LastError)
+		}
+		b.WriteString("\n")
+	} else {
+		b.WriteString("daemon: not running\n")
+	}
+	return b.String()
+}
+
+// Adapters is what `pond adapters list` prints: a line per adapter, its state and where its
+// data is.
+func Adapters(list []view.Adapter) string {
+	var b strings.Builder
+	for _, a := range list {
+		state := "not configured"
+		switch {
+		case a.Enabled:
+			state = "enabled"
+		case a.Configured:
+			state = "disabled"
+		}
+		where := a.Path
+		if where == "" {
+			where = strings.Join(a.Found, ", ")
+		}
+		if where == "" {
+			where = "no data found"
+		}
+		fmt.Fprintf(&b, "%-16s %-15s %s\n", a.Name, state, where)
+	}
+	return b.String()
+}
+
+// ModelStatus is what `pond model status` prints.
+func ModelStatus(s *view.ModelStatus) string {
+	var b strings.Builder
+	switch {
+	case s.Enabled:
+		fmt.Fprintf(&b, "semantic search: on, model %s\n", s.Model)
+	default:
+		b.WriteString("semantic search: off (turn it on with `pond model install`)\n")
+	}
+	if len(s.Installed) == 0 {
+		b.WriteString("installed models: none\n")
+	}
+	for _, in := range s.Installed {
+		mark := " "
+		if in.ID == s.Model {
+			mark = "*"
+		}
+		fmt.Fprintf(&b, "%s %s (%s, %d dims) from %s\n    %s\n", mark, in.ID, in.Config.Variant, in.Config.Dimensions, in.Source, in.Dir)
+	}
+	if e := s.Embedded; e != nil {
+		fmt.Fprintf(&b, "embedded: %d of %d searchable messages by %s", e.ThisModel, e.Searchable, e.Model)
+		if e.Other > 0 {
+			fmt.Fprintf(&b, ", %d by other models (`pond optimize --force-embed` re-embeds them)", e.Other)
+		}
+		if e.ThisModel+e.Other < e.Searchable {
+			b.WriteString("; `pond optimize --embed` embeds the rest")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// ModelVerify is what `pond model verify` prints.
+func ModelVerify(rep *view.ModelVerify) string {
+	if rep.OK {
+		return fmt.Sprintf("%s: every file matches its recorded sha256 and the model loads\n", rep.Model)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s in %s is damaged:\n", rep.Model, rep.Dir)
+	for _, p := range rep.Problems {
+		fmt.Fprintf(&b, "  %s: %s\n", p.File, p.Detail)
+	}
+	b.WriteString("reinstall it with `pond model install` (or --from DIR)\n")
+	return b.String()
+}

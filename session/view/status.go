@@ -1,0 +1,68 @@
+package view
+
+import "time"
+
+// Status is the archive's counts, the adapters, the last sync and the daemon itself.
+type Status struct {
+	ProtocolVersion int          `json:"protocol_version"`
+	Version         string       `json:"version"`
+	Sessions        int64        `json:"sessions"`
+	Messages        int64        `json:"messages"`
+	Parts           int64        `json:"parts"`
+	Agents          []AgentCount `json:"agents"`
+	LastSync        *LastSync    `json:"last_sync,omitempty"`
+	Consent         string       `json:"consent"`
+	Adapters        []Adapter    `json:"adapters"`
+	Embeddings      Embeddings   `json:"embeddings"`
+	Indexes         []TableIndex `json:"indexes"`
+	// Upkeep is the daemon's last upkeep run (absent before its first, and without a daemon).
+	Upkeep *Upkeep `json:"upkeep,omitempty"`
+	// Daemon is set when a daemon answered (absent when the CLI read the store itself).
+	Daemon *DaemonInfo `json:"daemon,omitempty"`
+}
+
+// AgentCount is one source agent's share of the archive.
+type AgentCount struct {
+	Agent    string `json:"agent"`
+	Sessions int64  `json:"sessions"`
+	Messages int64  `json:"messages"`
+}
+
+// Embeddings is the semantic-search state: whether it is on, how many messages carry an
+// embedding (of any model) and how many searchable ones do not yet.
+type Embeddings struct {
+	Enabled  bool   `json:"enabled"`
+	Model    string `json:"model,omitempty"`
+	Embedded int64  `json:"embedded"`
+	Pending  int64  `json:"pending"`
+}
+
+// TableIndex is one Lance index of a table and how far it covers the table.
+type TableIndex struct {
+	Table         string `json:"table"`
+	Name          string `json:"name"`
+	Kind          string `json:"kind"`
+	IndexedRows   *int64 `json:"indexed_rows,omitempty"`
+	UnindexedRows *int64 `json:"unindexed_rows,omitempty"`
+}
+
+// DaemonInfo describes the running daemon.
+type DaemonInfo struct {
+	PID       int       `json:"pid"`
+	StartedAt time.Time `json:"started_at"`
+	Epoch     string    `json:"epoch"` // the boot epoch of its watch events
+	Syncing   bool      `json:"syncing"`
+	// LastError is the last automatic sync's failure, kept until one succeeds.
+	LastError string `json:"last_error,omitempty"`
+	Watching  int    `json:"watching"` // directories under watch
+}
+
+// Adapter is one adapter: configured, enabled, and where its data was found.
+type Adapter struct {
+	Name       string   `json:"name"`
+	Configured bool     `json:"configured"`
+	Enabled    bool     `json:"enabled"`
+	Path       string   `json:"path,omitempty"`
+	Found      []string `json:"found,omitempty"` // default roots that exist here
+	Restore    bool     `json:"can_restore"`
+}
