@@ -42,7 +42,7 @@ Examples:
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if schema {
-				_, err := io.WriteString(cmd.OutOrStdout(), sqlite.SchemaDoc)
+				_, err := io.WriteString(cmd.OutOrStdout(), present.SQLSchema)
 				return err
 			}
 			switch format {

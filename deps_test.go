@@ -63,6 +63,8 @@ var layers = []struct {
 	// The tray and the installer speak to the daemon through ipc without linking the store.
 	{"ipc", []string{"session", "internal"}},
 	{"resume", []string{"session", "adapters", "internal"}}, // reads transcripts handed to it; never the store
+	// Presentation is pure text from the read model, for the CLI, MCP and the tray alike.
+	{"present", []string{"session"}},
 	// The desktop app talks to the daemon only through ipc's client and the wire and read-model
 	// types, and uses pure-Go leaves; never the store, the daemon, embed or the native library.
 	{"app", []string{"session", "ipc", "paths", "assets", "present", "resume/terminal", "installer/service", "internal"}},
@@ -104,6 +106,7 @@ func TestDependencyRulesCatch(t *testing.T) {
 		{ImportPath: m("adapters/codex"), Deps: []string{m("store/sqlite")}},
 		{ImportPath: m("ipc"), Imports: []string{"fyne.io/fyne/v2"}},
 		{ImportPath: m("paths"), Deps: []string{"github.com/yalue/onnxruntime_go"}},
+		{ImportPath: m("daemon/mcpserver"), Deps: []string{m("store/sqlite")}},
 		{ImportPath: m("session/view"), CgoLDFLAGS: []string{"-l:libpond_native.a"}},
 	}
 	for _, p := range bad {
@@ -160,6 +163,10 @@ func violations(pkgs []listedPackage) []string {
 			// and model downloads stay out of it.
 			if under(p.ImportPath, "store") && (under(d, "embed/onnx") || under(d, "embed/model")) {
 				out = append(out, fmt.Sprintf("%s depends on %s; the store may use only the embed interface", p.ImportPath, d))
+			}
+			// The MCP server reaches the archive only through the daemon's service.
+			if under(p.ImportPath, "daemon/mcpserver") && under(d, "store") {
+				out = append(out, fmt.Sprintf("%s depends on %s; the MCP server reaches the archive only through the service", p.ImportPath, d))
 			}
 		}
 		// What each package may depend on among our own packages (transitively).

@@ -22,7 +22,6 @@ import (
 	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/present"
 	"github.com/pondhq/pond/session/view"
-	"github.com/pondhq/pond/store/sqlite"
 )
 
 // Rendered text budgets, as the original's tools declare them (anthropic/maxResultSizeChars).
@@ -177,7 +176,7 @@ func (h *handlers) resources() []resource {
 		{&mcp.Resource{URI: "schema://pond-sql", Name: "pond-sql", MIMEType: "text/markdown",
 			Description: "The SQL surface: tables, columns, JSON rules, functions and worked examples for pond_sql."},
 			func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-				return contents(req.Params.URI, "text/markdown", sqlite.SchemaDoc), nil
+				return contents(req.Params.URI, "text/markdown", present.SQLSchema), nil
 			}},
 		{&mcp.Resource{URI: "schema://pond", Name: "pond", MIMEType: "text/markdown",
 			Description: "Pond's tools: what each takes and returns."}, h.toolsDoc},

@@ -1,8 +1,8 @@
-package sqlite
+package present
 
-// SchemaDoc documents the SQL surface: what `pond sql --schema` prints and what agents read
+// SQLSchema documents the SQL surface: what `pond sql --schema` prints and what agents read
 // before writing SQL.
-const SchemaDoc = `Pond SQL: the archive as three tables and two views (SQLite, read-only).
+const SQLSchema = `Pond SQL: the archive as three tables and two views (SQLite, read-only).
 One statement per query: SELECT, WITH … SELECT, or EXPLAIN of one. Times are ISO-8601 UTC text
 (2026-05-01T10:00:00.000000Z), so text order is time order. JSON columns are text: read them with
 json_extract(col, '$.path') or the lenient getters below.
