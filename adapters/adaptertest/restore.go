@@ -101,7 +101,7 @@ func CheckNativeRestore(t testing.TB, want []session.Event, files []restore.File
 		wantC, gotC = withoutIDs(wantC), withoutIDs(gotC)
 	}
 	if diff := cmp.Diff(wantC, gotC); diff != "" {
-		t.Errorf("restored copy differs (-stored +restored):\n%s", diff)
+		t.Errorf("session %s: restored copy differs (-stored +restored):\n%s", files[0].Session, diff)
 	}
 }
 
