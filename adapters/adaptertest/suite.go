@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -65,6 +66,14 @@ func Run(t *testing.T, cfg Config) {
 		dir := filepath.ToSlash(desc.Fixture.Dir)
 		if info, err := os.Stat(filepath.Join(RepoRoot(t), filepath.FromSlash(dir))); err != nil || !info.IsDir() {
 			t.Errorf("fixture %q is not a folder of the repository", dir)
+		}
+		// Everything about an agent lives in its package, its fixture too.
+		typ := reflect.TypeOf(a)
+		for typ.Kind() == reflect.Pointer {
+			typ = typ.Elem()
+		}
+		if _, pkg, ok := strings.Cut(typ.PkgPath(), "/adapters/"); ok && !strings.HasPrefix(dir, "adapters/"+pkg+"/") {
+			t.Errorf("fixture %q is outside the adapter's package folder adapters/%s", dir, pkg)
 		}
 		for db, script := range desc.Fixture.Databases {
 			if !filepath.IsLocal(db) || !filepath.IsLocal(script) {
@@ -124,7 +133,7 @@ func Run(t *testing.T, cfg Config) {
 
 	t.Run("malformed", func(t *testing.T) {
 		root := fixture(t)
-		file, lines := largestJSONL(t, root)
+		file, lines := LargestJSONL(t, root)
 		if len(lines) < 2 {
 			t.Skip("no line-based source of two lines or more in the fixture")
 		}
@@ -155,7 +164,7 @@ func Run(t *testing.T, cfg Config) {
 
 	t.Run("incremental", func(t *testing.T) {
 		root := fixture(t)
-		file, lines := largestJSONL(t, root)
+		file, lines := LargestJSONL(t, root)
 		if len(lines) < 4 {
 			t.Skip("no line-based source of four lines or more in the fixture")
 		}
@@ -326,9 +335,9 @@ func touch(t *testing.T, root string, at time.Time) {
 	}
 }
 
-// largestJSONL is the biggest line-based source under root and its lines (each with its
+// LargestJSONL is the biggest line-based source under root and its lines (each with its
 // newline), or "" when there is none.
-func largestJSONL(t *testing.T, root string) (string, [][]byte) {
+func LargestJSONL(t *testing.T, root string) (string, [][]byte) {
 	t.Helper()
 	var best string
 	var size int64

@@ -72,21 +72,6 @@ func (r *rig) noDrift() {
 	}
 }
 
-// largestJSONL is the biggest line-based source in a tree ("" when there is none).
-func largestJSONL(t *testing.T, root string) string {
-	var best string
-	var size int64
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && filepath.Ext(p) == ".jsonl" {
-			if info, err := d.Info(); err == nil && info.Size() > size {
-				best, size = p, info.Size()
-			}
-		}
-		return nil
-	})
-	return best
-}
-
 // TestConformance runs every registered adapter through the real sync engine and the real store
 // (Lance and SQLite in a temp dir), over the adapter's own test tree: the store converges on what
 // the adapter yields. The store-free part of the suite runs in each adapter's own tests
@@ -151,7 +136,7 @@ func TestConformance(t *testing.T) {
 
 		t.Run(a.Name()+"/incremental", func(t *testing.T) {
 			src := adaptertest.FixtureDir(t, a)
-			file := largestJSONL(t, src)
+			file, _ := adaptertest.LargestJSONL(t, src)
 			if file == "" {
 				t.Skip("no line-based source in the fixture tree")
 			}
