@@ -5,28 +5,31 @@ import (
 	"encoding/json"
 )
 
-// KV is one key of a JSON object written in a given order: the agents write their keys in a
+// Field is one key of a JSON object written in a given order: the agents write their keys in a
 // fixed order, and a map would sort them.
-type KV struct {
-	K string
-	V any
+type Field struct {
+	key   string
+	value any
 }
+
+// KV is the field k: v.
+func KV(k string, v any) Field { return Field{k, v} }
 
 // Obj encodes an ordered JSON object. Values are encoded with encoding/json; a json.RawMessage
 // (such as a nested Obj) is taken as it is.
-func Obj(fields ...KV) json.RawMessage {
+func Obj(fields ...Field) json.RawMessage {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, f := range fields {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(f.K)
+		k, _ := json.Marshal(f.key)
 		b.Write(k)
 		b.WriteByte(':')
-		v, err := json.Marshal(f.V)
+		v, err := json.Marshal(f.value)
 		if err != nil {
-			panic("corpus: encode " + f.K + ": " + err.Error()) // only our own literal values reach here
+			panic("corpus: encode " + f.key + ": " + err.Error()) // only our own literal values reach here
 		}
 		b.Write(v)
 	}

@@ -44,30 +44,30 @@ func (g *geminiFormat) Write(root string, c *corpus.Conv) (int64, error) {
 	if len(c.Turns) > 0 {
 		end = c.Turns[len(c.Turns)-1].At
 	}
-	lines := [][]byte{corpus.Obj(corpus.KV{"sessionId", c.ID}, corpus.KV{"projectHash", hex.EncodeToString(hash[:])},
-		corpus.KV{"startTime", corpus.ISO(c.Start)}, corpus.KV{"lastUpdated", corpus.ISO(end)}, corpus.KV{"kind", "main"})}
+	lines := [][]byte{corpus.Obj(corpus.KV("sessionId", c.ID), corpus.KV("projectHash", hex.EncodeToString(hash[:])),
+		corpus.KV("startTime", corpus.ISO(c.Start)), corpus.KV("lastUpdated", corpus.ISO(end)), corpus.KV("kind", "main"))}
 	for i, t := range c.Turns {
 		id := fmt.Sprintf("%s-%08x", c.ID[:23], i+1)
 		switch t.Kind {
 		case corpus.UserText:
-			lines = append(lines, corpus.Obj(corpus.KV{"id", id}, corpus.KV{"timestamp", corpus.ISO(t.At)}, corpus.KV{"type", "user"},
-				corpus.KV{"content", corpus.Arr(corpus.Obj(corpus.KV{"text", t.Text}))}))
+			lines = append(lines, corpus.Obj(corpus.KV("id", id), corpus.KV("timestamp", corpus.ISO(t.At)), corpus.KV("type", "user"),
+				corpus.KV("content", corpus.Arr(corpus.Obj(corpus.KV("text", t.Text))))))
 		case corpus.AssistantText:
-			lines = append(lines, corpus.Obj(corpus.KV{"id", id}, corpus.KV{"timestamp", corpus.ISO(t.At)}, corpus.KV{"type", "gemini"},
-				corpus.KV{"content", t.Text}, corpus.KV{"model", "gemini-2.5-pro"}))
+			lines = append(lines, corpus.Obj(corpus.KV("id", id), corpus.KV("timestamp", corpus.ISO(t.At)), corpus.KV("type", "gemini"),
+				corpus.KV("content", t.Text), corpus.KV("model", "gemini-2.5-pro")))
 		case corpus.ToolRun:
 			callID := fmt.Sprintf("run_shell_command_%d_%d", corpus.Millis(t.At), i)
-			response, status := corpus.Obj(corpus.KV{"output", t.Output}), "success"
+			response, status := corpus.Obj(corpus.KV("output", t.Output)), "success"
 			if t.Failed {
-				response, status = corpus.Obj(corpus.KV{"error", t.Output}), "error"
+				response, status = corpus.Obj(corpus.KV("error", t.Output)), "error"
 			}
-			lines = append(lines, corpus.Obj(corpus.KV{"id", id}, corpus.KV{"timestamp", corpus.ISO(t.At)}, corpus.KV{"type", "gemini"}, corpus.KV{"content", ""},
-				corpus.KV{"toolCalls", corpus.Arr(corpus.Obj(
-					corpus.KV{"id", callID}, corpus.KV{"name", "run_shell_command"}, corpus.KV{"args", corpus.Obj(corpus.KV{"command", t.Text})},
-					corpus.KV{"result", corpus.Arr(corpus.Obj(corpus.KV{"functionResponse", corpus.Obj(corpus.KV{"id", callID}, corpus.KV{"name", "run_shell_command"}, corpus.KV{"response", response})}))},
-					corpus.KV{"status", status}, corpus.KV{"timestamp", corpus.ISO(t.At)}, corpus.KV{"displayName", "Shell"},
-				))},
-				corpus.KV{"model", "gemini-2.5-pro"}))
+			lines = append(lines, corpus.Obj(corpus.KV("id", id), corpus.KV("timestamp", corpus.ISO(t.At)), corpus.KV("type", "gemini"), corpus.KV("content", ""),
+				corpus.KV("toolCalls", corpus.Arr(corpus.Obj(
+					corpus.KV("id", callID), corpus.KV("name", "run_shell_command"), corpus.KV("args", corpus.Obj(corpus.KV("command", t.Text))),
+					corpus.KV("result", corpus.Arr(corpus.Obj(corpus.KV("functionResponse", corpus.Obj(corpus.KV("id", callID), corpus.KV("name", "run_shell_command"), corpus.KV("response", response)))))),
+					corpus.KV("status", status), corpus.KV("timestamp", corpus.ISO(t.At)), corpus.KV("displayName", "Shell"),
+				))),
+				corpus.KV("model", "gemini-2.5-pro")))
 		}
 	}
 	name := fmt.Sprintf("session-%s-%s.jsonl", c.Start.Format("2006-01-02T15-04"), c.ID[:8])
@@ -76,5 +76,5 @@ func (g *geminiFormat) Write(root string, c *corpus.Conv) (int64, error) {
 
 // finish writes the project registry, projects.json.
 func (g *geminiFormat) Finish(root string) error {
-	return os.WriteFile(filepath.Join(root, "projects.json"), corpus.Obj(corpus.KV{"projects", g.projects}), 0o644)
+	return os.WriteFile(filepath.Join(root, "projects.json"), corpus.Obj(corpus.KV("projects", g.projects)), 0o644)
 }

@@ -95,7 +95,7 @@ func (o *opencodeFormat) Write(root string, c *corpus.Conv) (int64, error) {
 			corpus.Millis(c.Start), corpus.Millis(c.Start), nil, "[]", nil)
 	}
 	sid := "ses_" + c.ID[:8] + c.RandHex(18)
-	model := corpus.Obj(corpus.KV{"id", "claude-sonnet-4"}, corpus.KV{"providerID", "anthropic"})
+	model := corpus.Obj(corpus.KV("id", "claude-sonnet-4"), corpus.KV("providerID", "anthropic"))
 	insert("session (`id`, `project_id`, `slug`, `directory`, `title`, `version`, `permission`, `agent`, `model`, `time_created`, `time_updated`)",
 		sid, projectID, "quiet-"+c.ID[:6], c.Cwd, "Session "+c.ID[:8], "1.18.33",
 		`[{"permission":"question","pattern":"*","action":"deny"}]`, "build", model, corpus.Millis(c.Start), corpus.Millis(c.LastAt))
@@ -107,28 +107,28 @@ func (o *opencodeFormat) Write(root string, c *corpus.Conv) (int64, error) {
 		var data, part json.RawMessage
 		switch t.Kind {
 		case corpus.UserText:
-			data = corpus.Obj(corpus.KV{"role", "user"}, corpus.KV{"time", corpus.Obj(corpus.KV{"created", ms})}, corpus.KV{"agent", "build"}, corpus.KV{"model", corpus.Obj(corpus.KV{"providerID", "anthropic"}, corpus.KV{"modelID", "claude-sonnet-4"})})
-			part = corpus.Obj(corpus.KV{"type", "text"}, corpus.KV{"text", t.Text})
+			data = corpus.Obj(corpus.KV("role", "user"), corpus.KV("time", corpus.Obj(corpus.KV("created", ms))), corpus.KV("agent", "build"), corpus.KV("model", corpus.Obj(corpus.KV("providerID", "anthropic"), corpus.KV("modelID", "claude-sonnet-4"))))
+			part = corpus.Obj(corpus.KV("type", "text"), corpus.KV("text", t.Text))
 		default:
 			finish := "stop"
 			if t.Kind == corpus.ToolRun {
 				finish = "tool-calls"
 			}
-			data = corpus.Obj(corpus.KV{"parentID", prev}, corpus.KV{"role", "assistant"}, corpus.KV{"mode", "build"}, corpus.KV{"agent", "build"},
-				corpus.KV{"path", corpus.Obj(corpus.KV{"cwd", c.Cwd}, corpus.KV{"root", c.Cwd})}, corpus.KV{"cost", 0.01},
-				corpus.KV{"tokens", corpus.Obj(corpus.KV{"total", 150}, corpus.KV{"input", 100}, corpus.KV{"output", 50}, corpus.KV{"reasoning", 0}, corpus.KV{"cache", corpus.Obj(corpus.KV{"read", 0}, corpus.KV{"write", 0})})},
-				corpus.KV{"modelID", "claude-sonnet-4"}, corpus.KV{"providerID", "anthropic"}, corpus.KV{"time", corpus.Obj(corpus.KV{"created", ms}, corpus.KV{"completed", ms + 900})}, corpus.KV{"finish", finish})
+			data = corpus.Obj(corpus.KV("parentID", prev), corpus.KV("role", "assistant"), corpus.KV("mode", "build"), corpus.KV("agent", "build"),
+				corpus.KV("path", corpus.Obj(corpus.KV("cwd", c.Cwd), corpus.KV("root", c.Cwd))), corpus.KV("cost", 0.01),
+				corpus.KV("tokens", corpus.Obj(corpus.KV("total", 150), corpus.KV("input", 100), corpus.KV("output", 50), corpus.KV("reasoning", 0), corpus.KV("cache", corpus.Obj(corpus.KV("read", 0), corpus.KV("write", 0))))),
+				corpus.KV("modelID", "claude-sonnet-4"), corpus.KV("providerID", "anthropic"), corpus.KV("time", corpus.Obj(corpus.KV("created", ms), corpus.KV("completed", ms+900))), corpus.KV("finish", finish))
 			if t.Kind == corpus.AssistantText {
-				part = corpus.Obj(corpus.KV{"type", "text"}, corpus.KV{"text", t.Text}, corpus.KV{"time", corpus.Obj(corpus.KV{"start", ms}, corpus.KV{"end", ms + 10})})
+				part = corpus.Obj(corpus.KV("type", "text"), corpus.KV("text", t.Text), corpus.KV("time", corpus.Obj(corpus.KV("start", ms), corpus.KV("end", ms+10))))
 				break
 			}
-			state := []corpus.KV{{"status", "completed"}, {"input", corpus.Obj(corpus.KV{"command", t.Text})}, {"output", t.Output}, {"title", t.Tool},
-				{"metadata", corpus.Obj()}, {"time", corpus.Obj(corpus.KV{"start", ms}, corpus.KV{"end", ms + 800})}}
+			state := []corpus.Field{corpus.KV("status", "completed"), corpus.KV("input", corpus.Obj(corpus.KV("command", t.Text))), corpus.KV("output", t.Output), corpus.KV("title", t.Tool),
+				corpus.KV("metadata", corpus.Obj()), corpus.KV("time", corpus.Obj(corpus.KV("start", ms), corpus.KV("end", ms+800)))}
 			if t.Failed {
-				state = []corpus.KV{{"status", "error"}, {"input", corpus.Obj(corpus.KV{"command", t.Text})}, {"error", t.Output},
-					{"time", corpus.Obj(corpus.KV{"start", ms}, corpus.KV{"end", ms + 800})}}
+				state = []corpus.Field{corpus.KV("status", "error"), corpus.KV("input", corpus.Obj(corpus.KV("command", t.Text))), corpus.KV("error", t.Output),
+					corpus.KV("time", corpus.Obj(corpus.KV("start", ms), corpus.KV("end", ms+800)))}
 			}
-			part = corpus.Obj(corpus.KV{"type", "tool"}, corpus.KV{"callID", fmt.Sprintf("toolu_%s%05d", c.RandHex(16), i)}, corpus.KV{"tool", t.Tool}, corpus.KV{"state", corpus.Obj(state...)})
+			part = corpus.Obj(corpus.KV("type", "tool"), corpus.KV("callID", fmt.Sprintf("toolu_%s%05d", c.RandHex(16), i)), corpus.KV("tool", t.Tool), corpus.KV("state", corpus.Obj(state...)))
 		}
 		if t.Kind == corpus.UserText {
 			prev = mid
