@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,43 +11,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pondhq/pond/adapters/adaptertest"
+	"github.com/pondhq/pond/adapters/all"
 	"github.com/pondhq/pond/session/view"
+	"github.com/pondhq/pond/store/sqlite"
 )
 
-// fixtureHome is a home holding every built adapter's fixtures at its agent's usual place, so
-// the daemon watches five roots.
+// fixtureHome is a home holding every registered adapter's fixture where its agent keeps its
+// root, so the daemon watches one root per agent.
 func fixtureHome(b *testing.B) (home string, env []string) {
 	home = b.TempDir()
-	for src, dst := range map[string]string{
-		"adapters/claudecode/testdata/projects": ".claude/projects",
-		"adapters/codex/testdata/codex":         ".codex",
-		"adapters/gemini/testdata/home/.gemini": ".gemini",
-		"adapters/opencode/testdata/storage":    ".local/share/opencode/storage",
-		"adapters/pi/testdata/agent":            ".pi/agent",
-	} {
-		err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(src, p)
-			to := filepath.Join(home, dst, rel)
-			if d.IsDir() {
-				return os.MkdirAll(to, 0o755)
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(to, data, 0o644)
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
 	env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"),
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_DATA_HOME=" + filepath.Join(home, ".local/share"),
 		"XDG_STATE_HOME=" + filepath.Join(home, ".local/state"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
 		"XDG_RUNTIME_DIR=" + filepath.Join(home, "run"), "POND_ONNXRUNTIME_LIB=" + os.Getenv("POND_ONNXRUNTIME_LIB")}
+	adaptertest.FixtureHome(b, envOf(home, env), all.Adapters(), sqlite.CreateFromScript)
 	return home, env
 }
 
@@ -84,7 +61,7 @@ func procRSS(b *testing.B, pid int) float64 {
 	return 0
 }
 
-// BenchmarkDaemonIdle starts the real daemon on the five adapters' fixtures, waits for the
+// BenchmarkDaemonIdle starts the real daemon on every adapter's fixture, waits for the
 // start-up sync, then measures its CPU over POND_IDLE_SECONDS (default 60) and its resident
 // memory, with embeddings off and with the int8 test model installed. The daemon loads a model
 // on its first use and unloads it after embed.DefaultIdle, so the model case installs it through

@@ -36,7 +36,7 @@ Files are never overwritten: when one already exists nothing is written. A write
 part-way removes what it wrote. Restored files get the current time as their modification time,
 so agents that clean up old sessions keep them.
 
-Agents: claude-code, codex-cli, gemini-cli, opencode, pi-coding-agent. OpenCode keeps sessions
+Agents: ` + strings.Join(resume.Targets(), ", ") + `. OpenCode keeps sessions
 in a database the app owns, so Pond writes the document "opencode import" reads and the command
 imports it.
 

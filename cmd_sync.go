@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/adapters/all"
 	"github.com/pondhq/pond/daemon"
 	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/present"
@@ -26,12 +29,7 @@ deletes its files.
 
 --path DIR reads ADAPTER's data from DIR instead of its usual place, once: the folder the agent
 itself uses, which it would find on its own. It does not change the config.
-  claude-code      the config dir holding projects/ (~/.claude)
-  codex-cli        CODEX_HOME, holding sessions/ (~/.codex)
-  gemini-cli       the Gemini home holding tmp/ (~/.gemini)
-  opencode         the data dir holding opencode.db or storage/ (~/.local/share/opencode)
-  pi-coding-agent  the agent dir holding sessions/ (~/.pi/agent)
-
+` + agentRootsHelp() + `
 A missing or unreadable source fails only its adapter; the run exits 0 unless that adapter was
 named. With --no-wait, a sync that finds another writer holding the store exits 0 at once.
 
@@ -95,4 +93,22 @@ Examples:
 	cmd.Flags().BoolVar(&noWait, "no-wait", false, "exit 0 at once when another writer holds the store")
 	addFormatFlag(cmd, &format)
 	return cmd
+}
+
+// agentRootsHelp lists each adapter's root for sync's help, one line each, as adapters/all
+// lists them and each describes its own.
+func agentRootsHelp() string {
+	width := 0
+	for _, a := range all.Adapters() {
+		width = max(width, len(a.Name()))
+	}
+	var b strings.Builder
+	for _, a := range all.Adapters() {
+		root := ""
+		if d, ok := a.(adapters.Describer); ok {
+			root = d.Describe().Root
+		}
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, a.Name(), root)
+	}
+	return b.String()
 }

@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/adapters/adaptertest"
+	"github.com/pondhq/pond/adapters/claudecode"
 )
 
 // isolatedHome is a home directory holding one agent's fixture tree, and an environment that
@@ -16,31 +20,23 @@ import (
 func isolatedHome(t *testing.T) (home string, env []string) {
 	t.Helper()
 	home = t.TempDir()
-	src := "adapters/claudecode/testdata/projects"
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		dst := filepath.Join(home, ".claude", "projects", rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"),
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_DATA_HOME=" + filepath.Join(home, ".local/share"),
 		"XDG_STATE_HOME=" + filepath.Join(home, ".local/state"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
 		"XDG_RUNTIME_DIR=" + filepath.Join(home, "run"),
 		"POND_ONNXRUNTIME_LIB=" + os.Getenv("POND_ONNXRUNTIME_LIB")}
+	adaptertest.FixtureHome(t, envOf(home, env), []adapters.Adapter{claudecode.Adapter{}}, nil)
 	return home, env
+}
+
+// envOf is what an adapter sees of the environment env (NAME=value pairs) of a pond process.
+func envOf(home string, env []string) adapters.Env {
+	vars := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	return adapters.Env{GOOS: runtime.GOOS, Home: home, Getenv: func(k string) string { return vars[k] }}
 }
 
 func run(t *testing.T, bin string, env []string, args ...string) (stdout string, code int) {

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/pondhq/pond/adapters/restore"
 	"github.com/pondhq/pond/session"
 )
 
@@ -134,8 +135,8 @@ type Emitter interface {
 }
 
 // RestoreMarkKey is the key under which a session Pond restored into another agent records
-// where it came from, inside the agent's own session metadata (written by package resume).
-const RestoreMarkKey = "pond_restored_from"
+// where it came from, inside the agent's own session metadata (written by the agent's encoder).
+const RestoreMarkKey = restore.MarkKey
 
 // ApplyRestoreMark records a restore mark found in a session's metadata: the mark goes to
 // options.pond.restored_from, and the original session becomes the parent when the session has

@@ -13,6 +13,10 @@
 // copy. Native copies need no mark: they are the original session, with its ids, and re-capture
 // converges on the keys already stored.
 //
+// Resume holds no per-agent code. The agents it restores into are the adapters in adapters/all
+// that declare Capabilities().Restore; each implements restore.Encoder in its own package
+// (adapters/<agent>/encode.go), on the contract and shared helpers of adapters/restore.
+//
 // The batch writer creates every file under a temporary name in its final folder, syncs it,
 // links it to a name that must not exist (never overwriting) and sets its mtime to now (agents
 // purge old files by mtime); a batch that fails removes what it created.

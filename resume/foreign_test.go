@@ -135,7 +135,7 @@ func checkForeign(t *testing.T, s *store.Store, o *resume.Outcome, back *adapter
 			continue
 		}
 		files++
-		if f.Fidelity != resume.Foreign && !onlyPlaceMissing(f.Reason) {
+		if f.Fidelity != resume.Foreign && !adaptertest.OnlyPlaceMissing(f.Reason) {
 			t.Errorf("%s: fidelity %s (%s), want foreign", f.Path, f.Fidelity, f.Reason)
 		}
 		rs, ok := got[f.ID]

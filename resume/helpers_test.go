@@ -2,7 +2,6 @@ package resume_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -77,6 +76,19 @@ type corpusSource struct {
 	read  func(t *testing.T, c *adaptertest.Collector)
 }
 
+// fixtureSource reads an adapter's own fixture: in place, or from a copy when it holds
+// databases to build.
+func fixtureSource(a adapters.Adapter) corpusSource {
+	return corpusSource{agent: a.Name(), name: "testdata", read: func(t *testing.T, c *adaptertest.Collector) {
+		root := adaptertest.FixtureDir(t, a)
+		if len(adaptertest.Fixture(t, a).Databases) > 0 {
+			root = filepath.Join(t.TempDir(), "root")
+			adaptertest.CopyFixture(t, a, root, sqlite.CreateFromScript)
+		}
+		adaptertest.ReadRoot(t, a, testEnv(root), root, nil, c)
+	}}
+}
+
 // rootSource reads every source an adapter finds under root.
 func rootSource(agent, name, root string, env func(t *testing.T) (string, adapters.Env)) corpusSource {
 	return corpusSource{agent: agent, name: name, read: func(t *testing.T, c *adaptertest.Collector) {
@@ -147,17 +159,14 @@ func openCodeRoot(script, storage string) func(t *testing.T) (string, adapters.E
 	}
 }
 
-// corpus lists every fixture session source of the five agents: the adapters' own testdata and,
-// when present, ../shared/fixtures.
+// corpus lists every fixture session source: each registered adapter's own fixture and, when
+// present, ../shared/fixtures.
 func corpus(t *testing.T) []corpusSource {
-	cs := []corpusSource{
-		rootSource("claude-code", "testdata", "../adapters/claudecode/testdata", nil),
-		rootSource("codex-cli", "testdata", "../adapters/codex/testdata/codex", nil),
-		fileSource("codex-cli", "../adapters/codex/testdata", "../adapters/codex/testdata/compressed/rollout-2026-02-01T08-00-00-0195a0c4-9999-7888-8777-666655554444.jsonl"),
-		rootSource("gemini-cli", "testdata", "../adapters/gemini/testdata/home/.gemini", nil),
-		rootSource("opencode", "testdata", "", openCodeRoot("../adapters/opencode/testdata/opencode.sql", "../adapters/opencode/testdata/storage")),
-		rootSource("pi-coding-agent", "testdata", "../adapters/pi/testdata/agent", nil),
+	var cs []corpusSource
+	for _, a := range all.Adapters() {
+		cs = append(cs, fixtureSource(a))
 	}
+	cs = append(cs, fileSource("codex-cli", "../adapters/codex/testdata", "../adapters/codex/testdata/compressed/rollout-2026-02-01T08-00-00-0195a0c4-9999-7888-8777-666655554444.jsonl"))
 	sh := sharedFixtures
 	if _, err := os.Stat(sh); err != nil {
 		t.Logf("no shared fixtures at %s (%v): only the adapters' own testdata", sh, err)
@@ -216,64 +225,3 @@ func roots(ctx context.Context, t *testing.T, s *store.Store) []string {
 
 // fixedNow is the clock of every restore in the tests.
 func fixedNow() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }
-
-// canonical renders events as comparable JSON by key, leaving out what legitimately depends on
-// where a file was read from (its path, the store's ingest stamp).
-func canonical(t *testing.T, events []session.Event, dropSource bool) map[string]string {
-	out := map[string]string{}
-	for _, e := range events {
-		if _, seen := out[e.Key().String()]; seen {
-			continue // a re-emission (before more parts); the first one carries the record
-		}
-		var o *session.Options
-		switch {
-		case e.Session != nil:
-			s := *e.Session
-			s.Options = s.Options.Clone()
-			e.Session, o = &s, &s.Options
-		case e.Message != nil:
-			m := *e.Message
-			m.Options = m.Options.Clone()
-			e.Message, o = &m, &m.Options
-		case e.Part != nil:
-			p := *e.Part
-			p.Options = p.Options.Clone()
-			e.Part, o = &p, &p.Options
-		}
-		if *o != nil {
-			delete(*o, "pond")
-			if dropSource {
-				delete(*o, "source")
-			} else if src, ok := (*o)["source"]; ok {
-				var m map[string]json.RawMessage
-				if json.Unmarshal(src, &m) == nil {
-					for _, k := range []string{"path", "file", "db", "project_dir", "file_name_id"} {
-						delete(m, k)
-					}
-					(*o)["source"], _ = json.Marshal(m)
-				}
-			}
-			if len(*o) == 0 {
-				*o = nil
-			}
-		}
-		if dropSource && e.Message != nil && e.Message.Role == session.RoleSystem {
-			// OpenCode rows kept as system messages (step-start, …) take their time from the
-			// row's time_created, which an import document does not carry.
-			e.Message.Timestamp = time.Time{}
-		}
-		if dropSource && e.Part != nil {
-			// OpenCode orders parts by id; hand-made legacy trees name their files otherwise.
-			e.Part.Ordinal = 0
-		}
-		b, err := json.Marshal(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var v any
-		_ = json.Unmarshal(b, &v)
-		b, _ = json.Marshal(v)
-		out[e.Key().String()] = string(b)
-	}
-	return out
-}

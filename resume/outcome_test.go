@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pondhq/pond/adapters/adaptertest"
+	"github.com/pondhq/pond/adapters/all"
 	"github.com/pondhq/pond/resume"
 	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/store"
@@ -25,7 +26,8 @@ const claudeDemo = "7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b"
 func claudeStore(t *testing.T) *store.Store {
 	t.Helper()
 	var c adaptertest.Collector
-	rootSource("claude-code", "testdata", "../adapters/claudecode/testdata", nil).read(t, &c)
+	a, _ := all.ByName("claude-code")
+	fixtureSource(a).read(t, &c)
 	s := openStore(t)
 	upsert(t, s, c.Events)
 	return s

@@ -10,17 +10,14 @@ import (
 	"time"
 
 	"github.com/pondhq/pond/adapters"
-	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/adapters/all"
+	"github.com/pondhq/pond/adapters/restore"
 	"github.com/pondhq/pond/session/view"
 )
 
 // Transcript is one stored session with its messages in order (timestamp, then id) and each
-// message's parts by ordinal: the shape the store reads back.
-type Transcript struct {
-	Session  session.Session
-	Messages []session.Message
-	Parts    map[string][]session.Part // by message id
-}
+// message's parts by ordinal: the shape the store reads back, and what an encoder gets.
+type Transcript = restore.Transcript
 
 // ErrNotStored is what an Archive returns (wrapped) for a session it does not hold.
 var ErrNotStored = errors.New("session not stored")
@@ -60,10 +57,16 @@ const (
 	Downgraded = view.FidelityDowngraded
 )
 
-// IDFromFileName is the downgrade reason of a session whose records carry no id of their own:
-// Pond named it after its file, the restored file follows the agent's naming, so the agent
-// (and a re-capture) knows it under another id.
-const IDFromFileName = "the session's records carry no session id (it was named after its file), so the restored copy has the agent's file name and is known by another id"
+// IDFromFileName is the downgrade reason of a session whose records carry no id of their own
+// (restore.IDFromFileName).
+const IDFromFileName = restore.IDFromFileName
+
+// MarkKey is the key under which a foreign restore records where it came from
+// (restore.MarkKey).
+const MarkKey = restore.MarkKey
+
+// Mark is the value under MarkKey.
+type Mark = restore.Mark
 
 // Request asks for one restore.
 type Request struct {
@@ -92,7 +95,7 @@ func fail(o *Outcome, st Status, format string, args ...any) *Outcome {
 // error is non-nil only for a failure of the archive itself (then the outcome is nil).
 func Restore(ctx context.Context, a Archive, req Request) (*Outcome, error) {
 	o := &Outcome{Session: req.Session, To: req.To, Files: []File{}}
-	enc, ok := encoders[req.To]
+	_, enc, ok := target(req.To)
 	if !ok {
 		return fail(o, UnknownAgent, "cannot restore into %q: Pond restores into %s", req.To, strings.Join(Targets(), ", ")), nil
 	}
@@ -114,39 +117,39 @@ func Restore(ctx context.Context, a Archive, req Request) (*Outcome, error) {
 	root := batch[0]
 	o.From, o.Cwd = root.Session.SourceAgent, root.Session.Project
 
-	dest, err := destination(req, enc)
+	dest, err := destination(req)
 	if err != nil {
 		return fail(o, NoNativeDir, "%v", err), nil
 	}
 	o.Root = dest.root
 	native := family(root.Session.SourceAgent) == req.To
 	o.Native = native
-	plan, err := enc.encode(&encodeJob{batch: batch, native: native, dest: dest, now: now()})
+	plan, err := enc.Encode(&restore.Job{Batch: batch, Native: native, Root: dest.root, ImportDir: dest.importDir})
 	if err != nil { // only a missing destination folder
 		return fail(o, NoNativeDir, "%v", err), nil
 	}
-	o.ID, o.Command = plan.id, plan.command
-	if plan.cwd != "" {
-		o.Cwd = plan.cwd
+	o.ID, o.Command = plan.ID, plan.Command
+	if plan.Cwd != "" {
+		o.Cwd = plan.Cwd
 	}
-	if plan.needsCwd {
+	if plan.NeedsCwd {
 		if !filepath.IsAbs(o.Cwd) {
-			for i := range plan.files {
-				plan.files[i].downgrade(fmt.Sprintf("the session recorded no working directory (only the project key %q): resume it from the project's folder", o.Cwd))
+			for i := range plan.Files {
+				plan.Files[i].Downgrade(fmt.Sprintf("the session recorded no working directory (only the project key %q): resume it from the project's folder", o.Cwd))
 			}
 		} else if _, err := os.Stat(o.Cwd); err != nil {
 			if dest.native {
 				return fail(o, CwdMissing, "the session's working directory %s no longer exists and %s only resumes a session from it: create the folder, or restore with --out-dir", o.Cwd, req.To), nil
 			}
-			for i := range plan.files {
-				plan.files[i].downgrade(fmt.Sprintf("working directory %s does not exist on this machine", o.Cwd))
+			for i := range plan.Files {
+				plan.Files[i].Downgrade(fmt.Sprintf("working directory %s does not exist on this machine", o.Cwd))
 			}
 		}
 	}
-	for _, f := range plan.files {
+	for _, f := range plan.Files {
 		o.Files = append(o.Files, f.File)
 	}
-	if err := writeBatch(plan.files, now()); err != nil {
+	if err := writeBatch(plan.Files, now()); err != nil {
 		var exists *existsError
 		if errors.As(err, &exists) {
 			return fail(o, TargetExists, "%v: nothing was written (restore elsewhere with --out-dir)", err), nil
@@ -163,20 +166,38 @@ func family(agent string) string {
 	return name
 }
 
-// Targets lists the agents Pond restores into.
+// target is the adapter named to and its encoder, when Pond restores into that agent: the
+// adapter declares Capabilities().Restore and implements restore.Encoder (adapters/all's tests
+// check that the two agree).
+func target(to string) (adapters.Adapter, restore.Encoder, bool) {
+	a, ok := all.ByName(to)
+	if !ok || !a.Capabilities().Restore {
+		return nil, nil, false
+	}
+	enc, ok := a.(restore.Encoder)
+	return a, enc, ok
+}
+
+// Targets lists the agents Pond restores into, in adapters/all's order.
 func Targets() []string {
-	return []string{"claude-code", "codex-cli", "gemini-cli", "opencode", "pi-coding-agent"}
+	var out []string
+	for _, a := range all.Adapters() {
+		if _, _, ok := target(a.Name()); ok {
+			out = append(out, a.Name())
+		}
+	}
+	return out
 }
 
 // NativeRoot is the real root of agent to on this machine as env sees it (its environment
 // variables, e.g. CLAUDE_CONFIG_DIR or CODEX_HOME, then the home directory), or "" for an agent
 // Pond does not restore into or when there is no home directory.
 func NativeRoot(to string, env adapters.Env) string {
-	enc, ok := encoders[to]
+	a, _, ok := target(to)
 	if !ok {
 		return ""
 	}
-	roots := enc.roots(env)
+	roots := a.Roots(env)
 	if len(roots) == 0 {
 		return ""
 	}
@@ -190,7 +211,7 @@ type dest struct {
 	importDir string // for agents restored through an import document
 }
 
-func destination(req Request, enc encoder) (dest, error) {
+func destination(req Request) (dest, error) {
 	if req.OutDir != "" && req.OutDir != "native" {
 		abs, err := filepath.Abs(req.OutDir)
 		if err != nil {
@@ -205,13 +226,7 @@ func destination(req Request, enc encoder) (dest, error) {
 	if root == "" {
 		return dest{}, fmt.Errorf("cannot find %s's folder on this machine (no home directory): pass --out-dir", req.To)
 	}
-	d := dest{root: root, native: true, importDir: req.ImportDir}
-	if enc.needsRoot {
-		if info, err := os.Stat(d.root); err != nil || !info.IsDir() {
-			return dest{}, fmt.Errorf("%s is not installed here (%s does not exist): run it once, or pass --out-dir", req.To, d.root)
-		}
-	}
-	return d, nil
+	return dest{root: root, native: true, importDir: req.ImportDir}, nil
 }
 
 // tooDeepError refuses a lineage deeper than a session and its children.

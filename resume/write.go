@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/pondhq/pond/adapters/restore"
 )
 
 // existsError is a target file that already exists.
@@ -19,7 +21,7 @@ func (e *existsError) Error() string { return e.path + " already exists" }
 // given mtime now and linked to its final name (a link fails rather than replace an existing
 // file, so a name taken in the meantime is never overwritten). On any failure the files and
 // folders created so far are removed again.
-func writeBatch(files []planned, now time.Time) (err error) {
+func writeBatch(files []restore.Planned, now time.Time) (err error) {
 	for _, f := range files {
 		if _, err := os.Lstat(f.Path); err == nil {
 			return &existsError{f.Path}
@@ -42,7 +44,7 @@ func writeBatch(files []planned, now time.Time) (err error) {
 		if err != nil {
 			return fmt.Errorf("write %s: %w", f.Path, err)
 		}
-		if err := writeOne(f.Path, f.data, now); err != nil {
+		if err := writeOne(f.Path, f.Data, now); err != nil {
 			return err
 		}
 		created = append(created, f.Path)

@@ -1,5 +1,7 @@
-// Package all lists every adapter Pond ships, explicitly: adding an agent means one import and
-// one line here.
+// Package all lists every adapter Pond ships, explicitly: the only list of agents. Adding an
+// agent means its package (which holds everything about it: adapters/README.md, "Adding an
+// agent") plus one import and one line here; restore targets, help texts, the store-level
+// conformance test, the benchmark corpus and the end-to-end fixture homes follow from this list.
 package all
 
 import (

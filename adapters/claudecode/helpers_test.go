@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"sort"
 	"testing"
 
@@ -134,26 +133,11 @@ func keys(c *adaptertest.Collector) map[session.Key]bool {
 	return out
 }
 
-// copyTree copies testdata/projects into a fresh root.
+// copyTree copies the fixture (testdata, holding projects/) into a fresh root.
 func copyTree(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	err := filepath.WalkDir("testdata", func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel("testdata", path)
-		dst := filepath.Join(root, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o644)
-	})
-	if err != nil {
+	if err := os.CopyFS(root, os.DirFS("testdata")); err != nil {
 		t.Fatal(err)
 	}
 	return root

@@ -18,51 +18,6 @@ import (
 	"github.com/pondhq/pond/store/sqlite"
 )
 
-// fixtureRoots are each adapter's own test tree, laid out as the agent lays out its root.
-var fixtureRoots = map[string]string{
-	"claude-code":     "../../adapters/claudecode/testdata",
-	"codex-cli":       "../../adapters/codex/testdata/codex",
-	"pi-coding-agent": "../../adapters/pi/testdata/agent",
-	"gemini-cli":      "../../adapters/gemini/testdata/home/.gemini",
-	"opencode":        "../../adapters/opencode/testdata",
-}
-
-// prepare turns a copied fixture tree into what the agent would have on disk.
-var prepare = map[string]func(t *testing.T, root string){
-	// OpenCode's database is kept as an SQL script; load it as OpenCode's opencode.db.
-	"opencode": func(t *testing.T, root string) {
-		script, err := os.ReadFile(filepath.Join(root, "opencode.sql"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := sqlite.CreateFromScript(filepath.Join(root, "opencode.db"), string(script)); err != nil {
-			t.Fatal(err)
-		}
-	},
-}
-
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 type rig struct {
 	t     *testing.T
 	dir   string
@@ -118,36 +73,15 @@ func (r *rig) noDrift() {
 	}
 }
 
-// largestJSONL is the biggest line-based source in a tree ("" when there is none).
-func largestJSONL(t *testing.T, root string) string {
-	var best string
-	var size int64
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && filepath.Ext(p) == ".jsonl" {
-			if info, err := d.Info(); err == nil && info.Size() > size {
-				best, size = p, info.Size()
-			}
-		}
-		return nil
-	})
-	return best
-}
-
 // TestConformance runs every registered adapter through the real sync engine and the real store
-// (Lance and SQLite in a temp dir), over the adapter's own test tree.
+// (Lance and SQLite in a temp dir), over the adapter's own test tree: the store converges on what
+// the adapter yields. The store-free part of the suite runs in each adapter's own tests
+// (adaptertest.Run).
 func TestConformance(t *testing.T) {
 	for _, a := range all.Adapters() {
-		src, ok := fixtureRoots[a.Name()]
-		if !ok {
-			t.Errorf("%s has no fixture root in fixtureRoots", a.Name())
-			continue
-		}
 		t.Run(a.Name(), func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "root")
-			copyTree(t, src, root)
-			if p := prepare[a.Name()]; p != nil {
-				p(t, root)
-			}
+			adaptertest.CopyFixture(t, a, root, sqlite.CreateFromScript)
 
 			// What the adapter yields, read directly: the counts the store must end up with.
 			var col adaptertest.Collector
@@ -202,7 +136,8 @@ func TestConformance(t *testing.T) {
 		})
 
 		t.Run(a.Name()+"/incremental", func(t *testing.T) {
-			file := largestJSONL(t, src)
+			src := adaptertest.FixtureDir(t, a)
+			file, _ := adaptertest.LargestJSONL(t, src)
 			if file == "" {
 				t.Skip("no line-based source in the fixture tree")
 			}
@@ -215,12 +150,12 @@ func TestConformance(t *testing.T) {
 			// One store gets the whole tree at once; the other sees the file grow: the first
 			// half, then a half-written line, then the rest.
 			whole := filepath.Join(t.TempDir(), "root")
-			copyTree(t, src, whole)
+			adaptertest.CopyFixture(t, a, whole, sqlite.CreateFromScript)
 			full := newRig(t, a, whole)
 			full.sync()
 
 			grown := filepath.Join(t.TempDir(), "root")
-			copyTree(t, src, grown)
+			adaptertest.CopyFixture(t, a, grown, sqlite.CreateFromScript)
 			target := filepath.Join(grown, rel)
 			half := bytes.Join(lines[:len(lines)/2], nil)
 			next := lines[len(lines)/2]

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/adapters/adaptertest"
 	"github.com/pondhq/pond/adapters/opencode"
 	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/sqlite"
@@ -50,8 +51,7 @@ func (noRootStamp) RootStamp(context.Context, adapters.Env, string) (string, err
 func opencodeRoot(t *testing.T) string {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "opencode")
-	copyTree(t, fixtureRoots["opencode"], root)
-	prepare["opencode"](t, root)
+	adaptertest.CopyFixture(t, opencode.New(), root, sqlite.CreateFromScript)
 	at := time.Now().Add(-time.Hour)
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

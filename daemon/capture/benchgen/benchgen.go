@@ -1,7 +1,8 @@
-// Package benchgen writes a corpus of native session files for the five agents Pond captures —
-// Claude Code, Codex CLI, Gemini CLI, OpenCode and Pi — laid out in one fake home directory the
-// way each agent lays out its own, so that the real adapters discover and parse it and a whole
-// `pond sync` can be measured on it.
+// Package benchgen writes a corpus of native session files for every agent in adapters/all —
+// today Claude Code, Codex CLI, Gemini CLI, OpenCode and Pi — laid out in one fake home
+// directory the way each agent lays out its own, so that the real adapters discover and parse it
+// and a whole `pond sync` can be measured on it. Each agent's format is its adapter's
+// corpus.Generator (adapters/<agent>/benchgen.go); this package deals the sessions.
 //
 // Sessions go round-robin to the agents. Each is a conversation of user turns, assistant
 // answers and tool exchanges (a call and its result); texts and tool results are drawn from
@@ -15,10 +16,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"time"
 
+	"github.com/pondhq/pond/adapters/all"
+	"github.com/pondhq/pond/adapters/corpus"
 	"github.com/pondhq/pond/session/sessiongen"
+	"github.com/pondhq/pond/store/sqlite"
 )
 
 // Config shapes a corpus.
@@ -39,8 +42,16 @@ func Default() Config {
 		Start: time.Date(2026, 1, 5, 8, 0, 0, 0, time.UTC)}
 }
 
-// Agents are the adapters' names, in the order sessions are dealt to them.
-var Agents = []string{"claude-code", "codex-cli", "gemini-cli", "opencode", "pi-coding-agent"}
+// Agents are the adapters' names, in the order sessions are dealt to them: adapters/all's.
+var Agents = func() []string {
+	var out []string
+	for _, a := range all.Adapters() {
+		if _, ok := a.(corpus.Generator); ok {
+			out = append(out, a.Name())
+		}
+	}
+	return out
+}()
 
 // Counts is what a corpus holds for one agent: what its adapter should read back.
 type Counts struct {
@@ -69,55 +80,16 @@ func (m *Manifest) Total() Counts {
 	return t
 }
 
-// turnKind is what one step of a conversation is.
-type turnKind int
-
-const (
-	userText turnKind = iota
-	assistantText
-	toolRun // an assistant's tool call and the tool's result
-)
-
-type turn struct {
-	kind   turnKind
-	at     time.Time
-	text   string // user or assistant text; the command of a tool run
-	tool   string
-	output string // a tool run's result
-	failed bool
-}
-
-// conv is one generated session before it is written in an agent's format.
-type conv struct {
-	index   int
-	id      string // a UUID
-	cwd     string
-	start   time.Time
-	turns   []turn
-	lastAt  time.Time
-	randHex func(n int) string
-}
-
-// format writes sessions in one agent's native layout.
-type format interface {
-	// root is the directory the adapter's discovery finds under home.
-	root(home string) string
-	// messages is what c becomes in the adapter: the canonical messages its records produce.
-	messages(c *conv) int
-	// write stores c under root and returns the bytes written.
-	write(root string, c *conv) (int64, error)
-	// finish completes what write left open (an index file, a database).
-	finish(root string) error
-}
-
-func formats() map[string]format {
-	return map[string]format{
-		"claude-code":     &claudeFormat{},
-		"codex-cli":       &codexFormat{},
-		"gemini-cli":      &geminiFormat{projects: map[string]string{}},
-		"opencode":        &opencodeFormat{},
-		"pi-coding-agent": &piFormat{},
+// formats are a fresh format of each agent's, by name.
+func formats() map[string]corpus.Format {
+	env := corpus.Env{CreateDB: sqlite.CreateFromScript, WriteDB: sqlite.WriteAgentDB}
+	out := map[string]corpus.Format{}
+	for _, a := range all.Adapters() {
+		if g, ok := a.(corpus.Generator); ok {
+			out[a.Name()] = g.Corpus(env)
+		}
 	}
+	return out
 }
 
 // Write generates cfg's corpus under home and returns its manifest.
@@ -127,7 +99,7 @@ func Write(home string, cfg Config) (*Manifest, error) {
 	fs := formats()
 	m := &Manifest{Home: home, Roots: map[string]string{}, Agents: map[string]*Counts{}}
 	for _, a := range Agents {
-		m.Roots[a] = fs[a].root(home)
+		m.Roots[a] = fs[a].Root(home)
 		m.Agents[a] = &Counts{}
 		if err := os.MkdirAll(m.Roots[a], 0o755); err != nil {
 			return nil, fmt.Errorf("benchgen: %w", err)
@@ -145,88 +117,51 @@ func Write(home string, cfg Config) (*Manifest, error) {
 		agent := Agents[i%len(Agents)]
 		f := fs[agent]
 		start := cfg.Start.Add(time.Duration(i) * 37 * time.Minute)
-		c := &conv{
-			index: i,
-			id:    hex(8) + "-" + hex(4) + "-4" + hex(3) + "-8" + hex(3) + "-" + hex(12),
-			cwd:   fmt.Sprintf("/home/dev/src/project-%02d", i%23),
-			start: start, lastAt: start, randHex: hex,
+		c := &corpus.Conv{
+			Index: i,
+			ID:    hex(8) + "-" + hex(4) + "-4" + hex(3) + "-8" + hex(3) + "-" + hex(12),
+			Cwd:   fmt.Sprintf("/home/dev/src/project-%02d", i%23),
+			Start: start, LastAt: start, RandHex: hex,
 		}
 		target := cfg.MessagesPerSession/2 + rng.IntN(cfg.MessagesPerSession+1)
-		next := userText
-		for f.messages(c) < target {
-			c.lastAt = c.lastAt.Add(time.Duration(1+rng.IntN(90)) * time.Second)
-			t := turn{kind: next, at: c.lastAt}
+		next := corpus.UserText
+		for f.Messages(c) < target {
+			c.LastAt = c.LastAt.Add(time.Duration(1+rng.IntN(90)) * time.Second)
+			t := corpus.Turn{Kind: next, At: c.LastAt}
 			switch next {
-			case userText, assistantText:
-				t.text = words.Text(words.TextSize())
-			case toolRun:
-				t.tool = []string{"bash", "read", "edit", "grep"}[rng.IntN(4)]
-				t.text = words.Text(20 + rng.IntN(100))
-				t.output = words.Text(words.ResultSize())
-				t.failed = rng.IntN(10) == 0
+			case corpus.UserText, corpus.AssistantText:
+				t.Text = words.Text(words.TextSize())
+			case corpus.ToolRun:
+				t.Tool = []string{"bash", "read", "edit", "grep"}[rng.IntN(4)]
+				t.Text = words.Text(20 + rng.IntN(100))
+				t.Output = words.Text(words.ResultSize())
+				t.Failed = rng.IntN(10) == 0
 			}
-			c.turns = append(c.turns, t)
+			c.Turns = append(c.Turns, t)
 			switch {
-			case next == assistantText:
-				next = userText
+			case next == corpus.AssistantText:
+				next = corpus.UserText
 			case rng.Float64() < cfg.ToolShare:
-				next = toolRun
+				next = corpus.ToolRun
 			default:
-				next = assistantText
+				next = corpus.AssistantText
 			}
 		}
-		n, err := f.write(m.Roots[agent], c)
+		n, err := f.Write(m.Roots[agent], c)
 		if err != nil {
-			return nil, fmt.Errorf("benchgen: write %s session %s: %w", agent, c.id, err)
+			return nil, fmt.Errorf("benchgen: write %s session %s: %w", agent, c.ID, err)
 		}
 		ac := m.Agents[agent]
 		ac.Sessions++
-		ac.Messages += f.messages(c)
+		ac.Messages += f.Messages(c)
 		ac.Bytes += n
-		for _, t := range c.turns {
-			if t.kind == toolRun {
-				ac.ToolRuns++
-			}
-		}
+		_, tools := c.CountTurns()
+		ac.ToolRuns += tools
 	}
 	for _, a := range Agents {
-		if err := fs[a].finish(m.Roots[a]); err != nil {
+		if err := fs[a].Finish(m.Roots[a]); err != nil {
 			return nil, fmt.Errorf("benchgen: finish %s: %w", a, err)
 		}
 	}
 	return m, nil
 }
-
-// countTurns counts c's turns by kind.
-func countTurns(c *conv) (texts, tools int) {
-	for _, t := range c.turns {
-		if t.kind == toolRun {
-			tools++
-		} else {
-			texts++
-		}
-	}
-	return texts, tools
-}
-
-// writeLines writes JSONL records to path, creating its folder.
-func writeLines(path string, lines [][]byte) (int64, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return 0, err
-	}
-	var n int
-	for _, l := range lines {
-		n += len(l) + 1
-	}
-	buf := make([]byte, 0, n)
-	for _, l := range lines {
-		buf = append(append(buf, l...), '\n')
-	}
-	return int64(n), os.WriteFile(path, buf, 0o644)
-}
-
-// millis is t in Unix milliseconds, as several agents record time.
-func millis(t time.Time) int64 { return t.UnixMilli() }
-
-// iso is t as the agents' ISO-8601 timestamps with milliseconds.
-func iso(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }

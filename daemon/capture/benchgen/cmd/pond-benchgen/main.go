@@ -14,7 +14,7 @@ import (
 func main() {
 	cfg := benchgen.Default()
 	home := flag.String("home", "", "the fake home directory to write (must not exist)")
-	flag.IntVar(&cfg.Sessions, "sessions", cfg.Sessions, "sessions, dealt round-robin to the five agents")
+	flag.IntVar(&cfg.Sessions, "sessions", cfg.Sessions, "sessions, dealt round-robin to the agents")
 	flag.IntVar(&cfg.MessagesPerSession, "messages", cfg.MessagesPerSession, "average canonical messages per session")
 	flag.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed")
 	flag.Parse()

@@ -1,4 +1,4 @@
-package resume
+package restore
 
 import (
 	"crypto/sha1"
@@ -10,15 +10,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/session"
 )
 
 // MarkKey is the key under which a foreign restore records where it came from, in the
 // target's own session metadata (Claude Code: the note line; Codex: session_meta; Gemini: the
 // metadata record; Pi: the header). The target's adapter copies it to
-// options.pond.restored_from and links the session to its original.
-const MarkKey = adapters.RestoreMarkKey
+// options.pond.restored_from and links the session to its original (adapters.ApplyRestoreMark).
+const MarkKey = "pond_restored_from"
 
 // Mark is the value under MarkKey.
 type Mark struct {
@@ -26,43 +25,45 @@ type Mark struct {
 	Agent   string `json:"agent"`   // its source agent
 }
 
-// turn is one message of a foreign reconstruction.
-type turn struct {
-	role  session.Role // user, assistant or tool
-	at    time.Time
-	id    string // the stored message id
-	model string
-	items []item
+// Turn is one message of a foreign reconstruction.
+type Turn struct {
+	Role  session.Role // user, assistant or tool
+	At    time.Time
+	ID    string // the stored message id (with a suffix for a message split in several turns)
+	Model string
+	Items []Item
 }
 
-// item is one piece of a turn.
-type item struct {
-	kind    itemKind
-	text    string
-	callID  string
-	name    string
-	params  json.RawMessage // a JSON object (or value) of arguments
-	isError bool
+// Item is one piece of a turn.
+type Item struct {
+	Kind    ItemKind
+	Text    string
+	CallID  string
+	Name    string
+	Params  json.RawMessage // a JSON object (or value) of arguments
+	IsError bool
 }
 
-type itemKind int
+// ItemKind is what an item is.
+type ItemKind int
 
+// Item kinds.
 const (
-	itemText itemKind = iota
-	itemCall
-	itemResult
+	ItemText   ItemKind = iota // text, in its turn's role
+	ItemCall                   // a tool call (in an assistant turn)
+	ItemResult                 // a tool call's result (in a tool turn)
 )
 
-// conversation is what a foreign restore carries over.
-type conversation struct {
-	turns   []turn
+// Conversation is what a foreign restore carries over.
+type Conversation struct {
+	Turns   []Turn
 	dropped map[string]int // what was left out, by kind
 }
 
-func (c *conversation) drop(what string) { c.dropped[what]++ }
+func (c *Conversation) drop(what string) { c.dropped[what]++ }
 
-// droppedReason lists what a reconstruction left out.
-func (c *conversation) droppedReason() string {
+// DroppedReason lists what a reconstruction left out.
+func (c *Conversation) DroppedReason() string {
 	var out []string
 	for _, k := range []string{"reasoning part", "file part", "injected context part", "system record"} {
 		if n := c.dropped[k]; n > 0 {
@@ -75,11 +76,11 @@ func (c *conversation) droppedReason() string {
 	return "left out " + strings.Join(out, ", ")
 }
 
-// converse extracts the conversation of a transcript: user and assistant text, tool calls and
+// Converse extracts the conversation of a transcript: user and assistant text, tool calls and
 // their results. Every call gets exactly one result (an interrupted call gets a synthetic error
 // result right after the turn that made it), because every provider rejects unpaired calls.
-func converse(t *Transcript) *conversation {
-	c := &conversation{dropped: map[string]int{}}
+func Converse(t *Transcript) *Conversation {
+	c := &Conversation{dropped: map[string]int{}}
 	answered := map[string]bool{}
 	for _, m := range t.Messages {
 		for _, p := range t.Parts[m.ID] {
@@ -94,8 +95,8 @@ func converse(t *Transcript) *conversation {
 			c.drop("system record")
 			continue
 		}
-		tu := turn{role: m.Role, at: m.Timestamp, id: m.ID, model: modelOf(m)}
-		var missing []item
+		tu := Turn{Role: m.Role, At: m.Timestamp, ID: m.ID, Model: modelOf(m)}
+		var missing []Item
 		for _, p := range t.Parts[m.ID] {
 			switch p.Type {
 			case session.PartText:
@@ -104,7 +105,7 @@ func converse(t *Transcript) *conversation {
 					continue
 				}
 				if strings.TrimSpace(p.Text) != "" {
-					tu.items = append(tu.items, item{kind: itemText, text: p.Text})
+					tu.Items = append(tu.Items, Item{Kind: ItemText, Text: p.Text})
 				}
 			case session.PartToolCall:
 				if p.CallID == "" || called[p.CallID] {
@@ -115,33 +116,33 @@ func converse(t *Transcript) *conversation {
 				if len(params) == 0 {
 					params = json.RawMessage(`{}`)
 				}
-				tu.items = append(tu.items, item{kind: itemCall, callID: p.CallID, name: p.Name, params: params})
+				tu.Items = append(tu.Items, Item{Kind: ItemCall, CallID: p.CallID, Name: p.Name, Params: params})
 				if !answered[p.CallID] {
-					missing = append(missing, item{kind: itemResult, callID: p.CallID, name: p.Name, isError: true,
-						text: "[no result was recorded for this call: it was interrupted]"})
+					missing = append(missing, Item{Kind: ItemResult, CallID: p.CallID, Name: p.Name, IsError: true,
+						Text: "[no result was recorded for this call: it was interrupted]"})
 				}
 			case session.PartToolResult:
 				if !called[p.CallID] || resulted[p.CallID] {
 					// A result without its call (the call was not captured), or a second one
 					// for a call (providers take exactly one): keep what it said as text.
 					if s := resultText(p.Result); s != "" {
-						tu.items = append(tu.items, item{kind: itemText, text: "[tool result] " + s})
+						tu.Items = append(tu.Items, Item{Kind: ItemText, Text: "[tool result] " + s})
 					}
 					continue
 				}
 				resulted[p.CallID] = true
-				tu.items = append(tu.items, item{kind: itemResult, callID: p.CallID, name: p.Name, isError: p.IsFailure, text: resultText(p.Result)})
+				tu.Items = append(tu.Items, Item{Kind: ItemResult, CallID: p.CallID, Name: p.Name, IsError: p.IsFailure, Text: resultText(p.Result)})
 			case session.PartReasoning:
 				c.drop("reasoning part")
 			case session.PartFile:
 				c.drop("file part")
 			}
 		}
-		if len(tu.items) > 0 {
-			c.turns = append(c.turns, splitTurn(tu)...)
+		if len(tu.Items) > 0 {
+			c.Turns = append(c.Turns, splitTurn(tu)...)
 		}
 		if len(missing) > 0 {
-			c.turns = append(c.turns, turn{role: session.RoleTool, at: m.Timestamp, id: m.ID + ":interrupted", items: missing})
+			c.Turns = append(c.Turns, Turn{Role: session.RoleTool, At: m.Timestamp, ID: m.ID + ":interrupted", Items: missing})
 		}
 	}
 	return c
@@ -152,15 +153,15 @@ func converse(t *Transcript) *conversation {
 // a user's message, like pi's !command, becomes an assistant call first). An assistant message
 // that goes on after the results of its calls (OpenCode keeps call, result and the answer in one
 // message) is cut there, so that the answer follows the results, as it did when it was written.
-func splitTurn(t turn) []turn {
-	sub := func(role session.Role, suffix string, items []item) turn {
+func splitTurn(t Turn) []Turn {
+	sub := func(role session.Role, suffix string, items []Item) Turn {
 		r := t
-		r.role, r.items, r.id = role, items, t.id+suffix
+		r.Role, r.Items, r.ID = role, items, t.ID+suffix
 		return r
 	}
-	var out []turn
-	if t.role == session.RoleAssistant {
-		var text, calls, results []item
+	var out []Turn
+	if t.Role == session.RoleAssistant {
+		var text, calls, results []Item
 		n := 0
 		flush := func() {
 			suffix := ""
@@ -176,11 +177,11 @@ func splitTurn(t turn) []turn {
 			text, calls, results = nil, nil, nil
 			n++
 		}
-		for _, it := range t.items {
-			switch it.kind {
-			case itemCall:
+		for _, it := range t.Items {
+			switch it.Kind {
+			case ItemCall:
 				calls = append(calls, it)
-			case itemResult:
+			case ItemResult:
 				results = append(results, it)
 			default:
 				if len(results) > 0 {
@@ -192,12 +193,12 @@ func splitTurn(t turn) []turn {
 		flush()
 		return out
 	}
-	var calls, results, text []item
-	for _, it := range t.items {
-		switch it.kind {
-		case itemCall:
+	var calls, results, text []Item
+	for _, it := range t.Items {
+		switch it.Kind {
+		case ItemCall:
 			calls = append(calls, it)
-		case itemResult:
+		case ItemResult:
 			results = append(results, it)
 		default:
 			text = append(text, it)
@@ -257,27 +258,29 @@ func resultText(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// noteText is the first note of a foreign restore.
-func noteText(t *Transcript) string {
+// NoteText is the first note of a foreign restore.
+func NoteText(t *Transcript) string {
 	return fmt.Sprintf("[Restored by Pond] This conversation continues %s session %s (project %s, started %s). "+
 		"Earlier turns were rebuilt from Pond's archive: text, tool calls and tool results are kept; "+
 		"reasoning, attachments and the original agent's injected context are not.",
 		t.Session.SourceAgent, t.Session.ID, t.Session.Project, t.Session.CreatedAt.UTC().Format(time.RFC3339))
 }
 
-func markOf(t *Transcript) Mark { return Mark{Session: t.Session.ID, Agent: t.Session.SourceAgent} }
+// MarkOf is the mark of a foreign restore of t.
+func MarkOf(t *Transcript) Mark { return Mark{Session: t.Session.ID, Agent: t.Session.SourceAgent} }
 
-func markJSON(t *Transcript) json.RawMessage {
-	b, _ := json.Marshal(markOf(t))
+// MarkJSON is MarkOf(t) as JSON.
+func MarkJSON(t *Transcript) json.RawMessage {
+	b, _ := json.Marshal(MarkOf(t))
 	return b
 }
 
 // pondNamespace is the UUID namespace of Pond's restored-session ids.
 var pondNamespace = [16]byte{0x6f, 0x1d, 0x0b, 0x3c, 0x8a, 0x52, 0x4e, 0x61, 0x9d, 0x0e, 0x57, 0x2a, 0x70, 0x6e, 0x64, 0x01}
 
-// newUUID is a deterministic name-based UUID (RFC 4122 version 5) of the parts: the same
+// NewUUID is a deterministic name-based UUID (RFC 4122 version 5) of the parts: the same
 // restore gets the same id every time, a different one never collides with it.
-func newUUID(parts ...string) string {
+func NewUUID(parts ...string) string {
 	h := sha1.New()
 	h.Write(pondNamespace[:])
 	h.Write([]byte(strings.Join(parts, "\x00")))
@@ -288,25 +291,25 @@ func newUUID(parts ...string) string {
 	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
 }
 
-// shortHash is n hex digits of a digest of s.
-func shortHash(s string, n int) string {
+// ShortHash is n hex digits of a digest of s.
+func ShortHash(s string, n int) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])[:n]
 }
 
 var safeCallID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-// anthropicCallID maps a tool call id onto Anthropic's id syntax.
-func anthropicCallID(id string) string {
+// AnthropicCallID maps a tool call id onto Anthropic's id syntax.
+func AnthropicCallID(id string) string {
 	if safeCallID.MatchString(id) {
 		return id
 	}
-	return "toolu_pond_" + shortHash(id, 20)
+	return "toolu_pond_" + ShortHash(id, 20)
 }
 
-// paramsObject is a call's arguments as a JSON object (providers want objects): a non-object
+// ParamsObject is a call's arguments as a JSON object (providers want objects): a non-object
 // value is wrapped as {"input": value}.
-func paramsObject(raw json.RawMessage) json.RawMessage {
+func ParamsObject(raw json.RawMessage) json.RawMessage {
 	var probe map[string]json.RawMessage
 	if json.Unmarshal(raw, &probe) == nil && probe != nil {
 		return raw
@@ -315,8 +318,8 @@ func paramsObject(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
-// marshal encodes v without HTML escaping.
-func marshal(v any) []byte {
+// Marshal encodes v without HTML escaping.
+func Marshal(v any) []byte {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -324,5 +327,5 @@ func marshal(v any) []byte {
 	return []byte(strings.TrimSuffix(b.String(), "\n"))
 }
 
-// stamp is a time as agents write it: UTC, milliseconds.
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+// Stamp is a time as agents write it: UTC, milliseconds.
+func Stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }

@@ -1,4 +1,4 @@
-package resume
+package opencode
 
 import (
 	"crypto/sha256"
@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pondhq/pond/adapters/restore"
 	"github.com/pondhq/pond/session"
 )
 
@@ -17,53 +18,54 @@ import (
 // `opencode import <file>` in the project folder, OpenCode's own supported way in. The documents
 // go to pond-import/ under --out-dir, or under Pond's own data folder for a native restore.
 
-func encodeOpenCode(j *encodeJob) (*plan, error) {
-	root := j.batch[0]
-	dir := j.dest.importDir
+// Encode plans a restore into the agent (restore.Encoder).
+func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
+	root := j.Batch[0]
+	dir := j.ImportDir
 	if dir == "" {
 		return nil, fmt.Errorf("no folder for OpenCode import documents: pass --out-dir")
 	}
-	p := &plan{cwd: root.Session.Project, needsCwd: true}
+	p := &restore.Plan{Cwd: root.Session.Project, NeedsCwd: true}
 	var cmds []string
-	for i, t := range j.batch {
+	for i, t := range j.Batch {
 		var doc json.RawMessage
 		var id string
-		f := planned{}
-		if j.native {
+		f := restore.Planned{}
+		if j.Native {
 			var lost, unplaced int
 			doc, lost, unplaced = openCodeNative(t)
 			id = t.Session.ID
-			f = newFile("", t.Session.ID, id, Native, "", doc)
+			f = restore.NewFile("", t.Session.ID, id, restore.Native, "", doc)
 			if lost > 0 {
-				f.downgrade(lostReason(lost))
+				f.Downgrade(restore.LostReason(lost))
 			}
 			if unplaced > 0 {
-				f.downgrade(fmt.Sprintf("%d row(s) of tables other than session, message and part have no place in an import document", unplaced))
+				f.Downgrade(fmt.Sprintf("%d row(s) of tables other than session, message and part have no place in an import document", unplaced))
 			}
 		} else {
 			parent := ""
 			if i > 0 {
-				parent = p.id
+				parent = p.ID
 			}
 			var reason string
 			id = openCodeID("ses", t.Session.ID, t.Session.CreatedAt.UnixMilli()*4096)
 			doc, reason = openCodeForeign(t, id, parent)
-			f = newFile("", t.Session.ID, id, Foreign, reason, doc)
+			f = restore.NewFile("", t.Session.ID, id, restore.Foreign, reason, doc)
 		}
-		f.Path = under(dir, "pond-import/"+id+".json")
+		f.Path = restore.Under(dir, "pond-import/"+id+".json")
 		if i == 0 {
-			p.id = id
+			p.ID = id
 		}
-		cmds = append(cmds, "opencode import "+shellQuote(f.Path))
-		p.files = append(p.files, f)
+		cmds = append(cmds, "opencode import "+restore.ShellQuote(f.Path))
+		p.Files = append(p.Files, f)
 	}
-	p.command = cdThen(p.cwd, strings.Join(cmds, " && ")+" && opencode -s "+p.id)
+	p.Command = restore.CdThen(p.Cwd, strings.Join(cmds, " && ")+" && opencode -s "+p.ID)
 	return p, nil
 }
 
 // openCodeNative rebuilds the export document from the rows or files kept at capture: a
 // database row's `data` column is the object minus its ids, a legacy file is the object.
-func openCodeNative(t *Transcript) (doc json.RawMessage, lost, unplaced int) {
+func openCodeNative(t *restore.Transcript) (doc json.RawMessage, lost, unplaced int) {
 	var info map[string]json.RawMessage
 	type msg struct {
 		info    map[string]json.RawMessage
@@ -77,7 +79,7 @@ func openCodeNative(t *Transcript) (doc json.RawMessage, lost, unplaced int) {
 	// add takes the record kept on one canonical object; owner is the message a part belongs
 	// to in the canonical model (hand-made legacy trees may leave the ids out of their files).
 	add := func(opt json.RawMessage, owner, self string) {
-		s, rec, ok := keptRecord(opt, &lost)
+		s, rec, ok := restore.KeptRecord(opt, &lost)
 		if !ok {
 			return
 		}
@@ -85,21 +87,21 @@ func openCodeNative(t *Transcript) (doc json.RawMessage, lost, unplaced int) {
 		if json.Unmarshal(rec, &obj) != nil {
 			return
 		}
-		table := s.str("table")
+		table := s.Str("table")
 		if table == "" {
-			table = legacyKind(s.str("file"), obj)
+			table = legacyKind(s.Str("file"), obj)
 		}
-		if _, isRow := obj["data"]; isRow && s.str("table") != "" && table != "session" {
+		if _, isRow := obj["data"]; isRow && s.Str("table") != "" && table != "session" {
 			obj = rowObject(obj, table)
 		}
 		fill := func(k, v string) {
 			if len(obj[k]) == 0 && v != "" {
-				obj[k] = marshal(v)
+				obj[k] = restore.Marshal(v)
 			}
 		}
 		switch table {
 		case "session":
-			if s.str("table") != "" {
+			if s.Str("table") != "" {
 				info = sessionRowInfo(obj)
 			} else {
 				info = obj
@@ -119,7 +121,7 @@ func openCodeNative(t *Transcript) (doc json.RawMessage, lost, unplaced int) {
 			msgs[id].info = obj
 		case "part":
 			if owner == "" {
-				owner = partFolder(s.str("file"))
+				owner = partFolder(s.Str("file"))
 			}
 			fill("id", strings.TrimSuffix(self, ":0"))
 			fill("sessionID", t.Session.ID)
@@ -156,7 +158,7 @@ func openCodeNative(t *Transcript) (doc json.RawMessage, lost, unplaced int) {
 	if info != nil && len(info["slug"]) == 0 {
 		// Sessions from before slugs (the legacy JSON tree) get one, as OpenCode's own
 		// migration gives them: its import refuses a session without.
-		info["slug"] = marshal("restored-" + shortHash(t.Session.ID, 8))
+		info["slug"] = restore.Marshal("restored-" + restore.ShortHash(t.Session.ID, 8))
 	}
 	out := struct {
 		Info     map[string]json.RawMessage `json:"info"`
@@ -169,7 +171,7 @@ func openCodeNative(t *Transcript) (doc json.RawMessage, lost, unplaced int) {
 		}
 		out.Messages = append(out.Messages, exported{Info: m.info, Parts: m.parts})
 	}
-	return marshal(out), lost, unplaced
+	return restore.Marshal(out), lost, unplaced
 }
 
 // fillLegacyMessages gives messages of OpenCode's legacy JSON tree what `opencode import`
@@ -179,7 +181,7 @@ func openCodeNative(t *Transcript) (doc json.RawMessage, lost, unplaced int) {
 func fillLegacyMessages(order []string, info func(id string) map[string]json.RawMessage) {
 	modelOf := func(m map[string]json.RawMessage) json.RawMessage {
 		if p, id := jstr(m["providerID"]), jstr(m["modelID"]); p != "" && id != "" {
-			return marshal(map[string]string{"providerID": p, "modelID": id})
+			return restore.Marshal(map[string]string{"providerID": p, "modelID": id})
 		}
 		return nil
 	}
@@ -196,14 +198,14 @@ func fillLegacyMessages(order []string, info func(id string) map[string]json.Raw
 				if agent == "" {
 					agent = "build"
 				}
-				m["agent"] = marshal(agent)
+				m["agent"] = restore.Marshal(agent)
 			}
 			if mo := modelOf(m); mo != nil {
 				last = mo
 			}
 		case "user":
 			if len(m["agent"]) == 0 {
-				m["agent"] = marshal("build")
+				m["agent"] = restore.Marshal("build")
 			}
 			if len(m["model"]) > 0 {
 				continue
@@ -218,7 +220,7 @@ func fillLegacyMessages(order []string, info func(id string) map[string]json.Raw
 				}
 			}
 			if model == nil {
-				model = marshal(restoredModel) // the session names none
+				model = restore.Marshal(restoredModel) // the session names none
 			}
 			m["model"] = model
 		}
@@ -295,16 +297,16 @@ func sessionRowInfo(row map[string]json.RawMessage) map[string]json.RawMessage {
 			tm[key] = v
 		}
 	}
-	info["time"] = marshal(tm)
+	info["time"] = restore.Marshal(tm)
 	if v := row["share_url"]; len(v) > 0 && string(v) != "null" {
-		info["share"] = marshal(map[string]json.RawMessage{"url": v})
+		info["share"] = restore.Marshal(map[string]json.RawMessage{"url": v})
 	}
 	if v := row["summary_additions"]; len(v) > 0 && string(v) != "null" {
 		sum := map[string]json.RawMessage{"additions": v, "deletions": row["summary_deletions"], "files": row["summary_files"]}
 		if d := jstr(row["summary_diffs"]); d != "" && json.Valid([]byte(d)) {
 			sum["diffs"] = json.RawMessage(d)
 		}
-		info["summary"] = marshal(sum)
+		info["summary"] = restore.Marshal(sum)
 	}
 	return info
 }
@@ -338,13 +340,13 @@ var restoredModel = map[string]string{"providerID": "pond", "modelID": "restored
 // openCodeForeign rebuilds a session as an export document: the note as the first user
 // message (its text part carries the mark in metadata), user messages with text parts,
 // assistant messages with text parts and one tool part per call holding its result.
-func openCodeForeign(t *Transcript, id, parent string) (json.RawMessage, string) {
-	c := converse(t)
-	results := map[string]item{}
-	for _, tu := range c.turns {
-		for _, it := range tu.items {
-			if it.kind == itemResult {
-				results[it.callID] = it
+func openCodeForeign(t *restore.Transcript, id, parent string) (json.RawMessage, string) {
+	c := restore.Converse(t)
+	results := map[string]restore.Item{}
+	for _, tu := range c.Turns {
+		for _, it := range tu.Items {
+			if it.Kind == restore.ItemResult {
+				results[it.CallID] = it
 			}
 		}
 	}
@@ -355,10 +357,10 @@ func openCodeForeign(t *Transcript, id, parent string) (json.RawMessage, string)
 		return openCodeID(prefix, fmt.Sprint(t.Session.ID, seq), seq)
 	}
 	updated := created
-	if n := len(c.turns); n > 0 {
-		updated = c.turns[n-1].at.UnixMilli()
+	if n := len(c.Turns); n > 0 {
+		updated = c.Turns[n-1].At.UnixMilli()
 	}
-	info := map[string]any{"id": id, "slug": "restored-" + shortHash(t.Session.ID, 8), "projectID": "global",
+	info := map[string]any{"id": id, "slug": "restored-" + restore.ShortHash(t.Session.ID, 8), "projectID": "global",
 		"directory": t.Session.Project, "title": "Restored: " + t.Session.SourceAgent + " " + t.Session.ID,
 		"version": "pond-restore", "time": map[string]int64{"created": created, "updated": updated}}
 	if parent != "" {
@@ -386,16 +388,16 @@ func openCodeForeign(t *Transcript, id, parent string) (json.RawMessage, string)
 	// OpenCode orders messages by time: the note goes first even when the session's first
 	// message is stamped before the session itself.
 	noteAt := created
-	if len(c.turns) > 0 && c.turns[0].at.UnixMilli() < noteAt {
-		noteAt = c.turns[0].at.UnixMilli()
+	if len(c.Turns) > 0 && c.Turns[0].At.UnixMilli() < noteAt {
+		noteAt = c.Turns[0].At.UnixMilli()
 	}
-	user(noteAt, []string{noteText(t)}, map[string]any{MarkKey: markOf(t)})
-	for _, tu := range c.turns {
-		at := tu.at.UnixMilli()
-		switch tu.role {
+	user(noteAt, []string{restore.NoteText(t)}, map[string]any{restore.MarkKey: restore.MarkOf(t)})
+	for _, tu := range c.Turns {
+		at := tu.At.UnixMilli()
+		switch tu.Role {
 		case session.RoleAssistant:
 			mid := next("msg")
-			model := tu.model
+			model := tu.Model
 			if model == "" {
 				model = "unknown"
 			}
@@ -404,20 +406,20 @@ func openCodeForeign(t *Transcript, id, parent string) (json.RawMessage, string)
 				"mode": "build", "agent": "build", "path": map[string]string{"cwd": t.Session.Project, "root": t.Session.Project},
 				"cost": 0, "tokens": map[string]any{"input": 0, "output": 0, "reasoning": 0, "cache": map[string]int{"read": 0, "write": 0}},
 				"finish": "stop"}}
-			for _, it := range tu.items {
-				switch it.kind {
-				case itemText:
-					m.Parts = append(m.Parts, map[string]any{"id": next("prt"), "sessionID": id, "messageID": mid, "type": "text", "text": it.text})
-				case itemCall:
-					r := results[it.callID]
-					state := map[string]any{"status": "completed", "input": json.RawMessage(paramsObject(it.params)), "output": r.text,
-						"title": it.name, "metadata": map[string]any{}, "time": map[string]int64{"start": at, "end": at}}
-					if r.isError {
-						state = map[string]any{"status": "error", "input": json.RawMessage(paramsObject(it.params)), "error": r.text,
+			for _, it := range tu.Items {
+				switch it.Kind {
+				case restore.ItemText:
+					m.Parts = append(m.Parts, map[string]any{"id": next("prt"), "sessionID": id, "messageID": mid, "type": "text", "text": it.Text})
+				case restore.ItemCall:
+					r := results[it.CallID]
+					state := map[string]any{"status": "completed", "input": json.RawMessage(restore.ParamsObject(it.Params)), "output": r.Text,
+						"title": it.Name, "metadata": map[string]any{}, "time": map[string]int64{"start": at, "end": at}}
+					if r.IsError {
+						state = map[string]any{"status": "error", "input": json.RawMessage(restore.ParamsObject(it.Params)), "error": r.Text,
 							"time": map[string]int64{"start": at, "end": at}}
 					}
 					m.Parts = append(m.Parts, map[string]any{"id": next("prt"), "sessionID": id, "messageID": mid, "type": "tool",
-						"callID": it.callID, "tool": it.name, "state": state})
+						"callID": it.CallID, "tool": it.Name, "state": state})
 				}
 			}
 			msgs = append(msgs, m)
@@ -425,11 +427,11 @@ func openCodeForeign(t *Transcript, id, parent string) (json.RawMessage, string)
 			// Results are written with their calls.
 		default:
 			var texts []string
-			for _, it := range tu.items {
-				texts = append(texts, it.text)
+			for _, it := range tu.Items {
+				texts = append(texts, it.Text)
 			}
 			user(at, texts, nil)
 		}
 	}
-	return marshal(map[string]any{"info": info, "messages": msgs}), c.droppedReason()
+	return restore.Marshal(map[string]any{"info": info, "messages": msgs}), c.DroppedReason()
 }

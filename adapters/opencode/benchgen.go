@@ -1,4 +1,4 @@
-package benchgen
+package opencode
 
 import (
 	"crypto/sha256"
@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/pondhq/pond/store/sqlite"
+	"github.com/pondhq/pond/adapters/corpus"
 )
 
 // opencodeFormat writes an OpenCode ≥1.2 database: <data dir>/opencode.db with the 1.18
@@ -17,14 +17,18 @@ import (
 // reads and the adapter's rely on). A user turn and an answer are a message row with one text
 // part; a tool run is an assistant message with one completed (or failed) tool part.
 type opencodeFormat struct {
+	env      corpus.Env
 	created  bool
 	projects map[string]bool
-	rows     []row // not yet written
-	pending  int   // sessions in rows
+	rows     []corpusRow // not yet written
+	pending  int         // sessions in rows
 }
 
-// row is one row to insert; table names the table and, for sessions, the columns.
-type row struct {
+// Corpus implements corpus.Generator: the database is written through env's SQLite writer.
+func (Adapter) Corpus(env corpus.Env) corpus.Format { return &opencodeFormat{env: env} }
+
+// corpusRow is one row to insert; table names the table and, for sessions, the columns.
+type corpusRow struct {
 	table  string
 	values []any
 }
@@ -56,17 +60,17 @@ const opencodeSchema = "CREATE TABLE `project` (`id` text PRIMARY KEY, `worktree
 // opencodeBatch is how many sessions go into one write transaction.
 const opencodeBatch = 20
 
-func (*opencodeFormat) root(home string) string {
+func (*opencodeFormat) Root(home string) string {
 	return filepath.Join(home, ".local", "share", "opencode")
 }
 
-func (*opencodeFormat) messages(c *conv) int { return len(c.turns) }
+func (*opencodeFormat) Messages(c *corpus.Conv) int { return len(c.Turns) }
 
 func (o *opencodeFormat) db(root string) string { return filepath.Join(root, "opencode.db") }
 
-func (o *opencodeFormat) write(root string, c *conv) (int64, error) {
+func (o *opencodeFormat) Write(root string, c *corpus.Conv) (int64, error) {
 	if !o.created {
-		if err := sqlite.CreateFromScript(o.db(root), opencodeSchema); err != nil {
+		if err := o.env.CreateDB(o.db(root), opencodeSchema); err != nil {
 			return 0, err
 		}
 		o.created, o.projects = true, map[string]bool{}
@@ -81,52 +85,52 @@ func (o *opencodeFormat) write(root string, c *conv) (int64, error) {
 				n += int64(len(v))
 			}
 		}
-		o.rows = append(o.rows, row{table, values})
+		o.rows = append(o.rows, corpusRow{table, values})
 	}
-	sum := sha256.Sum256([]byte(c.cwd))
+	sum := sha256.Sum256([]byte(c.Cwd))
 	projectID := hex.EncodeToString(sum[:20])
 	if !o.projects[projectID] {
 		o.projects[projectID] = true
-		insert("project", projectID, c.cwd, "git", filepath.Base(c.cwd), nil, nil, nil,
-			millis(c.start), millis(c.start), nil, "[]", nil)
+		insert("project", projectID, c.Cwd, "git", filepath.Base(c.Cwd), nil, nil, nil,
+			corpus.Millis(c.Start), corpus.Millis(c.Start), nil, "[]", nil)
 	}
-	sid := "ses_" + c.id[:8] + c.randHex(18)
-	model := obj(kv{"id", "claude-sonnet-4"}, kv{"providerID", "anthropic"})
+	sid := "ses_" + c.ID[:8] + c.RandHex(18)
+	model := corpus.Obj(corpus.KV("id", "claude-sonnet-4"), corpus.KV("providerID", "anthropic"))
 	insert("session (`id`, `project_id`, `slug`, `directory`, `title`, `version`, `permission`, `agent`, `model`, `time_created`, `time_updated`)",
-		sid, projectID, "quiet-"+c.id[:6], c.cwd, "Session "+c.id[:8], "1.18.33",
-		`[{"permission":"question","pattern":"*","action":"deny"}]`, "build", model, millis(c.start), millis(c.lastAt))
+		sid, projectID, "quiet-"+c.ID[:6], c.Cwd, "Session "+c.ID[:8], "1.18.33",
+		`[{"permission":"question","pattern":"*","action":"deny"}]`, "build", model, corpus.Millis(c.Start), corpus.Millis(c.LastAt))
 	prev := ""
-	for i, t := range c.turns {
-		ms := millis(t.at)
+	for i, t := range c.Turns {
+		ms := corpus.Millis(t.At)
 		mid := fmt.Sprintf("msg_%011x%05d", ms, i)
 		pid := fmt.Sprintf("prt_%011x%05d", ms, i)
 		var data, part json.RawMessage
-		switch t.kind {
-		case userText:
-			data = obj(kv{"role", "user"}, kv{"time", obj(kv{"created", ms})}, kv{"agent", "build"}, kv{"model", obj(kv{"providerID", "anthropic"}, kv{"modelID", "claude-sonnet-4"})})
-			part = obj(kv{"type", "text"}, kv{"text", t.text})
+		switch t.Kind {
+		case corpus.UserText:
+			data = corpus.Obj(corpus.KV("role", "user"), corpus.KV("time", corpus.Obj(corpus.KV("created", ms))), corpus.KV("agent", "build"), corpus.KV("model", corpus.Obj(corpus.KV("providerID", "anthropic"), corpus.KV("modelID", "claude-sonnet-4"))))
+			part = corpus.Obj(corpus.KV("type", "text"), corpus.KV("text", t.Text))
 		default:
 			finish := "stop"
-			if t.kind == toolRun {
+			if t.Kind == corpus.ToolRun {
 				finish = "tool-calls"
 			}
-			data = obj(kv{"parentID", prev}, kv{"role", "assistant"}, kv{"mode", "build"}, kv{"agent", "build"},
-				kv{"path", obj(kv{"cwd", c.cwd}, kv{"root", c.cwd})}, kv{"cost", 0.01},
-				kv{"tokens", obj(kv{"total", 150}, kv{"input", 100}, kv{"output", 50}, kv{"reasoning", 0}, kv{"cache", obj(kv{"read", 0}, kv{"write", 0})})},
-				kv{"modelID", "claude-sonnet-4"}, kv{"providerID", "anthropic"}, kv{"time", obj(kv{"created", ms}, kv{"completed", ms + 900})}, kv{"finish", finish})
-			if t.kind == assistantText {
-				part = obj(kv{"type", "text"}, kv{"text", t.text}, kv{"time", obj(kv{"start", ms}, kv{"end", ms + 10})})
+			data = corpus.Obj(corpus.KV("parentID", prev), corpus.KV("role", "assistant"), corpus.KV("mode", "build"), corpus.KV("agent", "build"),
+				corpus.KV("path", corpus.Obj(corpus.KV("cwd", c.Cwd), corpus.KV("root", c.Cwd))), corpus.KV("cost", 0.01),
+				corpus.KV("tokens", corpus.Obj(corpus.KV("total", 150), corpus.KV("input", 100), corpus.KV("output", 50), corpus.KV("reasoning", 0), corpus.KV("cache", corpus.Obj(corpus.KV("read", 0), corpus.KV("write", 0))))),
+				corpus.KV("modelID", "claude-sonnet-4"), corpus.KV("providerID", "anthropic"), corpus.KV("time", corpus.Obj(corpus.KV("created", ms), corpus.KV("completed", ms+900))), corpus.KV("finish", finish))
+			if t.Kind == corpus.AssistantText {
+				part = corpus.Obj(corpus.KV("type", "text"), corpus.KV("text", t.Text), corpus.KV("time", corpus.Obj(corpus.KV("start", ms), corpus.KV("end", ms+10))))
 				break
 			}
-			state := []kv{{"status", "completed"}, {"input", obj(kv{"command", t.text})}, {"output", t.output}, {"title", t.tool},
-				{"metadata", obj()}, {"time", obj(kv{"start", ms}, kv{"end", ms + 800})}}
-			if t.failed {
-				state = []kv{{"status", "error"}, {"input", obj(kv{"command", t.text})}, {"error", t.output},
-					{"time", obj(kv{"start", ms}, kv{"end", ms + 800})}}
+			state := []corpus.Field{corpus.KV("status", "completed"), corpus.KV("input", corpus.Obj(corpus.KV("command", t.Text))), corpus.KV("output", t.Output), corpus.KV("title", t.Tool),
+				corpus.KV("metadata", corpus.Obj()), corpus.KV("time", corpus.Obj(corpus.KV("start", ms), corpus.KV("end", ms+800)))}
+			if t.Failed {
+				state = []corpus.Field{corpus.KV("status", "error"), corpus.KV("input", corpus.Obj(corpus.KV("command", t.Text))), corpus.KV("error", t.Output),
+					corpus.KV("time", corpus.Obj(corpus.KV("start", ms), corpus.KV("end", ms+800)))}
 			}
-			part = obj(kv{"type", "tool"}, kv{"callID", fmt.Sprintf("toolu_%s%05d", c.randHex(16), i)}, kv{"tool", t.tool}, kv{"state", obj(state...)})
+			part = corpus.Obj(corpus.KV("type", "tool"), corpus.KV("callID", fmt.Sprintf("toolu_%s%05d", c.RandHex(16), i)), corpus.KV("tool", t.Tool), corpus.KV("state", corpus.Obj(state...)))
 		}
-		if t.kind == userText {
+		if t.Kind == corpus.UserText {
 			prev = mid
 		}
 		insert("message", mid, sid, ms, ms+500, data)
@@ -143,7 +147,7 @@ func (o *opencodeFormat) flush(root string) error {
 	if o.pending == 0 {
 		return nil
 	}
-	err := sqlite.WriteAgentDB(o.db(root), func(tx *sql.Tx) error {
+	err := o.env.WriteDB(o.db(root), func(tx *sql.Tx) error {
 		stmts := map[string]*sql.Stmt{}
 		for _, r := range o.rows {
 			st := stmts[r.table]
@@ -171,10 +175,10 @@ func (o *opencodeFormat) flush(root string) error {
 	return err
 }
 
-func (o *opencodeFormat) finish(root string) error {
+func (o *opencodeFormat) Finish(root string) error {
 	if !o.created {
 		// No session was dealt to OpenCode: an empty database, as OpenCode leaves on first run.
-		if err := sqlite.CreateFromScript(o.db(root), opencodeSchema); err != nil {
+		if err := o.env.CreateDB(o.db(root), opencodeSchema); err != nil {
 			return err
 		}
 		o.created = true

@@ -1,4 +1,4 @@
-package resume
+package opencode
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pondhq/pond/adapters/restore"
 	"github.com/pondhq/pond/session"
 )
 
@@ -15,7 +16,7 @@ import (
 // in pi sessions whose header was written after the first prompt).
 func TestOpenCodeNoteFirst(t *testing.T) {
 	start := time.Date(2025, 11, 20, 23, 33, 50, 0, time.UTC)
-	tr := &Transcript{
+	tr := &restore.Transcript{
 		Session:  session.Session{ID: "s1", SourceAgent: "pi-coding-agent", Project: "/p", CreatedAt: start},
 		Messages: []session.Message{{SessionID: "s1", ID: "m1", Role: session.RoleUser, Timestamp: start.Add(-2 * time.Second)}},
 		Parts:    map[string][]session.Part{"m1": {{SessionID: "s1", MessageID: "m1", ID: "p1", Type: session.PartText, Text: "/mode"}}},
@@ -54,7 +55,7 @@ func TestOpenCodeLegacyImportable(t *testing.T) {
 		b, _ := json.Marshal(map[string]any{"file": file, "record": json.RawMessage(rec)})
 		return session.Options{"source": b}
 	}
-	tr := &Transcript{
+	tr := &restore.Transcript{
 		Session: session.Session{ID: "ses_legacy", SourceAgent: "opencode", Project: "/w",
 			Options: src("session/p/ses_legacy.json", `{"id":"ses_legacy","version":"0.15.0","projectID":"p","directory":"/w","title":"t","time":{"created":1,"updated":2}}`)},
 		Messages: []session.Message{

@@ -1,10 +1,11 @@
-package resume
+package claudecode
 
 import (
 	"encoding/json"
 	"path"
 	"strings"
 
+	"github.com/pondhq/pond/adapters/restore"
 	"github.com/pondhq/pond/session"
 )
 
@@ -12,21 +13,22 @@ import (
 // <session>/subagents/agent-<id>.jsonl with an agent-<id>.meta.json beside them. Claude Code
 // finds a session only from the folder of the cwd it ran in, so the command cds there first.
 
-func encodeClaude(j *encodeJob) (*plan, error) {
-	root := j.batch[0]
-	p := &plan{cwd: root.Session.Project, needsCwd: true}
-	if j.native {
-		p.id = root.Session.ID
-		for _, t := range j.batch {
-			p.files = append(p.files, claudeNative(j, t)...)
+// Encode plans a restore into the agent (restore.Encoder).
+func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
+	root := j.Batch[0]
+	p := &restore.Plan{Cwd: root.Session.Project, NeedsCwd: true}
+	if j.Native {
+		p.ID = root.Session.ID
+		for _, t := range j.Batch {
+			p.Files = append(p.Files, claudeNative(j, t)...)
 		}
 	} else {
-		p.id = newUUID("claude-code", root.Session.ID)
-		for i, t := range j.batch {
-			p.files = append(p.files, claudeForeign(j, t, p.id, i > 0)...)
+		p.ID = restore.NewUUID("claude-code", root.Session.ID)
+		for i, t := range j.Batch {
+			p.Files = append(p.Files, claudeForeign(j, t, p.ID, i > 0)...)
 		}
 	}
-	p.command = cdThen(p.cwd, "claude --resume "+p.id)
+	p.Command = restore.CdThen(p.Cwd, "claude --resume "+p.ID)
 	return p, nil
 }
 
@@ -44,43 +46,43 @@ func claudeProjectDir(cwd string) string {
 	}
 	s := b.String()
 	if len(s) > 200 {
-		s = s[:200] + "-" + shortHash(cwd, 8)
+		s = s[:200] + "-" + restore.ShortHash(cwd, 8)
 	}
 	return s
 }
 
-func claudeNative(j *encodeJob, t *Transcript) []planned {
-	src := source(t.Session.Options["source"])
-	rel := src.str("path")
+func claudeNative(j *restore.Job, t *restore.Transcript) []restore.Planned {
+	src := restore.Source(t.Session.Options["source"])
+	rel := src.Str("path")
 	if !strings.HasPrefix(rel, "projects/") {
 		dir := "projects/" + claudeProjectDir(t.Session.Project)
-		switch src.str("kind") {
+		switch src.Str("kind") {
 		case "subagent":
 			rel = dir + "/" + t.Session.ParentSessionID + "/subagents/"
-			if wf := src.str("workflow"); wf != "" {
+			if wf := src.Str("workflow"); wf != "" {
 				rel += "workflows/" + wf + "/"
 			}
-			rel += "agent-" + src.str("agent_id") + ".jsonl"
+			rel += "agent-" + src.Str("agent_id") + ".jsonl"
 		case "legacy-subagent":
-			rel = dir + "/agent-" + src.str("agent_id") + ".jsonl"
+			rel = dir + "/agent-" + src.Str("agent_id") + ".jsonl"
 		default:
 			rel = dir + "/" + t.Session.ID + ".jsonl"
 		}
 	}
-	recs, lost := records(t)
-	data := replayLines(recs)
-	fid := Native
+	recs, lost := restore.Records(t)
+	data := restore.ReplayLines(recs)
+	fid := restore.Native
 	if lost > 0 {
-		fid = Downgraded
+		fid = restore.Downgraded
 	}
-	out := []planned{newFile(under(j.dest.root, rel), t.Session.ID, t.Session.ID, fid, lostReason(lost), data)}
-	if meta := src["meta"]; len(meta) > 0 && src.str("kind") == "subagent" {
+	out := []restore.Planned{restore.NewFile(restore.Under(j.Root, rel), t.Session.ID, t.Session.ID, fid, restore.LostReason(lost), data)}
+	if meta := src["meta"]; len(meta) > 0 && src.Str("kind") == "subagent" {
 		body := []byte(meta)
 		var s string
 		if json.Unmarshal(meta, &s) == nil {
 			body = []byte(s)
 		}
-		f := newFile(under(j.dest.root, strings.TrimSuffix(rel, ".jsonl")+".meta.json"), t.Session.ID, t.Session.ID, Native, "", body)
+		f := restore.NewFile(restore.Under(j.Root, strings.TrimSuffix(rel, ".jsonl")+".meta.json"), t.Session.ID, t.Session.ID, restore.Native, "", body)
 		f.Sidecar = true
 		out = append(out, f)
 	}
@@ -117,60 +119,60 @@ type claudeBlock struct {
 // claudeForeign rebuilds a session as Claude Code lines: the note, then one user, assistant or
 // tool-result line per turn, chained by parentUuid. A child becomes a sub-agent transcript of
 // the restored parent.
-func claudeForeign(j *encodeJob, t *Transcript, rootID string, child bool) []planned {
-	c := converse(t)
+func claudeForeign(j *restore.Job, t *restore.Transcript, rootID string, child bool) []restore.Planned {
+	c := restore.Converse(t)
 	sessionID, agentID := rootID, ""
 	rel := "projects/" + claudeProjectDir(t.Session.Project) + "/" + rootID + ".jsonl"
 	if child {
-		agentID = "a" + shortHash(t.Session.ID, 16)
+		agentID = "a" + restore.ShortHash(t.Session.ID, 16)
 		rel = "projects/" + claudeProjectDir(t.Session.Project) + "/" + rootID + "/subagents/agent-" + agentID + ".jsonl"
 	}
 	var out []byte
 	var parent *string
 	emit := func(typ, key string, at string, msg any, mark json.RawMessage) {
-		u := newUUID("claude-code", t.Session.ID, key)
+		u := restore.NewUUID("claude-code", t.Session.ID, key)
 		l := claudeLine{ParentUUID: parent, IsSidechain: child, UserType: "external", Cwd: t.Session.Project,
 			SessionID: sessionID, Version: "pond-restore", AgentID: agentID, Type: typ, Message: msg, UUID: u,
 			Timestamp: at, Mark: mark}
-		out = append(out, marshal(l)...)
+		out = append(out, restore.Marshal(l)...)
 		out = append(out, '\n')
 		parent = &u
 	}
-	emit("user", "note", stamp(t.Session.CreatedAt), map[string]any{"role": "user", "content": noteText(t)}, markJSON(t))
-	for _, tu := range c.turns {
+	emit("user", "note", restore.Stamp(t.Session.CreatedAt), map[string]any{"role": "user", "content": restore.NoteText(t)}, restore.MarkJSON(t))
+	for _, tu := range c.Turns {
 		var blocks []claudeBlock
-		for _, it := range tu.items {
-			switch it.kind {
-			case itemText:
-				blocks = append(blocks, claudeBlock{Type: "text", Text: it.text})
-			case itemCall:
-				blocks = append(blocks, claudeBlock{Type: "tool_use", ID: anthropicCallID(it.callID), Name: it.name, Input: paramsObject(it.params)})
-			case itemResult:
-				text := it.text
-				blocks = append(blocks, claudeBlock{Type: "tool_result", ToolUseID: anthropicCallID(it.callID), Content: &text, IsError: it.isError})
+		for _, it := range tu.Items {
+			switch it.Kind {
+			case restore.ItemText:
+				blocks = append(blocks, claudeBlock{Type: "text", Text: it.Text})
+			case restore.ItemCall:
+				blocks = append(blocks, claudeBlock{Type: "tool_use", ID: restore.AnthropicCallID(it.CallID), Name: it.Name, Input: restore.ParamsObject(it.Params)})
+			case restore.ItemResult:
+				text := it.Text
+				blocks = append(blocks, claudeBlock{Type: "tool_result", ToolUseID: restore.AnthropicCallID(it.CallID), Content: &text, IsError: it.IsError})
 			}
 		}
-		if tu.role == session.RoleAssistant {
+		if tu.Role == session.RoleAssistant {
 			stop := "end_turn"
 			if blocks[len(blocks)-1].Type == "tool_use" {
 				stop = "tool_use"
 			}
-			model := tu.model
+			model := tu.Model
 			if model == "" {
 				model = "unknown"
 			}
-			emit("assistant", tu.id, stamp(tu.at), map[string]any{
-				"id": "msg_pond_" + shortHash(t.Session.ID+"\x00"+tu.id, 24), "type": "message", "role": "assistant",
+			emit("assistant", tu.ID, restore.Stamp(tu.At), map[string]any{
+				"id": "msg_pond_" + restore.ShortHash(t.Session.ID+"\x00"+tu.ID, 24), "type": "message", "role": "assistant",
 				"model": model, "content": blocks, "stop_reason": stop, "stop_sequence": nil,
 				"usage": map[string]int{"input_tokens": 0, "output_tokens": 0},
 			}, nil)
 			continue
 		}
-		emit("user", tu.id, stamp(tu.at), map[string]any{"role": "user", "content": blocks}, nil)
+		emit("user", tu.ID, restore.Stamp(tu.At), map[string]any{"role": "user", "content": blocks}, nil)
 	}
 	id := sessionID
 	if child {
 		id += "/agent-" + agentID
 	}
-	return []planned{newFile(under(j.dest.root, path.Clean(rel)), t.Session.ID, id, Foreign, c.droppedReason(), out)}
+	return []restore.Planned{restore.NewFile(restore.Under(j.Root, path.Clean(rel)), t.Session.ID, id, restore.Foreign, c.DroppedReason(), out)}
 }

@@ -1,4 +1,4 @@
-package resume
+package gemini
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/adapters/restore"
 	"github.com/pondhq/pond/session"
 )
 
@@ -22,43 +23,44 @@ import (
 // there is one, else claims the slug folder with a marker (never editing projects.json, which
 // the CLI owns), so that `gemini --resume <id>` in the project finds the session.
 
-func encodeGemini(j *encodeJob) (*plan, error) {
-	root := j.batch[0]
-	p := &plan{cwd: root.Session.Project, needsCwd: true}
-	dir := geminiProjectDir(j.dest.root, root)
+// Encode plans a restore into the agent (restore.Encoder).
+func (*Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
+	root := j.Batch[0]
+	p := &restore.Plan{Cwd: root.Session.Project, NeedsCwd: true}
+	dir := geminiProjectDir(j.Root, root)
 	chats := "tmp/" + dir + "/chats/"
-	for i, t := range j.batch {
-		var f planned
+	for i, t := range j.Batch {
+		var f restore.Planned
 		switch {
-		case j.native:
+		case j.Native:
 			f = geminiNative(j, t, chats)
 		case i == 0:
-			f = geminiForeign(j, t, chats, newUUID("gemini-cli", t.Session.ID), "")
+			f = geminiForeign(j, t, chats, restore.NewUUID("gemini-cli", t.Session.ID), "")
 		default:
-			f = geminiForeign(j, t, chats+p.id+"/", newUUID("gemini-cli", t.Session.ID), p.id)
+			f = geminiForeign(j, t, chats+p.ID+"/", restore.NewUUID("gemini-cli", t.Session.ID), p.ID)
 		}
 		if i == 0 {
-			p.id = f.ID
+			p.ID = f.ID
 		}
-		p.files = append(p.files, f)
+		p.Files = append(p.Files, f)
 	}
 	if filepath.IsAbs(root.Session.Project) {
-		marker := under(j.dest.root, "tmp/"+dir+"/.project_root")
+		marker := restore.Under(j.Root, "tmp/"+dir+"/.project_root")
 		if _, err := os.Lstat(marker); errors.Is(err, os.ErrNotExist) {
-			f := newFile(marker, root.Session.ID, p.id, Native, "", []byte(root.Session.Project))
+			f := restore.NewFile(marker, root.Session.ID, p.ID, restore.Native, "", []byte(root.Session.Project))
 			f.Sidecar = true
-			p.files = append(p.files, f)
+			p.Files = append(p.Files, f)
 		}
 	}
-	p.command = cdThen(p.cwd, "gemini --resume "+p.id)
+	p.Command = restore.CdThen(p.Cwd, "gemini --resume "+p.ID)
 	return p, nil
 }
 
 // geminiProjectDir is the project folder a session goes into: where it was captured from, else
 // the folder projects.json registers for its project, else the CLI's slug of the project's
 // base name (an unresolved project keeps the key it was captured under, a hash or a slug).
-func geminiProjectDir(root string, t *Transcript) string {
-	if d := source(t.Session.Options["source"]).str("project_dir"); d != "" && t.Session.SourceAgent == "gemini-cli" {
+func geminiProjectDir(root string, t *restore.Transcript) string {
+	if d := restore.Source(t.Session.Options["source"]).Str("project_dir"); d != "" && t.Session.SourceAgent == "gemini-cli" {
 		return d
 	}
 	project := t.Session.Project
@@ -106,10 +108,10 @@ func geminiFileName(created time.Time, id, ext string) string {
 	return "session-" + created.UTC().Format("2006-01-02T15-04") + "-" + short + ext
 }
 
-func geminiNative(j *encodeJob, t *Transcript, chats string) planned {
-	src := source(t.Session.Options["source"])
-	format := src.str("format")
-	name := src.str("file")
+func geminiNative(j *restore.Job, t *restore.Transcript, chats string) restore.Planned {
+	src := restore.Source(t.Session.Options["source"])
+	format := src.Str("format")
+	name := src.Str("file")
 	if !strings.HasPrefix(name, "session-") {
 		// The CLI lists only session-*.json(l) files.
 		name = ""
@@ -124,7 +126,7 @@ func geminiNative(j *encodeJob, t *Transcript, chats string) planned {
 	if t.Session.SourceAgent == "gemini-cli/subagent" && t.Session.ParentSessionID != "" {
 		chats += t.Session.ParentSessionID + "/"
 	}
-	path := under(j.dest.root, chats+name)
+	path := restore.Under(j.Root, chats+name)
 	var meta struct {
 		SessionID *string `json:"sessionId"`
 	}
@@ -132,38 +134,38 @@ func geminiNative(j *encodeJob, t *Transcript, chats string) planned {
 	idFromName := meta.SessionID == nil
 	if format == "json" {
 		data, lost := geminiLegacy(t)
-		fid := Native
+		fid := restore.Native
 		if lost > 0 {
-			fid = Downgraded
+			fid = restore.Downgraded
 		}
-		return noSessionID(newFile(path, t.Session.ID, t.Session.ID, fid, lostReason(lost), data), idFromName)
+		return noSessionID(restore.NewFile(path, t.Session.ID, t.Session.ID, fid, restore.LostReason(lost), data), idFromName)
 	}
-	recs, lost := records(t)
-	fid := Native
+	recs, lost := restore.Records(t)
+	fid := restore.Native
 	if lost > 0 {
-		fid = Downgraded
+		fid = restore.Downgraded
 	}
-	return noSessionID(newFile(path, t.Session.ID, t.Session.ID, fid, lostReason(lost), replayLines(recs)), idFromName)
+	return noSessionID(restore.NewFile(path, t.Session.ID, t.Session.ID, fid, restore.LostReason(lost), restore.ReplayLines(recs)), idFromName)
 }
 
 // noSessionID downgrades a session whose file recorded no id: Pond named it after its file,
 // and the restored file carries the CLI's name instead.
-func noSessionID(f planned, idFromName bool) planned {
+func noSessionID(f restore.Planned, idFromName bool) restore.Planned {
 	if idFromName {
-		f.downgrade(IDFromFileName)
+		f.Downgrade(restore.IDFromFileName)
 	}
 	return f
 }
 
 // geminiLegacy rebuilds a single-JSON session file (≤0.38): the metadata record (the latest one
 // kept) with "messages" after lastUpdated, each message in its latest kept version, in order.
-func geminiLegacy(t *Transcript) ([]byte, int) {
+func geminiLegacy(t *restore.Transcript) ([]byte, int) {
 	lost := 0
 	meta := json.RawMessage(nil)
-	if s := t.Session.Options["source"]; truncated(s) {
+	if s := t.Session.Options["source"]; restore.Truncated(s) {
 		lost++
 	} else {
-		meta = source(s)["record"]
+		meta = restore.Source(s)["record"]
 	}
 	var order []string
 	latest := map[string]json.RawMessage{}
@@ -174,8 +176,8 @@ func geminiLegacy(t *Transcript) ([]byte, int) {
 		latest[id] = rec
 	}
 	for _, m := range t.Messages {
-		s := source(m.Options["source"])
-		if truncated(m.Options["source"]) || truncated(s["record"]) {
+		s := restore.Source(m.Options["source"])
+		if restore.Truncated(m.Options["source"]) || restore.Truncated(s["record"]) {
 			lost++
 			continue
 		}
@@ -183,14 +185,14 @@ func geminiLegacy(t *Transcript) ([]byte, int) {
 		case m.Role == session.RoleSystem && len(s["metadata"]) > 0:
 			meta = s["record"]
 		case len(s["replaces"]) > 0:
-			keep(s.str("replaces"), s["record"])
+			keep(s.Str("replaces"), s["record"])
 		case len(s["record"]) > 0:
 			keep(m.ID, s["record"])
 		}
 		for _, p := range t.Parts[m.ID] {
-			ps := source(p.Options["source"])
+			ps := restore.Source(p.Options["source"])
 			if len(ps["replaces"]) > 0 && len(ps["record"]) > 0 {
-				keep(ps.str("replaces"), ps["record"])
+				keep(ps.Str("replaces"), ps["record"])
 			}
 		}
 	}
@@ -246,60 +248,60 @@ func objectFields(raw json.RawMessage) []adapters.Field {
 // geminiForeign rebuilds a session as a JSONL session file (≥0.39): the metadata record (with
 // the mark), then one user or gemini message per turn; a tool call and its result sit together
 // in the gemini message's toolCalls, as the CLI records them.
-func geminiForeign(j *encodeJob, t *Transcript, chats, id, parent string) planned {
-	c := converse(t)
-	results := map[string]item{}
-	for _, tu := range c.turns {
-		for _, it := range tu.items {
-			if it.kind == itemResult {
-				results[it.callID] = it
+func geminiForeign(j *restore.Job, t *restore.Transcript, chats, id, parent string) restore.Planned {
+	c := restore.Converse(t)
+	results := map[string]restore.Item{}
+	for _, tu := range c.Turns {
+		for _, it := range tu.Items {
+			if it.Kind == restore.ItemResult {
+				results[it.CallID] = it
 			}
 		}
 	}
 	var out []byte
 	write := func(v any) {
-		out = append(out, marshal(v)...)
+		out = append(out, restore.Marshal(v)...)
 		out = append(out, '\n')
 	}
 	sum := sha256.Sum256([]byte(t.Session.Project))
 	last := t.Session.CreatedAt
-	if n := len(c.turns); n > 0 {
-		last = c.turns[n-1].at
+	if n := len(c.Turns); n > 0 {
+		last = c.Turns[n-1].At
 	}
 	kind := "main"
 	if parent != "" {
 		kind = "subagent"
 	}
-	write(map[string]any{"sessionId": id, "projectHash": hex.EncodeToString(sum[:]), "startTime": stamp(t.Session.CreatedAt),
-		"lastUpdated": stamp(last), "kind": kind, MarkKey: markJSON(t)})
+	write(map[string]any{"sessionId": id, "projectHash": hex.EncodeToString(sum[:]), "startTime": restore.Stamp(t.Session.CreatedAt),
+		"lastUpdated": restore.Stamp(last), "kind": kind, restore.MarkKey: restore.MarkJSON(t)})
 	type text struct {
 		Text string `json:"text"`
 	}
-	write(map[string]any{"id": newUUID("gemini-cli", t.Session.ID, "note"), "timestamp": stamp(t.Session.CreatedAt), "type": "user",
-		"content": []text{{noteText(t)}}})
-	for _, tu := range c.turns {
-		mid := newUUID("gemini-cli", t.Session.ID, tu.id)
-		switch tu.role {
+	write(map[string]any{"id": restore.NewUUID("gemini-cli", t.Session.ID, "note"), "timestamp": restore.Stamp(t.Session.CreatedAt), "type": "user",
+		"content": []text{{restore.NoteText(t)}}})
+	for _, tu := range c.Turns {
+		mid := restore.NewUUID("gemini-cli", t.Session.ID, tu.ID)
+		switch tu.Role {
 		case session.RoleAssistant:
 			content := []text{}
 			var calls []map[string]any
-			for _, it := range tu.items {
-				switch it.kind {
-				case itemText:
-					content = append(content, text{it.text})
-				case itemCall:
-					r := results[it.callID]
+			for _, it := range tu.Items {
+				switch it.Kind {
+				case restore.ItemText:
+					content = append(content, text{it.Text})
+				case restore.ItemCall:
+					r := results[it.CallID]
 					status := "success"
-					if r.isError {
+					if r.IsError {
 						status = "error"
 					}
-					calls = append(calls, map[string]any{"id": it.callID, "name": it.name, "args": json.RawMessage(paramsObject(it.params)),
-						"result": []any{map[string]any{"functionResponse": map[string]any{"id": it.callID, "name": it.name,
-							"response": map[string]string{"output": r.text}}}},
-						"status": status, "timestamp": stamp(tu.at)})
+					calls = append(calls, map[string]any{"id": it.CallID, "name": it.Name, "args": json.RawMessage(restore.ParamsObject(it.Params)),
+						"result": []any{map[string]any{"functionResponse": map[string]any{"id": it.CallID, "name": it.Name,
+							"response": map[string]string{"output": r.Text}}}},
+						"status": status, "timestamp": restore.Stamp(tu.At)})
 				}
 			}
-			m := map[string]any{"id": mid, "timestamp": stamp(tu.at), "type": "gemini", "content": content, "model": tu.model}
+			m := map[string]any{"id": mid, "timestamp": restore.Stamp(tu.At), "type": "gemini", "content": content, "model": tu.Model}
 			if len(calls) > 0 {
 				m["toolCalls"] = calls
 			}
@@ -308,12 +310,12 @@ func geminiForeign(j *encodeJob, t *Transcript, chats, id, parent string) planne
 			// Results are written with their calls.
 		default:
 			var content []text
-			for _, it := range tu.items {
-				content = append(content, text{it.text})
+			for _, it := range tu.Items {
+				content = append(content, text{it.Text})
 			}
-			write(map[string]any{"id": mid, "timestamp": stamp(tu.at), "type": "user", "content": content})
+			write(map[string]any{"id": mid, "timestamp": restore.Stamp(tu.At), "type": "user", "content": content})
 		}
 	}
-	path := under(j.dest.root, chats+geminiFileName(t.Session.CreatedAt, id, ".jsonl"))
-	return newFile(path, t.Session.ID, id, Foreign, c.droppedReason(), out)
+	path := restore.Under(j.Root, chats+geminiFileName(t.Session.CreatedAt, id, ".jsonl"))
+	return restore.NewFile(path, t.Session.ID, id, restore.Foreign, c.DroppedReason(), out)
 }

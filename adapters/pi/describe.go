@@ -1,0 +1,11 @@
+package pi
+
+import "github.com/pondhq/pond/adapters"
+
+// Describe implements adapters.Describer.
+func (*Adapter) Describe() adapters.Description {
+	return adapters.Description{
+		Root:    "the agent dir holding sessions/ (~/.pi/agent)",
+		Fixture: adapters.Fixture{Dir: "adapters/pi/testdata/agent"},
+	}
+}

@@ -1,0 +1,131 @@
+package restore
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Record is one raw record kept at capture, with the line it was on.
+type Record struct {
+	Line   int
+	Record json.RawMessage
+}
+
+// SourceOf is a decoded options.source value: where a canonical object came from, and the raw
+// record under "record".
+type SourceOf map[string]json.RawMessage
+
+// Source decodes an options.source value (nil when it is not an object).
+func Source(raw json.RawMessage) SourceOf {
+	var s SourceOf
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+// Str is the string under k, or "".
+func (s SourceOf) Str(k string) string {
+	var v string
+	_ = json.Unmarshal(s[k], &v)
+	return v
+}
+
+// Int is the number under k, or 0.
+func (s SourceOf) Int(k string) int {
+	var v int
+	_ = json.Unmarshal(s[k], &v)
+	return v
+}
+
+// Truncated reports an options entry the store replaced by a size marker: the value is lost.
+func Truncated(raw json.RawMessage) bool {
+	return bytes.HasPrefix(bytes.TrimSpace(raw), []byte(`{"pond_truncated_bytes":`))
+}
+
+// KeptRecord unwraps the raw source record kept in a canonical object's options.source: the
+// source fields and the record, or false when there is none or the store truncated either
+// (counted in lost).
+func KeptRecord(opt json.RawMessage, lost *int) (SourceOf, json.RawMessage, bool) {
+	if opt == nil {
+		return nil, nil, false
+	}
+	if Truncated(opt) {
+		*lost++
+		return nil, nil, false
+	}
+	s := Source(opt)
+	rec := s["record"]
+	if len(rec) == 0 {
+		return nil, nil, false
+	}
+	if Truncated(rec) {
+		*lost++
+		return nil, nil, false
+	}
+	return s, rec, true
+}
+
+// Records collects every raw record kept in a transcript (on the session, its messages and
+// their parts), ordered by source line. lost counts records the store could not keep whole.
+func Records(t *Transcript) (recs []Record, lost int) {
+	add := func(o json.RawMessage) {
+		s, rec, ok := KeptRecord(o, &lost)
+		if ok {
+			recs = append(recs, Record{Line: s.Int("line"), Record: rec})
+		}
+	}
+	add(t.Session.Options["source"])
+	for _, m := range t.Messages {
+		add(m.Options["source"])
+		for _, p := range t.Parts[m.ID] {
+			add(p.Options["source"])
+		}
+	}
+	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Line < recs[j].Line })
+	return recs, lost
+}
+
+// ReplayLines writes records as JSON Lines in source order. A line that was not kept (it was
+// malformed at capture) becomes an empty line, which agents skip, so every record keeps its line
+// number and a re-capture gives the same keys.
+func ReplayLines(recs []Record) []byte {
+	var b bytes.Buffer
+	next := 1
+	for _, r := range recs {
+		for r.Line > next {
+			b.WriteByte('\n')
+			next++
+		}
+		b.Write(r.Record)
+		b.WriteByte('\n')
+		next++
+	}
+	return b.Bytes()
+}
+
+// LostReason describes records the archive could not keep whole.
+func LostReason(lost int) string {
+	if lost == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d source record(s) were above the archive's value cap and are missing", lost)
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@+,%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// CdThen is "cd <dir> && <cmd>".
+func CdThen(dir, cmd string) string { return "cd " + ShellQuote(dir) + " && " + cmd }
+
+// Under joins a slash path below root.
+func Under(root, rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) }
