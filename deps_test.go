@@ -63,6 +63,8 @@ var layers = []struct {
 	// The tray and the installer speak to the daemon through ipc without linking the store.
 	{"ipc", []string{"session", "internal"}},
 	{"resume", []string{"session", "adapters", "internal"}}, // reads transcripts handed to it; never the store
+	// The terminal launcher is a pure-Go leaf the tray uses too.
+	{"resume/terminal", nil},
 	// Presentation is pure text from the read model, for the CLI, MCP and the tray alike.
 	{"present", []string{"session"}},
 	// The desktop app talks to the daemon only through ipc's client and the wire and read-model

@@ -12,6 +12,7 @@ import (
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/all"
 	"github.com/pondhq/pond/adapters/restore"
+	"github.com/pondhq/pond/resume/terminal"
 	"github.com/pondhq/pond/session/view"
 )
 
@@ -128,10 +129,11 @@ func Restore(ctx context.Context, a Archive, req Request) (*Outcome, error) {
 	if err != nil { // only a missing destination folder
 		return fail(o, NoNativeDir, "%v", err), nil
 	}
-	o.ID, o.Command = plan.ID, plan.Command
+	o.ID, o.Argv = plan.ID, plan.Argv
 	if plan.Cwd != "" {
 		o.Cwd = plan.Cwd
 	}
+	o.Command = terminal.ShellLine(o.Cwd, o.Argv)
 	if plan.NeedsCwd {
 		if !filepath.IsAbs(o.Cwd) {
 			for i := range plan.Files {

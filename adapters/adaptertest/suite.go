@@ -280,8 +280,13 @@ func encode(t *testing.T, enc restore.Encoder, batch []*restore.Transcript, nati
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plan.ID == "" || plan.Command == "" || len(plan.Files) == 0 {
+	if plan.ID == "" || len(plan.Argv) == 0 || len(plan.Files) == 0 {
 		t.Fatalf("plan without an id, a command or files: %+v", plan)
+	}
+	// The session id reaches the command as an argument of its own, whatever it holds.
+	last := plan.Argv[len(plan.Argv)-1]
+	if len(last) < 2 || last[0] == "" {
+		t.Fatalf("the plan's last command %q is no program with arguments", last)
 	}
 	var files []restore.File
 	for _, f := range plan.Files {

@@ -28,7 +28,7 @@ func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 			p.Files = append(p.Files, claudeForeign(j, t, p.ID, i > 0)...)
 		}
 	}
-	p.Command = restore.CdThen(p.Cwd, "claude --resume "+p.ID)
+	p.Argv = [][]string{{"claude", "--resume", p.ID}}
 	return p, nil
 }
 

@@ -43,7 +43,7 @@ func (*Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 		}
 		p.Files = append(p.Files, codexForeign(j, t, id, parent))
 	}
-	p.Command = restore.CdThen(p.Cwd, "codex resume "+p.ID)
+	p.Argv = [][]string{{"codex", "resume", p.ID}}
 	return p, nil
 }
 

@@ -52,7 +52,7 @@ func (*Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 			p.Files = append(p.Files, f)
 		}
 	}
-	p.Command = restore.CdThen(p.Cwd, "gemini --resume "+p.ID)
+	p.Argv = [][]string{{"gemini", "--resume", p.ID}}
 	return p, nil
 }
 

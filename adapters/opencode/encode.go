@@ -26,7 +26,6 @@ func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 		return nil, fmt.Errorf("no folder for OpenCode import documents: pass --out-dir")
 	}
 	p := &restore.Plan{Cwd: root.Session.Project, NeedsCwd: true}
-	var cmds []string
 	for i, t := range j.Batch {
 		var doc json.RawMessage
 		var id string
@@ -56,10 +55,10 @@ func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 		if i == 0 {
 			p.ID = id
 		}
-		cmds = append(cmds, "opencode import "+restore.ShellQuote(f.Path))
+		p.Argv = append(p.Argv, []string{"opencode", "import", f.Path})
 		p.Files = append(p.Files, f)
 	}
-	p.Command = restore.CdThen(p.Cwd, strings.Join(cmds, " && ")+" && opencode -s "+p.ID)
+	p.Argv = append(p.Argv, []string{"opencode", "-s", p.ID})
 	return p, nil
 }
 

@@ -40,7 +40,7 @@ func (*Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 		}
 		p.Files = append(p.Files, f)
 	}
-	p.Command = restore.CdThen(p.Cwd, "pi --session "+restore.ShellQuote(rootPath))
+	p.Argv = [][]string{{"pi", "--session", rootPath}}
 	return p, nil
 }
 

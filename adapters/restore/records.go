@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
-	"strings"
 )
 
 // Record is one raw record kept at capture, with the line it was on.
@@ -113,19 +112,6 @@ func LostReason(lost int) string {
 	}
 	return fmt.Sprintf("%d source record(s) were above the archive's value cap and are missing", lost)
 }
-
-// ShellQuote quotes s for a POSIX shell when it needs it.
-func ShellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@+,%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// CdThen is "cd <dir> && <cmd>".
-func CdThen(dir, cmd string) string { return "cd " + ShellQuote(dir) + " && " + cmd }
 
 // Under joins a slash path below root.
 func Under(root, rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) }

@@ -46,9 +46,11 @@ type Job struct {
 
 // Plan is what an encoder decided: the files and how to resume.
 type Plan struct {
-	ID      string // the restored session's id in the agent
-	Cwd     string // where to resume it, when not the session's project
-	Command string // the shell command that continues the work
+	ID  string // the restored session's id in the agent
+	Cwd string // where to resume it, when not the session's project
+	// Argv are the commands that continue the work, each an argv run in the working
+	// directory, in order. Values from the archive go in as arguments, never into a shell line.
+	Argv [][]string
 	// NeedsCwd: the agent resumes a session only from its working directory.
 	NeedsCwd bool
 	Files    []Planned

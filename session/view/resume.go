@@ -61,10 +61,13 @@ type ResumeOutcome struct {
 	To      string       `json:"to"`
 	Native  bool         `json:"native"`         // same agent: the captured records replayed
 	Root    string       `json:"root,omitempty"` // the agent root written under
-	// ID is the restored session's id in the target agent; Cwd the folder to resume it in;
-	// Command the shell command that continues the work.
-	ID      string       `json:"id,omitempty"`
-	Cwd     string       `json:"cwd,omitempty"`
+	// ID is the restored session's id in the target agent; Cwd the folder to resume it in.
+	ID  string `json:"id,omitempty"`
+	Cwd string `json:"cwd,omitempty"`
+	// Argv are the commands that continue the work, in order, each run as an argv in Cwd:
+	// what a launcher runs, never through a shell. Command is the same as one shell line
+	// (every argument quoted) for a person to copy.
+	Argv    [][]string   `json:"argv,omitempty"`
 	Command string       `json:"command,omitempty"`
 	Files   []ResumeFile `json:"files"`
 }

@@ -1,0 +1,6 @@
+//go:build !linux && !darwin
+
+package terminal
+
+// terminals: opening a terminal is not supported here yet; the command is shown instead.
+func terminals(func(string) string) []terminal { return nil }
