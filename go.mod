@@ -6,6 +6,7 @@ require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/apache/arrow/go/v17 v17.0.0
 	github.com/fsnotify/fsnotify v1.9.0
+	github.com/go-json-experiment/json v1.27.2
 	github.com/google/go-cmp v0.7.0
 	github.com/klauspost/compress v1.17.9
 	github.com/lancedb/lancedb-go v0.1.2

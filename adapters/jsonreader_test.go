@@ -3,7 +3,6 @@ package adapters
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -133,55 +132,4 @@ func FuzzJSONReader(f *testing.F) {
 		f.Add([]byte(doc))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkReader(t, data) })
-}
-
-func TestReadNode(t *testing.T) {
-	sh := &Shape{Members: map[string]*Shape{"a": {Text: true}, "l": {Members: map[string]*Shape{"t": {Text: true}}}}}
-	n, err := ReadNode([]byte(`{"a":"x\ty","b":{"c":1},"l":[{"t":"u","v":2},"w",3],"a2":"z"}`), sh)
-	if err != nil {
-		t.Fatal(err)
-	}
-	type view struct {
-		Members  map[string]string
-		A        string
-		List     []string
-		T        string
-		Unshaped bool
-	}
-	got := view{Members: map[string]string{}, A: n.Kid("a").Str, T: n.Kid("l").List()[0].Kid("t").Str, Unshaped: n.Kid("b") == nil && n.Kid("l").List()[1].Str == ""}
-	for k, v := range n.Object() {
-		got.Members[k] = string(v)
-	}
-	for _, el := range n.Kid("l").List() {
-		got.List = append(got.List, string(el.Raw))
-	}
-	want := view{
-		Members:  map[string]string{"a": `"x\ty"`, "b": `{"c":1}`, "l": `[{"t":"u","v":2},"w",3]`, "a2": `"z"`},
-		A:        "x\ty",
-		List:     []string{`{"t":"u","v":2}`, `"w"`, `3`},
-		T:        "u",
-		Unshaped: true,
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	if _, err := ReadNode([]byte(`{"a":"x"} {}`), sh); err == nil {
-		t.Error("no error for data after the object")
-	}
-}
-
-// TestReadNodeMalformed: a long document whose short member is malformed is an error, wherever
-// the member is read.
-func TestReadNodeMalformed(t *testing.T) {
-	sh := &Shape{Members: map[string]*Shape{"a": {Members: map[string]*Shape{"b": {}}}, "l": {}}}
-	pad := `"pad":"` + strings.Repeat("x", 4096) + `",`
-	for _, doc := range []string{
-		`{` + pad + `"a":{"b":tru}}`,
-		`{` + pad + `"l":[{"b":1},{"b":]}`,
-		`{"a":{"b":[1,` + pad + `}}`,
-	} {
-		if _, err := ReadNode([]byte(doc), sh); err == nil {
-			t.Errorf("%.40q…: no error", doc)
-		}
-	}
 }

@@ -3,6 +3,7 @@ package adapters
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // Field is one key of a JSON object built with Object.
@@ -30,4 +31,33 @@ func Object(fields ...Field) json.RawMessage {
 	}
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// String encodes s as a JSON string without HTML escaping, so that text reads as it was written
+// (as the store writes it).
+func String(s string) json.RawMessage {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		b := make([]byte, 0, len(s)+2)
+		return append(append(append(b, '"'), s...), '"')
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// OptString is String(s), or nothing (a Field Object leaves out) for "".
+func OptString(s string) json.RawMessage {
+	if s == "" {
+		return nil
+	}
+	return String(s)
 }
