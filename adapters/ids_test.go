@@ -110,3 +110,16 @@ func TestSeenIDsBadState(t *testing.T) {
 		t.Error("2 bytes: no error")
 	}
 }
+
+// TestSeenIDsFormat pins the packing cursors hold (Claude Code cursors have held it since
+// before SeenIDs was shared): FNV-64a of the id, big-endian, then the count.
+func TestSeenIDsFormat(t *testing.T) {
+	var s SeenIDs
+	s.Next("a")
+	s.Next("a")
+	b, _ := s.MarshalBinary()
+	want := []byte{0xaf, 0x63, 0xdc, 0x4c, 0x86, 0x01, 0xec, 0x8c, 2, 0xe6, 0x1a, 0x63, 0x19, 0x04, 0x63, 0xc0, 0x93, 1} // a: met twice; a-2: given once
+	if string(b) != string(want) {
+		t.Errorf("got % x\nwant % x", b, want)
+	}
+}

@@ -49,12 +49,12 @@ func Value(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
-// Str is raw's value when it is a JSON string.
-func Str(raw []byte) (string, bool) {
+// Str is raw's value when it is a JSON string; "" otherwise (Kind tells the two apart).
+func Str(raw []byte) string {
 	if Kind(raw) != '"' {
-		return "", false
+		return ""
 	}
-	return unquote(bytes.TrimSpace(raw)), true
+	return unquote(bytes.TrimSpace(raw))
 }
 
 // unquote is the value of a JSON string of a valid document as encoding/json decodes it
@@ -125,11 +125,7 @@ func Float(raw []byte) (float64, bool) {
 
 // Time is raw's value when it is an RFC 3339 time string; zero otherwise.
 func Time(raw []byte) time.Time {
-	s, ok := Str(raw)
-	if !ok {
-		return time.Time{}
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
+	t, err := time.Parse(time.RFC3339Nano, Str(raw))
 	if err != nil {
 		return time.Time{}
 	}
@@ -140,10 +136,7 @@ func Time(raw []byte) time.Time {
 type Members map[string]json.RawMessage
 
 // Str is the member key's string value; "" when absent or not a string.
-func (m Members) Str(key string) string {
-	s, _ := Str(m[key])
-	return s
-}
+func (m Members) Str(key string) string { return Str(m[key]) }
 
 // IsStr reports whether the member key is a string.
 func (m Members) IsStr(key string) bool { return Kind(m[key]) == '"' }

@@ -271,8 +271,8 @@ func arguments(raw json.RawMessage) json.RawMessage {
 	if adapters.IsNull(raw) {
 		return nil
 	}
-	if s, ok := adapters.Str(raw); ok {
-		if b := bytes.TrimSpace([]byte(s)); len(b) > 0 && json.Valid(b) {
+	if adapters.Kind(raw) == '"' {
+		if b := bytes.TrimSpace([]byte(adapters.Str(raw))); len(b) > 0 && json.Valid(b) {
 			return b
 		}
 	}
@@ -294,7 +294,7 @@ func outputFailed(out *node) bool {
 	case '"':
 		text := out.Text
 		if !out.IsText {
-			text, _ = adapters.Str(out.Raw)
+			text = adapters.Str(out.Raw)
 		}
 		return textFailed(text)
 	}

@@ -43,8 +43,8 @@ func strs(raw json.RawMessage) []string {
 	}
 	var out []string
 	for _, el := range n.List() {
-		if s, ok := adapters.Str(el.Raw); ok || el.Kind() == 'n' {
-			out = append(out, s)
+		if k := el.Kind(); k == '"' || k == 'n' {
+			out = append(out, adapters.Str(el.Raw))
 		}
 	}
 	return out

@@ -351,7 +351,7 @@ func systemText(msg object, body *node) string {
 	}
 	var text string
 	_ = adapters.EachMember(raw, func(_ string, v json.RawMessage, _ int) error {
-		if s, ok := adapters.Str(v); ok && s != "" {
+		if s := adapters.Str(v); s != "" {
 			if text != "" {
 				text += "\n\n"
 			}
@@ -441,7 +441,7 @@ func (p *parser) block(blk *node, prov session.Provenance, where string, no int)
 }
 
 func imageData(raw json.RawMessage) *session.FileData {
-	s, _ := adapters.Str(raw)
+	s := adapters.Str(raw)
 	if b, err := decodeBase64(s); err == nil {
 		return &session.FileData{Kind: session.FileBytes, Bytes: b}
 	}

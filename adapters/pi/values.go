@@ -14,12 +14,8 @@ import (
 // anyTime reads pi's two time shapes: an ISO string (entries, headers) or Unix milliseconds
 // (messages). Anything else is the zero time.
 func anyTime(raw json.RawMessage) time.Time {
-	if s, ok := adapters.Str(raw); ok {
-		t, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			return time.Time{}
-		}
-		return t
+	if adapters.Kind(raw) == '"' {
+		return adapters.Time(raw)
 	}
 	if ms, ok := adapters.Float(raw); ok && ms > 0 && ms < 1e15 {
 		return time.UnixMicro(int64(ms * 1000))
