@@ -157,18 +157,6 @@ func lenient(err error) error {
 	return err
 }
 
-// str is the value of a JSON string, or "" for anything else.
-func str(raw json.RawMessage) string {
-	if len(raw) == 0 || raw[0] != '"' {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
-	return s
-}
-
 // knownTypes are the record types Claude Code writes besides user and assistant; they are kept
 // as part-less system messages without being reported as drift.
 var knownTypes = map[string]bool{
