@@ -280,8 +280,8 @@ func (h *header) cwd() string {
 // ready reports whether the session can be decided before the read ends.
 func (h *header) ready() bool { return h.meta != nil && h.cwd() != "" }
 
-// isEnveloped reports whether a line is a RolloutLine (with a payload, read along with the line
-// as walked.payload) rather than an un-enveloped (≤0.30) line.
+// isEnveloped reports whether a line is a RolloutLine (with a payload, read along with the line)
+// rather than an un-enveloped (≤0.30) line.
 func isEnveloped(o object) bool {
 	_, ok := o["payload"]
 	return ok && o.IsStr("type")
