@@ -2,7 +2,6 @@ package adapters
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -23,7 +22,7 @@ func Digest(b []byte) string {
 func RecordID(raw []byte) string { return "rec-" + Digest(raw) }
 
 // SeenCap bounds the ids a SeenIDs remembers, so that a cursor holding one stays small (at
-// most about 9 KB, 12 KB as JSON) however long its session grows.
+// most about 6 KB, 8 KB as JSON) however long its session grows.
 const SeenCap = 1024
 
 // SeenIDs makes the message ids of one source unique: Next gives an id met again <id>-2, then
@@ -32,8 +31,9 @@ const SeenCap = 1024
 // It remembers the SeenCap ids used most recently (given, or met again), with how often each
 // was met; a repeat further back is not recognised. What it remembers is a function of the
 // ids given before, and a cursor keeps all of it (MarshalJSON), so a read resumed from a cursor
-// gives the ids a read of the whole source gives. Ids are remembered by a 64-bit digest; two
-// ids with the same digest only make the second one suffixed.
+// gives the ids a read of the whole source gives. Ids are remembered by a 40-bit digest; two
+// ids with the same digest (one in 10⁹ new ids meets one of those remembered) only make the
+// second one suffixed.
 //
 // The zero SeenIDs is empty and ready to use.
 type SeenIDs struct {
@@ -76,39 +76,53 @@ func (s *SeenIDs) use(key uint64, n int32) {
 	if len(s.order) > SeenCap {
 		delete(s.count, s.order[0])
 		s.order = s.order[1:] // append moves the rest when it runs out of room
-
 	}
 }
+
+// digestBits is how much of an id's FNV-64a digest is kept: its top 40 bits, the better mixed.
+const digestBits = 40
 
 func idKey(id string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(id))
-	return h.Sum64()
+	return h.Sum64() >> (64 - digestBits)
 }
 
 // IsZero reports whether s remembers nothing (for omitzero).
 func (s SeenIDs) IsZero() bool { return len(s.order) == 0 }
 
-// MarshalBinary packs what s remembers, least recently used first: per id its digest (8 bytes,
+// MarshalBinary packs what s remembers, least recently used first: per id its digest (5 bytes,
 // big-endian), then its count as a uvarint.
 func (s SeenIDs) MarshalBinary() ([]byte, error) {
-	b := make([]byte, 0, len(s.order)*9)
+	b := make([]byte, 0, len(s.order)*6)
 	for _, k := range s.order {
-		b = binary.BigEndian.AppendUint64(b, k)
+		b = append(b, byte(k>>32), byte(k>>24), byte(k>>16), byte(k>>8), byte(k))
 		b = binary.AppendUvarint(b, uint64(s.count[k]))
 	}
 	return b, nil
 }
 
 // UnmarshalBinary reads what MarshalBinary wrote; anything else is an error.
-func (s *SeenIDs) UnmarshalBinary(b []byte) error {
+func (s *SeenIDs) UnmarshalBinary(b []byte) error { return s.unpack(b, digestBits/8, 0) }
+
+// UnmarshalBinary64 reads the packing cursors held before SeenIDs was shared (Claude Code's
+// seen ids): whole 64-bit digests, 8 bytes each, then the count. They become the digests
+// Next makes, so a cursor of either packing resumes with the same ids.
+func (s *SeenIDs) UnmarshalBinary64(b []byte) error { return s.unpack(b, 8, 64-digestBits) }
+
+// unpack reads entries of a size-byte big-endian digest, shifted right by shift, and a count.
+func (s *SeenIDs) unpack(b []byte, size, shift int) error {
 	t := SeenIDs{count: map[uint64]int32{}}
 	for len(b) > 0 {
-		if len(b) < 9 {
+		if len(b) < size+1 {
 			return errors.New("seen ids: truncated")
 		}
-		k := binary.BigEndian.Uint64(b)
-		n, w := binary.Uvarint(b[8:])
+		var k uint64
+		for _, c := range b[:size] {
+			k = k<<8 | uint64(c)
+		}
+		k >>= shift
+		n, w := binary.Uvarint(b[size:])
 		if w <= 0 || n == 0 || n > 1<<31-1 {
 			return errors.New("seen ids: bad count")
 		}
@@ -117,7 +131,7 @@ func (s *SeenIDs) UnmarshalBinary(b []byte) error {
 		}
 		t.order = append(t.order, k)
 		t.count[k] = int32(n)
-		b = b[8+w:]
+		b = b[size+w:]
 	}
 	if len(t.order) > SeenCap {
 		return errors.New("seen ids: too many")
@@ -135,12 +149,8 @@ func (s SeenIDs) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads what MarshalJSON wrote; anything else is an error.
 func (s *SeenIDs) UnmarshalJSON(data []byte) error {
-	var str string
-	if err := json.Unmarshal(data, &str); err != nil {
-		return err
-	}
-	b, err := base64.StdEncoding.DecodeString(str)
-	if err != nil {
+	var b []byte
+	if err := json.Unmarshal(data, &b); err != nil {
 		return err
 	}
 	return s.UnmarshalBinary(b)

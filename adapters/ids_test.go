@@ -67,7 +67,7 @@ func TestSeenIDsResumed(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(b) > 12*1024+32 {
+				if len(b) > 8*1024+32 {
 					t.Errorf("cut %d: cursor of %d bytes", cut, len(b))
 				}
 				var back struct {
@@ -99,7 +99,7 @@ func TestSeenIDsBadState(t *testing.T) {
 	good, _ := s.MarshalBinary()
 	for name, b := range map[string][]byte{
 		"truncated":  good[:5],
-		"zero_count": append(good[:8:8], 0),
+		"zero_count": append(good[:5:5], 0),
 		"repeated":   append(append([]byte{}, good...), good...),
 	} {
 		if err := new(SeenIDs).UnmarshalBinary(b); err == nil {
@@ -111,15 +111,36 @@ func TestSeenIDsBadState(t *testing.T) {
 	}
 }
 
-// TestSeenIDsFormat pins the packing cursors hold (Claude Code cursors have held it since
-// before SeenIDs was shared): FNV-64a of the id, big-endian, then the count.
+// TestSeenIDsFormat pins the packing cursors hold: the top 40 bits of the id's FNV-64a,
+// big-endian, then the count.
 func TestSeenIDsFormat(t *testing.T) {
 	var s SeenIDs
 	s.Next("a")
 	s.Next("a")
 	b, _ := s.MarshalBinary()
-	want := []byte{0xaf, 0x63, 0xdc, 0x4c, 0x86, 0x01, 0xec, 0x8c, 2, 0xe6, 0x1a, 0x63, 0x19, 0x04, 0x63, 0xc0, 0x93, 1} // a: met twice; a-2: given once
+	// a (af63dc4c8601ec8c): met twice; a-2 (e61a63190463c093): given once.
+	want := []byte{0xaf, 0x63, 0xdc, 0x4c, 0x86, 2, 0xe6, 0x1a, 0x63, 0x19, 0x04, 1}
 	if string(b) != string(want) {
 		t.Errorf("got % x\nwant % x", b, want)
+	}
+}
+
+// TestSeenIDsBinary64: what a cursor of whole 64-bit digests remembered reads as the same
+// ids: a read resumed from it goes on as one resumed from the current packing.
+func TestSeenIDsBinary64(t *testing.T) {
+	old := []byte{0xaf, 0x63, 0xdc, 0x4c, 0x86, 0x01, 0xec, 0x8c, 2} // "a", met twice
+	var s SeenIDs
+	if err := s.UnmarshalBinary64(old); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, id := range []string{"a", "b", "a"} {
+		got = append(got, s.Next(id))
+	}
+	if diff := cmp.Diff([]string{"a-3", "b", "a-4"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if err := new(SeenIDs).UnmarshalBinary64(old[:8]); err == nil {
+		t.Error("truncated: no error")
 	}
 }

@@ -10,8 +10,8 @@ import (
 )
 
 // stateVersion changes whenever cursorState does; a cursor of another version is read again
-// from the start.
-const stateVersion = 1
+// from the start, except for version 1, whose seen ids held whole 64-bit digests.
+const stateVersion = 2
 
 // cursorState is what a resumed read needs of the lines before the cursor.
 type cursorState struct {
@@ -23,7 +23,8 @@ type cursorState struct {
 	// Seen makes record ids unique. Claude Code does repeat them: a VS Code reopen or a resume
 	// re-appends records with their uuid, and metadata lines without a uuid (mode,
 	// permission-mode) recur verbatim.
-	Seen adapters.SeenIDs `json:"seen,omitzero"`
+	Seen   adapters.SeenIDs `json:"ids,omitzero"`
+	Seen64 []byte           `json:"seen,omitempty"` // version 1's (adapters.SeenIDs.UnmarshalBinary64)
 }
 
 // openMessage is the assistant message whose API response may go on in later lines.
@@ -45,7 +46,17 @@ func decodeState(raw json.RawMessage) (*cursorState, bool) {
 		return nil, false
 	}
 	var st cursorState
-	if json.Unmarshal(raw, &st) != nil || st.V != stateVersion || st.Session == nil || st.Session.ID == "" {
+	if json.Unmarshal(raw, &st) != nil || st.Session == nil || st.Session.ID == "" {
+		return nil, false
+	}
+	switch st.V {
+	case 1:
+		if st.Seen.UnmarshalBinary64(st.Seen64) != nil {
+			return nil, false
+		}
+		st.V, st.Seen64 = stateVersion, nil
+	case stateVersion:
+	default:
 		return nil, false
 	}
 	return &st, true

@@ -39,7 +39,7 @@ const stateVersion = 2
 
 // state is the parse state a resumed read needs, kept in Cursor.State.
 type state struct {
-	V int `json:"v"`
+	V int `json:"v"` // stateVersion
 	// Session is the session as decided from the file's first records; nil until then. A
 	// resumed read re-emits it before its first new message.
 	Session *session.Session `json:"session,omitempty"`
