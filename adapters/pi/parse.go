@@ -342,7 +342,7 @@ func bashParts(m *session.Message, msg object) []session.Part {
 // systemText is a system message entry's text: its content, else its prompt sections in
 // recorded order.
 func systemText(msg object, body *node) string {
-	if body.IsText && body.Text != "" {
+	if body != nil && body.IsText && body.Text != "" {
 		return body.Text
 	}
 	raw, ok := msg["sections"]
