@@ -88,7 +88,7 @@ func (p *parser) parts(c content, recID string, injected, user bool, at adapters
 	}
 	switch raw[0] {
 	case '"':
-		return []session.Part{textPart(recID, str(raw), injected, user)}
+		return []session.Part{textPart(recID, adapters.Str(raw), injected, user)}
 	case '[':
 	default:
 		p.out.Unknown(at, "message content that is neither a string nor a list")
@@ -135,11 +135,11 @@ func (p *parser) block(b *blockJSON, raw json.RawMessage, recID string, i int, i
 	case typ == "thinking":
 		part.Type, part.Text = session.PartReasoning, b.Thinking
 		if len(b.Signature) > 0 {
-			part.Options = anthropicOptions(member{Key: "signature", Value: b.Signature})
+			part.Options = anthropicOptions(adapters.Field{Key: "signature", Value: b.Signature})
 		}
 	case typ == "redacted_thinking":
 		part.Type = session.PartReasoning
-		part.Options = anthropicOptions(member{Key: "redacted", Value: json.RawMessage("true")}, member{Key: "data", Value: b.Data})
+		part.Options = anthropicOptions(adapters.Field{Key: "redacted", Value: json.RawMessage("true")}, adapters.Field{Key: "data", Value: b.Data})
 	case typ == "tool_use" || typ == "server_tool_use" || typ == "mcp_tool_use":
 		part.Type, part.CallID, part.Name = session.PartToolCall, b.ID, b.Name
 		part.Params = b.Input
@@ -170,7 +170,7 @@ func errorContent(raw json.RawMessage) bool {
 	var c struct {
 		Type json.RawMessage `json:"type"`
 	}
-	return json.Unmarshal(raw, &c) == nil && strings.HasSuffix(str(c.Type), "_error")
+	return json.Unmarshal(raw, &c) == nil && strings.HasSuffix(adapters.Str(c.Type), "_error")
 }
 
 // fileData reads an image or document source: base64 data as bytes, a URL as a URL, anything
@@ -183,37 +183,22 @@ func fileData(raw json.RawMessage, block json.RawMessage) (string, *session.File
 		}
 		return "", &session.FileData{Kind: session.FileString, Value: string(raw)}
 	}
-	media := str(s.MediaType)
-	switch str(s.Type) {
+	media := adapters.Str(s.MediaType)
+	switch adapters.Str(s.Type) {
 	case "base64":
-		data := str(s.Data)
+		data := adapters.Str(s.Data)
 		if b, err := base64.StdEncoding.DecodeString(data); err == nil {
 			return media, &session.FileData{Kind: session.FileBytes, Bytes: b}
 		}
 		return media, &session.FileData{Kind: session.FileString, Value: data}
 	case "url":
-		return media, &session.FileData{Kind: session.FileURL, Value: str(s.URL)}
+		return media, &session.FileData{Kind: session.FileURL, Value: adapters.Str(s.URL)}
 	case "text":
-		return media, &session.FileData{Kind: session.FileString, Value: str(s.Data)}
+		return media, &session.FileData{Kind: session.FileString, Value: adapters.Str(s.Data)}
 	}
 	return media, &session.FileData{Kind: session.FileString, Value: string(raw)}
 }
 
-// member is one key of an object built with adapters.Object.
-type member = adapters.Field
-
-// object writes the members whose value is present, in order, values byte for byte.
-func object(ms ...member) json.RawMessage { return adapters.Object(ms...) }
-
-func anthropicOptions(ms ...member) session.Options {
-	return session.Options{"anthropic": object(ms...)}
-}
-
-// jsonString encodes s, or nothing for "".
-func jsonString(s string) json.RawMessage {
-	if s == "" {
-		return nil
-	}
-	b, _ := json.Marshal(s)
-	return b
+func anthropicOptions(ms ...adapters.Field) session.Options {
+	return session.Options{"anthropic": adapters.Object(ms...)}
 }

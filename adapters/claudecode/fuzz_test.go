@@ -31,6 +31,12 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(`{"type":"user","cwd":" ","timestamp":"0001-01-01T00:00:00Z","message":{"content":{}}}`+"\n[]\nnull\n{}"), uint16(3))
 	f.Add([]byte(`{"type":"user","uuid":"x","cwd":"/w","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"a"}}`+"\n"+`{"type":"user","uuid":"x"`), uint16(100))
 
+	for _, v := range adaptertest.Hostile() { // bounds: depth, a long line, invalid UTF-8
+		f.Add([]byte(`{"type":"user","uuid":"u","cwd":"/w","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"go"}}`+"\n"+
+			`{"type":"user","uuid":"h","message":{"role":"user","content":[{"type":"text","text":`+v+`}]}}`+"\n"+
+			`{"type":"assistant","uuid":"a","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":"n","input":`+v+`}]}}`+"\n"), uint16(120))
+	}
+
 	layouts := []string{
 		"projects/-p/0f0e0d0c-0b0a-4909-8807-060504030201.jsonl",
 		"projects/-p/0f0e0d0c-0b0a-4909-8807-060504030201/subagents/agent-a1.jsonl",

@@ -35,7 +35,7 @@ func (Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source, 
 	}
 	defer jf.Close()
 	if jf.Resumed() {
-		p.sess, p.last, p.open, p.tools, p.seen = st.Session, st.Last, st.Open, st.Tools, st.seen
+		p.sess, p.last, p.open, p.tools, p.seen = st.Session, st.Last, st.Open, st.Tools, st.Seen
 	}
 	next, err := jf.Lines(ctx, p.line)
 	if err != nil {
@@ -56,7 +56,7 @@ func (Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source, 
 		Last:    p.last,
 		Open:    p.open,
 		Tools:   p.tools,
-		Seen:    p.seen.encode(),
+		Seen:    p.seen,
 	})
 	if err != nil {
 		return adapters.Cursor{}, fmt.Errorf("claude-code: read %s: %w", src.Key, err)
@@ -86,7 +86,7 @@ type parser struct {
 	open        *openMessage
 	openEmitted bool // in this read
 	tools       toolNames
-	seen        seenIDs
+	seen        adapters.SeenIDs
 }
 
 type pendingLine struct {
@@ -145,10 +145,10 @@ func (p *parser) line(raw []byte, no int) error {
 // start settles the session from what the lines held back told, emits it, then those lines.
 func (p *parser) start() error {
 	s := &session.Session{ID: p.lay.stem, SourceAgent: Name, Project: p.cwd, CreatedAt: p.first}
-	src := []member{
-		{Key: "path", Value: jsonString(p.src.Key)},
-		{Key: "kind", Value: jsonString(p.lay.kind.String())},
-		{Key: "version", Value: jsonString(p.version)},
+	src := []adapters.Field{
+		{Key: "path", Value: adapters.OptString(p.src.Key)},
+		{Key: "kind", Value: adapters.OptString(p.lay.kind.String())},
+		{Key: "version", Value: adapters.OptString(p.version)},
 	}
 	switch p.lay.kind {
 	case kindSubagent:
@@ -162,21 +162,21 @@ func (p *parser) start() error {
 		switch {
 		case p.forkedFrom != "" && p.forkedFrom != s.ID:
 			s.ParentSessionID = p.forkedFrom
-			src = append(src, member{Key: "parent_from", Value: jsonString("forkedFrom")})
+			src = append(src, adapters.Field{Key: "parent_from", Value: adapters.OptString("forkedFrom")})
 		case isUUID(p.lineSession) && p.lineSession != s.ID:
 			// A continuation: the copied history keeps the session id it was written under.
 			s.ParentSessionID = p.lineSession
-			src = append(src, member{Key: "parent_from", Value: jsonString("sessionId")})
+			src = append(src, adapters.Field{Key: "parent_from", Value: adapters.OptString("sessionId")})
 		}
 	}
 	if p.lay.kind != kindSession {
-		src = append(src, member{Key: "agent_id", Value: jsonString(p.lay.agentID)}, member{Key: "workflow", Value: jsonString(p.lay.workflow)})
+		src = append(src, adapters.Field{Key: "agent_id", Value: adapters.OptString(p.lay.agentID)}, adapters.Field{Key: "workflow", Value: adapters.OptString(p.lay.workflow)})
 	}
 	if p.lineSession != "" && p.lineSession != s.ID {
-		src = append(src, member{Key: "line_session_id", Value: jsonString(p.lineSession)})
+		src = append(src, adapters.Field{Key: "line_session_id", Value: adapters.OptString(p.lineSession)})
 	}
 	if p.lay.kind == kindSubagent {
-		src = append(src, member{Key: "meta", Value: p.meta()})
+		src = append(src, adapters.Field{Key: "meta", Value: p.meta()})
 	}
 	if s.Project == "" {
 		// No line says where the session ran: the encoded folder name is the project key.
@@ -191,7 +191,7 @@ func (p *parser) start() error {
 			s.CreatedAt = time.Unix(0, 0).UTC()
 		}
 	}
-	s.Options = session.Options{"source": object(src...)}
+	s.Options = session.Options{"source": adapters.Object(src...)}
 	adapters.ApplyRestoreMark(s, p.restoreMark)
 	p.sess, p.last = s, s.CreatedAt
 	pending := p.pending
@@ -214,7 +214,7 @@ func (p *parser) meta() json.RawMessage {
 	if b = bytes.TrimSpace(b); json.Valid(b) {
 		return b
 	}
-	return jsonString(string(b))
+	return adapters.OptString(string(b))
 }
 
 func (p *parser) emit(e session.Event) error {
@@ -244,7 +244,7 @@ func (p *parser) record(r *record, no int) error {
 	} else {
 		p.last = t
 	}
-	id := p.seen.next(recordID(r.uuid, r.raw))
+	id := p.seen.Next(recordID(r.uuid, r.raw))
 	switch r.typ {
 	case "user":
 		return p.user(r, id, t, no)
@@ -252,10 +252,10 @@ func (p *parser) record(r *record, no int) error {
 		return p.assistant(r, id, t, no)
 	}
 	m := &session.Message{SessionID: p.sess.ID, ID: id, Role: session.RoleSystem, Timestamp: t}
-	var extra []member
+	var extra []adapters.Field
 	if r.typ == "system" {
 		m.Content = r.content
-		extra = append(extra, member{Key: "logical_parent_uuid", Value: jsonString(r.logicalParent)})
+		extra = append(extra, adapters.Field{Key: "logical_parent_uuid", Value: adapters.OptString(r.logicalParent)})
 	} else if !knownTypes[r.typ] {
 		p.out.Unknown(p.at(no), fmt.Sprintf("record type %q", r.typ))
 	}
@@ -265,18 +265,18 @@ func (p *parser) record(r *record, no int) error {
 
 // sourceOptions is options.source of the object a line produced: the line verbatim and where
 // it was.
-func sourceOptions(r *record, no int, extra ...member) json.RawMessage {
-	ms := append([]member{{Key: "line", Value: json.RawMessage(strconv.Itoa(no))}, {Key: "record", Value: r.raw}}, extra...)
-	return object(ms...)
+func sourceOptions(r *record, no int, extra ...adapters.Field) json.RawMessage {
+	ms := append([]adapters.Field{{Key: "line", Value: json.RawMessage(strconv.Itoa(no))}, {Key: "record", Value: r.raw}}, extra...)
+	return adapters.Object(ms...)
 }
 
 // user maps a user line: the prompt, harness text (caveats, command echoes, reminders, the
 // compaction summary) or the tool results of the previous response (then the role is tool).
 func (p *parser) user(r *record, id string, t time.Time, no int) error {
 	m := &session.Message{SessionID: p.sess.ID, ID: id, Role: session.RoleUser, Timestamp: t}
-	var extra []member
+	var extra []adapters.Field
 	if r.isCompactSummary {
-		extra = append(extra, member{Key: "compact_summary", Value: json.RawMessage("true")})
+		extra = append(extra, adapters.Field{Key: "compact_summary", Value: json.RawMessage("true")})
 	}
 	m.Options = session.Options{"source": sourceOptions(r, no, extra...)}
 	parts := p.parts(r.body, id, r.isMeta || r.isCompactSummary, true, p.at(no))
@@ -301,9 +301,9 @@ func (p *parser) user(r *record, id string, t time.Time, no int) error {
 // test double, still gets one message per response).
 func (p *parser) assistant(r *record, id string, t time.Time, no int) error {
 	msg := r.message
-	msgID := str(msg.ID)
+	msgID := adapters.Str(msg.ID)
 	// Claude Code's own error notices are assistant lines it wrote itself.
-	injected := r.isAPIError || str(msg.Model) == "<synthetic>"
+	injected := r.isAPIError || adapters.Str(msg.Model) == "<synthetic>"
 	parts := p.parts(r.body, id, injected, false, p.at(no))
 	defer func() {
 		if stop := string(msg.StopReason); stop != "" && stop != "null" {
@@ -332,7 +332,7 @@ func (p *parser) assistant(r *record, id string, t time.Time, no int) error {
 
 	m := &session.Message{SessionID: p.sess.ID, ID: id, Role: session.RoleAssistant, Timestamp: t,
 		Options: session.Options{"source": sourceOptions(r, no)}}
-	if a := object(member{Key: "id", Value: msg.ID}, member{Key: "model", Value: msg.Model}); len(a) > 2 {
+	if a := adapters.Object(adapters.Field{Key: "id", Value: msg.ID}, adapters.Field{Key: "model", Value: msg.Model}); len(a) > 2 {
 		m.Options["anthropic"] = a
 	}
 	if err := p.emit(session.Event{Message: m}); err != nil {

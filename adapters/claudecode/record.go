@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // record is one transcript line: the few envelope fields the mapping needs, its message, and
@@ -85,7 +87,16 @@ type rawLineJSON struct {
 
 var errNotObject = errors.New("a JSON value that is not an object")
 
-func parseRecord(line []byte) (*record, error) {
+// unmarshal decodes a line into the line structs with encoding/json's semantics (keys matched
+// without regard to case, a value of an unexpected type left zero and reported, invalid UTF-8
+// read as U+FFFD) in one pass: go-json-experiment's v1 runs on jsontext, where encoding/json
+// validates the whole line before decoding it, which was half of the adapter's time.
+func unmarshal(data []byte, v any) error { return jsonv1.Unmarshal(data, v) }
+
+func parseRecord(line []byte) (*record, error) { return parseRecordWith(line, unmarshal) }
+
+// parseRecordWith is parseRecord decoding with unmarshal.
+func parseRecordWith(line []byte, unmarshal func([]byte, any) error) (*record, error) {
 	if t := bytes.TrimLeft(line, " \t\r\n"); len(t) == 0 || t[0] != '{' {
 		var v any
 		if err := json.Unmarshal(line, &v); err != nil {
@@ -97,12 +108,12 @@ func parseRecord(line []byte) (*record, error) {
 	var env *envelopeJSON
 	if contentKind(line) == '"' {
 		var t textLineJSON
-		if json.Unmarshal(line, &t) == nil {
+		if unmarshal(line, &t) == nil {
 			env, r.message, r.body = &t.envelopeJSON, t.Message.messageHead, content{text: t.Message.Content}
 		}
 	} else {
 		var j lineJSON
-		if json.Unmarshal(line, &j) == nil && blocksOnly(j.Message.Content) {
+		if unmarshal(line, &j) == nil && blocksOnly(j.Message.Content) {
 			env, r.message, r.body = &j.envelopeJSON, j.Message.messageHead, content{blocks: j.Message.Content}
 		}
 	}
@@ -110,7 +121,11 @@ func parseRecord(line []byte) (*record, error) {
 		// Not the shape guessed, or a value of an unexpected type somewhere: read the line again
 		// with the content raw, every other odd value read as absent.
 		var rj rawLineJSON
-		if err := lenient(json.Unmarshal(line, &rj)); err != nil {
+		if err := lenient(unmarshal(line, &rj)); err != nil {
+			var v json.RawMessage
+			if uerr := json.Unmarshal(line, &v); uerr != nil {
+				err = uerr // in encoding/json's words, as reported before
+			}
 			return nil, fmt.Errorf("invalid JSON: %w", err)
 		}
 		env, r.message, r.body = &rj.envelopeJSON, rj.Message.messageHead, content{raw: rj.Message.Content, isRaw: true}
@@ -151,22 +166,11 @@ func contentKind(line []byte) byte {
 // on, leaving that value zero.
 func lenient(err error) error {
 	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
+	var te1 *jsonv1.UnmarshalTypeError // the type unmarshal reports
+	if errors.As(err, &te) || errors.As(err, &te1) {
 		return nil
 	}
 	return err
-}
-
-// str is the value of a JSON string, or "" for anything else.
-func str(raw json.RawMessage) string {
-	if len(raw) == 0 || raw[0] != '"' {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
-	return s
 }
 
 // knownTypes are the record types Claude Code writes besides user and assistant; they are kept

@@ -58,8 +58,8 @@
 // rec-<digest of the line>; an id met again in the same file (a fork's replayed parent history
 // does not count: it is another session) takes -2, -3 …. A plain rollout is read incrementally;
 // Cursor.State carries the decided session, the last time seen, the tool calls still awaiting
-// their output, and a 4-byte digest per assigned id so that suffixes come out the same as in a
-// whole read.
+// their output, and the ids given so far (a bounded adapters.SeenIDs) so that suffixes come out
+// the same as in a whole read.
 package codex
 
 import (

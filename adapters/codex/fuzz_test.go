@@ -36,6 +36,12 @@ func FuzzRead(f *testing.F) {
 	} {
 		f.Add([]byte(s), uint16(3))
 	}
+	for _, v := range adaptertest.Hostile() { // bounds: depth, a long line, invalid UTF-8
+		f.Add([]byte(`{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"`+mainID+`","cwd":"/w"}}`+"\n"+
+			`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":`+v+`}]}}`+"\n"+
+			`{"type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":`+v+`}}`+"\n"+
+			`{"type":"event_msg","payload":{"type":"mcp_tool_call_end","result":{"Ok":`+v+`}}}`+"\n"), uint16(90))
+	}
 	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
 		if len(data) > 0 && data[len(data)-1] != '\n' {
 			data = append(data, '\n') // a half-written last line is left for later by design

@@ -2,7 +2,6 @@ package codex
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,8 +32,14 @@ const maxCalls = 256
 // unknownProject is the project of a session that recorded no working directory anywhere.
 const unknownProject = "unknown"
 
+// stateVersion changes whenever state does; a cursor of another version (or of none: the
+// first cursors kept every id's digest, not a bounded adapters.SeenIDs) is read again from the
+// start.
+const stateVersion = 2
+
 // state is the parse state a resumed read needs, kept in Cursor.State.
 type state struct {
+	V int `json:"v"` // stateVersion
 	// Session is the session as decided from the file's first records; nil until then. A
 	// resumed read re-emits it before its first new message.
 	Session *session.Session `json:"session,omitempty"`
@@ -42,10 +47,9 @@ type state struct {
 	Last time.Time `json:"last,omitzero"`
 	// Calls are tool calls whose output has not been read yet, oldest first.
 	Calls []call `json:"calls,omitempty"`
-	// Seen holds a 4-byte digest of every message id assigned so far, so that a resumed read
-	// gives a repeated id the same -2, -3 … suffix a whole read gives it. A digest collision
-	// only adds a suffix; it never reuses an id.
-	Seen []byte `json:"seen,omitempty"`
+	// IDs are the message ids given so far, so that a resumed read gives a repeated id the
+	// same -2, -3 … suffix a whole read gives it.
+	IDs adapters.SeenIDs `json:"ids,omitzero"`
 }
 
 // call is a tool call awaiting its output.
@@ -58,7 +62,7 @@ type call struct {
 // Read implements adapters.Adapter. A plain rollout is read incrementally; a compressed one is
 // decompressed and read whole whenever it changed (Codex compresses only finished rollouts).
 func (*Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source, cur adapters.Cursor, out adapters.Emitter) (adapters.Cursor, error) {
-	p := &parser{ctx: ctx, src: src, out: out, seen: map[uint32]bool{}, suffix: map[string]int{}, drift: map[string]bool{}}
+	p := &parser{ctx: ctx, src: src, out: out, drift: map[string]bool{}}
 	if strings.HasSuffix(src.Path, ".zst") {
 		return p.readCompressed()
 	}
@@ -73,7 +77,7 @@ func (p *parser) readPlain(cur adapters.Cursor) (adapters.Cursor, error) {
 	if jf.Resumed() && p.restore(cur.State) != nil {
 		// Not a cursor this adapter wrote: start over.
 		jf.Close()
-		p.st, p.seen = state{}, map[uint32]bool{}
+		p.st = state{}
 		if jf, err = jsonl.Open(p.src.Path, adapters.Cursor{}); err != nil {
 			return adapters.Cursor{}, fmt.Errorf("codex: %w", err)
 		}
@@ -87,6 +91,7 @@ func (p *parser) readPlain(cur adapters.Cursor) (adapters.Cursor, error) {
 		return adapters.Cursor{}, fmt.Errorf("codex: %w", err)
 	}
 	next.Stamp = p.src.Stamp
+	p.st.V = stateVersion
 	if next.State, err = json.Marshal(p.st); err != nil {
 		return adapters.Cursor{}, fmt.Errorf("codex: read %s: %w", p.src.Path, err)
 	}
@@ -136,11 +141,8 @@ func (p *parser) restore(raw json.RawMessage) error {
 	if err := json.Unmarshal(raw, &p.st); err != nil {
 		return err
 	}
-	if len(p.st.Seen)%4 != 0 {
-		return errors.New("seen set is not whole digests")
-	}
-	for i := 0; i < len(p.st.Seen); i += 4 {
-		p.seen[binary.LittleEndian.Uint32(p.st.Seen[i:])] = true
+	if p.st.V != stateVersion {
+		return fmt.Errorf("state version %d", p.st.V)
 	}
 	return nil
 }
@@ -151,10 +153,8 @@ type parser struct {
 	src     adapters.Source
 	out     adapters.Emitter
 	st      state
-	seen    map[uint32]bool // st.Seen as a set
-	suffix  map[string]int  // the next suffix to try for an id already repeated in this read
-	emitted bool            // the session was emitted in this read
-	pending []record        // records held back until the session is decided
+	emitted bool     // the session was emitted in this read
+	pending []record // records held back until the session is decided
 	hdr     header
 	drift   map[string]bool // Unknown reports made in this read
 }
@@ -163,8 +163,8 @@ type parser struct {
 type record struct {
 	raw []byte
 	no  int
-	obj object  // w.obj
-	w   *walked // the line as read
+	obj object // n.Members
+	n   *node  // the line as read
 }
 
 func (p *parser) at(no int) adapters.Location { return adapters.Location{Path: p.src.Path, Line: no} }
@@ -180,18 +180,16 @@ func (p *parser) unknown(no int, what string) {
 
 // line handles one JSONL line.
 func (p *parser) line(raw []byte, no int) error {
-	w, ok, err := readLine(raw)
-	if err != nil || !ok {
-		// Not a JSON object: json.Unmarshal says why, as it always has.
-		var obj object
-		if err := json.Unmarshal(raw, &obj); err != nil {
-			p.out.Malformed(p.at(no), fmt.Errorf("codex: %w", err))
-		} else {
-			p.out.Malformed(p.at(no), errors.New("codex: record is not a JSON object"))
-		}
+	n, err := readLine(raw)
+	switch {
+	case errors.Is(err, adapters.ErrNotObject):
+		p.out.Malformed(p.at(no), errors.New("codex: record is not a JSON object"))
+		return nil
+	case err != nil:
+		p.out.Malformed(p.at(no), fmt.Errorf("codex: %w", err))
 		return nil
 	}
-	r := record{raw: raw, no: no, obj: w.obj, w: w}
+	r := record{raw: raw, no: no, obj: n.Members, n: n}
 	if p.st.Session == nil {
 		p.pending = append(p.pending, r)
 		p.hdr.scan(r)
@@ -238,39 +236,39 @@ type header struct {
 
 func (h *header) scan(r record) {
 	h.count++
-	ts := parseTime(r.obj["timestamp"])
+	ts := adapters.Time(r.obj["timestamp"])
 	if h.count == 1 {
 		h.firstLine = r.no
 	}
 	if h.firstTime.IsZero() {
 		h.firstTime = ts
 	}
-	typ := strOf(r.obj, "type")
+	typ := r.obj.Str("type")
 	enveloped := isEnveloped(r.obj)
 	switch {
 	case enveloped && typ == "session_meta":
-		if m := r.w.payload.members(); m != nil && h.meta == nil {
+		if m := payload(r.n).Object(); m != nil && h.meta == nil {
 			h.meta, h.metaLine, h.metaTime = m, r.no, ts
 		}
 	case enveloped && typ == "turn_context":
 		if h.turnCwd == "" {
-			h.turnCwd = r.w.payload.str("cwd")
+			h.turnCwd = payload(r.n).Str("cwd")
 		}
 	case enveloped && typ == "response_item":
 		if h.envCwd == "" {
-			h.envCwd = environmentCwd(r.w.payload)
+			h.envCwd = environmentCwd(payload(r.n))
 		}
 	case !enveloped && h.count == 1 && isLegacyHeader(r.obj):
 		h.meta, h.metaLine, h.metaTime = r.obj, r.no, ts
 	case !enveloped && typ == "message":
 		if h.envCwd == "" {
-			h.envCwd = environmentCwd(r.w)
+			h.envCwd = environmentCwd(r.n)
 		}
 	}
 }
 
 func (h *header) cwd() string {
-	if cwd := strOf(h.meta, "cwd"); cwd != "" {
+	if cwd := h.meta.Str("cwd"); cwd != "" {
 		return cwd
 	}
 	if h.turnCwd != "" {
@@ -282,14 +280,11 @@ func (h *header) cwd() string {
 // ready reports whether the session can be decided before the read ends.
 func (h *header) ready() bool { return h.meta != nil && h.cwd() != "" }
 
-// isEnveloped reports whether a line is a RolloutLine (with a payload, read along with the line
-// as walked.payload) rather than an un-enveloped (≤0.30) line.
+// isEnveloped reports whether a line is a RolloutLine (with a payload, read along with the line)
+// rather than an un-enveloped (≤0.30) line.
 func isEnveloped(o object) bool {
-	if _, ok := o["payload"]; !ok {
-		return false
-	}
-	_, ok := str(o["type"])
-	return ok
+	_, ok := o["payload"]
+	return ok && o.IsStr("type")
 }
 
 // isLegacyHeader reports whether an un-enveloped line is the session metadata that rollouts of
@@ -299,16 +294,16 @@ func isLegacyHeader(o object) bool {
 		return false
 	}
 	_, hasTime := o["timestamp"]
-	return strOf(o, "id") != "" && hasTime
+	return o.Str("id") != "" && hasTime
 }
 
 // environmentCwd is the <cwd> inside an <environment_context> of a user or developer message.
-func environmentCwd(item *walked) string {
-	if role := item.str("role"); role != "user" && role != "developer" {
+func environmentCwd(item *node) string {
+	if role := item.Str("role"); role != "user" && role != "developer" {
 		return ""
 	}
-	for _, c := range item.list("content") {
-		text := c.str("text")
+	for _, c := range list(item, "content") {
+		text := c.Str("text")
 		_, ctx, ok := strings.Cut(text, "<environment_context>")
 		if !ok {
 			continue
@@ -329,13 +324,13 @@ func (p *parser) decide() {
 	h := &p.hdr
 	meta := h.meta
 	fid := fileID(p.src.Path)
-	id := strOf(meta, "id")
+	id := meta.Str("id")
 	var mismatch json.RawMessage
 	switch {
 	case id != "":
 		if fid != "" && !strings.EqualFold(id, fid) {
 			p.unknown(h.metaLine, fmt.Sprintf("session_meta id %q differs from the file name's %q; kept the session_meta id", id, fid))
-			mismatch = jsonString(fid)
+			mismatch = adapters.String(fid)
 		}
 	case meta != nil:
 		id = fid
@@ -354,7 +349,7 @@ func (p *parser) decide() {
 		p.unknown(h.firstLine, `no cwd recorded: the project is "unknown"`)
 	}
 
-	created := parseTime(meta["timestamp"])
+	created := adapters.Time(meta["timestamp"])
 	for _, t := range []time.Time{h.metaTime, h.firstTime, fileTime(p.src.Path), p.src.ModTime} {
 		if !created.IsZero() {
 			break
@@ -375,14 +370,14 @@ func (p *parser) decide() {
 		s.SourceAgent = subagentKind
 	}
 	if meta != nil || mismatch != nil {
-		fields := make([]field, 0, len(metaFacts)+1)
+		fields := make([]adapters.Field, 0, len(metaFacts)+1)
 		for _, k := range metaFacts {
-			if v := meta[k]; !isNull(v) {
-				fields = append(fields, field{Key: k, Value: v})
+			if v := meta[k]; !adapters.IsNull(v) {
+				fields = append(fields, adapters.Field{Key: k, Value: v})
 			}
 		}
-		fields = append(fields, field{Key: "file_name_id", Value: mismatch})
-		if src := objectJSON(fields...); len(src) > 2 {
+		fields = append(fields, adapters.Field{Key: "file_name_id", Value: mismatch})
+		if src := adapters.Object(fields...); len(src) > 2 {
 			s.Options = session.Options{"source": src}
 		}
 	}
@@ -411,11 +406,11 @@ func lineage(meta object, id string) (parent string, sub bool) {
 		if raw, ok := src["subagent"]; ok {
 			sub = true
 			if spawn := parseObject(parseObject(raw)["thread_spawn"]); spawn != nil {
-				spawnedBy = strOf(spawn, "parent_thread_id")
+				spawnedBy = spawn.Str("parent_thread_id")
 			}
 		}
 	}
-	fork, thread := strOf(meta, "forked_from_id"), strOf(meta, "parent_thread_id")
+	fork, thread := meta.Str("forked_from_id"), meta.Str("parent_thread_id")
 	candidates := []string{fork, thread}
 	if sub {
 		candidates = []string{thread, spawnedBy, fork}
@@ -446,7 +441,7 @@ var envelopeKeys = map[string]bool{"timestamp": true, "type": true, "payload": t
 
 // record handles one record once the session is decided.
 func (p *parser) record(r record) error {
-	ts := parseTime(r.obj["timestamp"])
+	ts := adapters.Time(r.obj["timestamp"])
 	if ts.IsZero() {
 		ts = p.st.Last
 		if ts.IsZero() {
@@ -455,7 +450,7 @@ func (p *parser) record(r record) error {
 	} else {
 		p.st.Last = ts
 	}
-	typ := strOf(r.obj, "type")
+	typ := r.obj.Str("type")
 	if !isEnveloped(r.obj) {
 		return p.bare(r, ts, typ)
 	}
@@ -466,17 +461,17 @@ func (p *parser) record(r record) error {
 	}
 	switch typ {
 	case "response_item":
-		item := r.w.payload
+		item := payload(r.n)
 		if item == nil {
 			p.unknown(r.no, "response_item payload that is not an object")
 			return p.system(r, ts, "")
 		}
 		return p.item(r, ts, item)
 	case "event_msg":
-		p.event(r.w.payload.members())
+		p.event(payload(r.n))
 		return p.system(r, ts, "")
 	case "compacted":
-		return p.system(r, ts, r.w.payload.str("message"))
+		return p.system(r, ts, payload(r.n).Str("message"))
 	case "session_meta", "turn_context", "world_state", "token_usage_record",
 		"inter_agent_communication", "inter_agent_communication_metadata":
 		return p.system(r, ts, "")
@@ -489,10 +484,10 @@ func (p *parser) record(r record) error {
 func (p *parser) bare(r record, ts time.Time, typ string) error {
 	switch {
 	case typ != "":
-		return p.item(r, ts, r.w)
+		return p.item(r, ts, r.n)
 	case isLegacyHeader(r.obj):
 		return p.system(r, ts, "")
-	case strOf(r.obj, "record_type") != "":
+	case r.obj.Str("record_type") != "":
 		return p.system(r, ts, "")
 	}
 	p.unknown(r.no, "record without a type")
@@ -501,7 +496,7 @@ func (p *parser) bare(r record, ts time.Time, typ string) error {
 
 // system emits a record that carries no conversation as a system message.
 func (p *parser) system(r record, ts time.Time, content string) error {
-	return p.emit(r, recBase(r.raw), session.RoleSystem, ts, content)
+	return p.emit(r, adapters.RecordID(r.raw), session.RoleSystem, ts, content)
 }
 
 // emit emits one record's message and its parts, the session first when this read has not.
@@ -515,7 +510,7 @@ func (p *parser) emit(r record, base string, role session.Role, ts time.Time, co
 		}
 		p.emitted = true
 	}
-	id := p.assign(base)
+	id := p.st.IDs.Next(base)
 	m := &session.Message{
 		SessionID: sid, ID: id, Role: role, Timestamp: ts, Content: content,
 		Options: session.Options{"source": sourceJSON(r.raw, r.no)},
@@ -533,23 +528,6 @@ func (p *parser) emit(r record, base string, role session.Role, ts time.Time, co
 		}
 	}
 	return nil
-}
-
-// assign gives a record its message id: base, or base-2, base-3 … when taken.
-func (p *parser) assign(base string) string {
-	id := base
-	n := max(2, p.suffix[base])
-	for p.seen[idHash(id)] {
-		id = base + "-" + strconv.Itoa(n)
-		n++
-	}
-	if n > 2 {
-		p.suffix[base] = n // the suffixes below n are taken: start there next time
-	}
-	h := idHash(id)
-	p.seen[h] = true
-	p.st.Seen = binary.LittleEndian.AppendUint32(p.st.Seen, h)
-	return id
 }
 
 // addCall remembers a tool call until its output. A call id met again (a test model reuses
@@ -604,33 +582,35 @@ func (p *parser) takeCall(id string) call {
 
 // event notes the failures end events report for the tool call they name; the output item
 // that carries the result usually follows them.
-func (p *parser) event(ev object) {
-	switch strOf(ev, "type") {
+func (p *parser) event(ev *node) {
+	e := ev.Object()
+	switch ev.Str("type") {
 	case "exec_command_end":
-		if n, ok := intOf(ev, "exit_code"); ok && n != 0 {
-			p.callFailed(strOf(ev, "call_id"))
+		if n, ok := e.Int("exit_code"); ok && n != 0 {
+			p.callFailed(ev.Str("call_id"))
 		}
 	case "patch_apply_end", "dynamic_tool_call_response":
-		if ok, known := boolOf(ev, "success"); known && !ok {
-			p.callFailed(strOf(ev, "call_id"))
+		if ok, known := e.Bool("success"); known && !ok {
+			p.callFailed(ev.Str("call_id"))
 		}
 	case "mcp_tool_call_end":
-		res := parseObject(ev["result"])
-		if _, isErr := res["Err"]; isErr {
-			p.callFailed(strOf(ev, "call_id"))
-		} else if v, _ := boolOf(parseObject(res["Ok"]), "isError"); v {
-			p.callFailed(strOf(ev, "call_id"))
+		res := ev.Kid("result")
+		if _, isErr := res.Object()["Err"]; isErr {
+			p.callFailed(ev.Str("call_id"))
+		} else if v, _ := res.Kid("Ok").Object().Bool("isError"); v {
+			p.callFailed(ev.Str("call_id"))
 		}
 	case "item_completed":
-		item := parseObject(ev["item"])
-		failed := strOf(item, "status") == "failed"
-		switch strOf(item, "type") {
+		item := ev.Kid("item")
+		it := item.Object()
+		failed := item.Str("status") == "failed"
+		switch item.Str("type") {
 		case "CommandExecution":
-			if n, ok := intOf(item, "exit_code"); ok && n != 0 {
+			if n, ok := it.Int("exit_code"); ok && n != 0 {
 				failed = true
 			}
 		case "McpToolCall":
-			if v, _ := boolOf(parseObject(item["result"]), "isError"); v {
+			if v, _ := item.Kid("result").Object().Bool("isError"); v {
 				failed = true
 			}
 		case "FileChange":
@@ -638,7 +618,7 @@ func (p *parser) event(ev object) {
 			return
 		}
 		if failed {
-			p.callFailed(strOf(item, "id"))
+			p.callFailed(item.Str("id"))
 		}
 	}
 }

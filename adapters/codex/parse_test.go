@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/adaptertest"
 	"github.com/pondhq/pond/session"
 )
@@ -155,7 +156,7 @@ func TestReadMain(t *testing.T) {
 	// The lines without an id of their own get rec- ids.
 	recOf := func(line int) string {
 		lines := fileLines(t, filepath.Join(testRoot, filepath.FromSlash(mainKey)))
-		return recBase([]byte(lines[line-1]))
+		return adapters.RecordID([]byte(lines[line-1]))
 	}
 	want := []part{
 		{Msg: "msg_env_1", Role: session.RoleUser, Type: session.PartText, Provenance: session.Injected,
@@ -235,7 +236,7 @@ func TestReadLegacy(t *testing.T) {
 	path := filepath.Join(testRoot, filepath.FromSlash(legacyKey))
 	c, _ := readFile(t, path)
 	lines := fileLines(t, path)
-	rec := func(line int) string { return recBase([]byte(lines[line-1])) }
+	rec := func(line int) string { return adapters.RecordID([]byte(lines[line-1])) }
 	got := partsOf(c)
 	var file session.Part
 	for _, p := range c.Parts() {
@@ -299,7 +300,7 @@ func TestReadSubagentAndFork(t *testing.T) {
 		{Msg: "am_1", Role: session.RoleUser, Type: session.PartText, Provenance: session.Injected, Text: "Find where discounts are computed."},
 		{Msg: "lsh_1", Role: session.RoleAssistant, Type: session.PartToolCall, Provenance: session.Conversational,
 			CallID: "call_grep1", Name: "local_shell", Params: `{"type":"exec","command":["rg","discount"],"timeout_ms":10000,"working_directory":"/home/dev/shop","env":null,"user":null}`},
-		{Msg: recBase([]byte(lines[4])), Role: session.RoleTool, Type: session.PartToolResult, Provenance: session.Conversational,
+		{Msg: adapters.RecordID([]byte(lines[4])), Role: session.RoleTool, Type: session.PartToolResult, Provenance: session.Conversational,
 			CallID: "call_grep1", Name: "local_shell", Result: `"Exit code: 0\nWall time: 0.1 seconds\nOutput:\ncart.go:12:\ttotal -= discount\n"`},
 		{Msg: "msg_sub_1", Role: session.RoleAssistant, Type: session.PartText, Provenance: session.Conversational,
 			Text: "Discounts are computed in cart.go line 12."},
@@ -318,7 +319,7 @@ func TestReadSubagentAndFork(t *testing.T) {
 	// The fork replays its parent's item ids (scoped by its own session) after the parent's
 	// session_meta, which is a system message like its own.
 	forkLines := fileLines(t, filepath.Join(testRoot, filepath.FromSlash(forkKey)))
-	wantIDs := []string{recBase([]byte(forkLines[0])), recBase([]byte(forkLines[1])), "msg_user_1", "msg_asst_1", recBase([]byte(forkLines[4])), "msg_user_f1", "msg_asst_f1"}
+	wantIDs := []string{adapters.RecordID([]byte(forkLines[0])), adapters.RecordID([]byte(forkLines[1])), "msg_user_1", "msg_asst_1", adapters.RecordID([]byte(forkLines[4])), "msg_user_f1", "msg_asst_f1"}
 	if diff := cmp.Diff(wantIDs, ids); diff != "" {
 		t.Errorf("fork message ids (-want +got):\n%s", diff)
 	}
@@ -423,7 +424,7 @@ func TestReadShapes(t *testing.T) {
 				if n, ok := strings.CutPrefix(tt.want[i].Msg, "@"); ok {
 					var line int
 					_ = json.Unmarshal([]byte(n), &line)
-					tt.want[i].Msg = recBase([]byte(tt.lines[line-1]))
+					tt.want[i].Msg = adapters.RecordID([]byte(tt.lines[line-1]))
 				}
 			}
 			if diff := cmp.Diff(tt.want, partsOf(c)); diff != "" {

@@ -22,6 +22,11 @@ func FuzzRead(f *testing.F) {
 	}
 	f.Add([]byte(`{"sessionId":"","projectHash":""}`+"\n"+`{"id":"","type":"gemini","toolCalls":[null,{"id":7}],"content":[{"inlineData":{"data":"%%"}},"x",{"thought":true,"text":"t"}]}`), uint16(20))
 	f.Add([]byte(`{"$set":{"messages":[{"id":"a","type":"user","content":"x"},{"id":"a","type":"user","content":["y"]}]}}`+"\n"+`{"$rewindTo":"a"}`), uint16(3))
+	for _, v := range adaptertest.Hostile() { // bounds: depth, a long line, invalid UTF-8
+		f.Add([]byte(`{"sessionId":"s","projectHash":"h"}`+"\n"+`{"id":"m","type":"user","content":[{"text":`+v+`}]}`+"\n"+
+			`{"$set":{"messages":[{"id":"c","type":"gemini","toolCalls":[{"id":"t","result":`+v+`}]}]}}`+"\n"), uint16(36))
+		f.Add([]byte(`{"sessionId":"s","messages":[{"id":"m","type":"user","content":`+v+`}],"summary":`+v+`}`), uint16(30))
+	}
 	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
 		dir := t.TempDir()
 		for _, name := range []string{"session-f.jsonl", "session-f.json"} {

@@ -5,10 +5,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
+	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/session"
 )
 
@@ -33,65 +33,30 @@ func keySet(keys ...string) map[string]bool {
 }
 
 // record is a JSON object with its values left raw.
-type record map[string]json.RawMessage
+type record = adapters.Members
 
-// str is the string value of key, "" when absent or not a string.
-func (r record) str(key string) string {
-	var s string
-	if v, ok := r[key]; ok && json.Unmarshal(v, &s) == nil {
-		return s
-	}
-	return ""
-}
-
-func (r record) isString(key string) bool { return kindOf(r[key]) == '"' }
-
-func (r record) has(key string) bool {
-	v, ok := r[key]
-	return ok && !bytes.Equal(v, []byte("null"))
-}
-
-// strs is the string list value of key; non-strings are skipped.
-func (r record) strs(key string) []string {
-	var raw []json.RawMessage
-	if json.Unmarshal(r[key], &raw) != nil {
+// strs is the string list raw; elements that are not strings are skipped (null reads as "").
+func strs(raw json.RawMessage) []string {
+	n, err := adapters.ReadNode(raw, nil)
+	if err != nil || adapters.Kind(raw) == 0 {
 		return nil
 	}
 	var out []string
-	for _, v := range raw {
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			out = append(out, s)
+	for _, el := range n.List() {
+		if k := el.Kind(); k == '"' || k == 'n' {
+			out = append(out, adapters.Str(el.Raw))
 		}
 	}
 	return out
 }
 
-// time is key's value as a time; zero when absent or unparseable.
-func (r record) time(key string) time.Time {
-	t, err := time.Parse(time.RFC3339Nano, r.str(key))
-	if err != nil {
-		return time.Time{}
-	}
-	return t
-}
-
-// kindOf is the first byte of a JSON value: '{', '[', '"', 'n', 't', 'f' or a digit; 0 if empty.
-func kindOf(v json.RawMessage) byte {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 {
-		return 0
-	}
-	return v[0]
-}
-
-// parseRecord decodes a JSON object; nil when raw is not one.
+// parseRecord reads a JSON object; nil when raw is not one.
 func parseRecord(raw []byte) record {
-	var r record
-	if json.Unmarshal(raw, &r) != nil || r == nil {
+	n, err := adapters.ReadObject(raw, nil)
+	if err != nil {
 		return nil
 	}
-	return r
+	return n.Members
 }
 
 // message is a MessageRecord read leniently: drifted spellings seen in the wild are accepted
@@ -107,17 +72,17 @@ type message struct {
 
 func (rd *reader) readMessage(n *node, line int) message {
 	r := members(n)
-	m := message{id: r.str("id"), typ: r.str("type"), timestamp: r.time("timestamp"),
+	m := message{id: r.Str("id"), typ: r.Str("type"), timestamp: r.Time("timestamp"),
 		content: n.Kid("content"), thoughts: n.Kid("thoughts"), toolCalls: n.Kid("toolCalls")}
-	if _, ok := r["type"]; !ok && r.isString("role") {
-		m.typ = r.str("role")
+	if _, ok := r["type"]; !ok && r.IsStr("role") {
+		m.typ = r.Str("role")
 		rd.unknown(line, `message key "role" (read as type)`)
 	}
-	if _, ok := r["content"]; !ok && r.has("parts") {
+	if _, ok := r["content"]; !ok && r.Has("parts") {
 		m.content = n.Kid("parts")
 		rd.unknown(line, `message key "parts" (read as content)`)
 	}
-	for _, k := range sortedKeys(r) {
+	for _, k := range r.Keys() {
 		if !messageKeys[k] && k != "role" && k != "parts" {
 			rd.unknown(line, fmt.Sprintf("message key %q", k))
 		}
@@ -162,7 +127,7 @@ func (rd *reader) parts(sid string, m message, prov session.Provenance, line int
 	}
 	for _, el := range thoughts {
 		t := members(el)
-		text := joinNonEmpty("\n", t.str("subject"), t.str("description"))
+		text := joinNonEmpty("\n", t.Str("subject"), t.Str("description"))
 		if text != "" {
 			add(slot, session.Part{Type: session.PartReasoning, Text: text}, "")
 		}
@@ -189,16 +154,16 @@ func (rd *reader) parts(sid string, m message, prov session.Provenance, line int
 		if tc == nil {
 			rd.unknown(line, "tool call that is not an object")
 		}
-		for _, k := range sortedKeys(tc) {
+		for _, k := range tc.Keys() {
 			if !toolCallKeys[k] {
 				rd.unknown(line, fmt.Sprintf("tool call key %q", k))
 			}
 		}
-		id, name, status := tc.str("id"), tc.str("name"), tc.str("status")
+		id, name, status := tc.Str("id"), tc.Str("name"), tc.Str("status")
 		if tc != nil && (id == "" || !calls[id]) {
-			add(slot, session.Part{Type: session.PartToolCall, CallID: id, Name: name, Params: value(tc["args"])}, "")
+			add(slot, session.Part{Type: session.PartToolCall, CallID: id, Name: name, Params: adapters.Value(tc["args"])}, "")
 		}
-		result := value(tc["result"])
+		result := adapters.Value(tc["result"])
 		finished := status == "success" || status == "error" || status == "cancelled"
 		if finished || (status == "" && result != nil) {
 			add(slot+1, session.Part{Type: session.PartToolResult, CallID: id, Name: name,
@@ -212,21 +177,21 @@ func (rd *reader) parts(sid string, m message, prov session.Provenance, line int
 // contentPart maps one element of a PartListUnion.
 func (rd *reader) contentPart(n *node, line int) (session.Part, bool) {
 	if n.Kind() == '"' {
-		return session.Part{Type: session.PartText, Text: n.Str}, n.Str != ""
+		return session.Part{Type: session.PartText, Text: n.Text}, n.Text != ""
 	}
 	p := members(n)
 	if p == nil {
 		rd.unknown(line, "content part that is not an object or a string")
 		return session.Part{}, false
 	}
-	for _, k := range sortedKeys(p) {
+	for _, k := range p.Keys() {
 		if !partKeys[k] {
 			rd.unknown(line, fmt.Sprintf("content part key %q", k))
 		}
 	}
 	switch {
-	case p.isString("text"):
-		text := textOf(n, "text")
+	case p.IsStr("text"):
+		text := n.Str("text")
 		if text == "" {
 			return session.Part{}, false
 		}
@@ -234,28 +199,28 @@ func (rd *reader) contentPart(n *node, line int) (session.Part, bool) {
 			return session.Part{Type: session.PartReasoning, Text: text}, true
 		}
 		return session.Part{Type: session.PartText, Text: text}, true
-	case p.has("inlineData"):
+	case p.Has("inlineData"):
 		d := members(n.Kid("inlineData"))
-		data := d.str("data")
+		data := d.Str("data")
 		fd := &session.FileData{Kind: session.FileBytes}
 		if b, err := decodeBase64(data); err == nil {
 			fd.Bytes = b
 		} else {
 			fd.Kind, fd.Value = session.FileString, data
 		}
-		return session.Part{Type: session.PartFile, MediaType: d.str("mimeType"), FileName: d.str("displayName"), Data: fd}, true
-	case p.has("fileData"):
+		return session.Part{Type: session.PartFile, MediaType: d.Str("mimeType"), FileName: d.Str("displayName"), Data: fd}, true
+	case p.Has("fileData"):
 		d := members(n.Kid("fileData"))
-		return session.Part{Type: session.PartFile, MediaType: d.str("mimeType"), FileName: d.str("displayName"),
-			Data: &session.FileData{Kind: session.FileURL, Value: d.str("fileUri")}}, true
-	case p.has("functionCall"):
+		return session.Part{Type: session.PartFile, MediaType: d.Str("mimeType"), FileName: d.Str("displayName"),
+			Data: &session.FileData{Kind: session.FileURL, Value: d.Str("fileUri")}}, true
+	case p.Has("functionCall"):
 		c := members(n.Kid("functionCall"))
-		return session.Part{Type: session.PartToolCall, CallID: c.str("id"), Name: c.str("name"), Params: value(c["args"])}, true
-	case p.has("functionResponse"):
+		return session.Part{Type: session.PartToolCall, CallID: c.Str("id"), Name: c.Str("name"), Params: adapters.Value(c["args"])}, true
+	case p.Has("functionResponse"):
 		fr := n.Kid("functionResponse")
 		r, resp := members(fr), members(fr.Kid("response"))
-		return session.Part{Type: session.PartToolResult, CallID: r.str("id"), Name: r.str("name"),
-			IsFailure: resp.has("error"), Result: value(fr.Raw)}, true
+		return session.Part{Type: session.PartToolResult, CallID: r.Str("id"), Name: r.Str("name"),
+			IsFailure: resp.Has("error"), Result: adapters.Value(fr.Raw)}, true
 	}
 	return session.Part{}, false
 }
@@ -268,7 +233,7 @@ func functionResponse(result json.RawMessage, read *node) json.RawMessage {
 		return nil
 	}
 	if l := read.List(); len(l) == 1 {
-		if p := members(l[0]); len(p) == 1 && p.has("functionResponse") {
+		if p := members(l[0]); len(p) == 1 && p.Has("functionResponse") {
 			return p["functionResponse"]
 		}
 	}
@@ -280,11 +245,11 @@ func text(content *node) string {
 	var b strings.Builder
 	for _, el := range contentList(content) {
 		if el.Kind() == '"' {
-			b.WriteString(el.Str)
+			b.WriteString(el.Text)
 			continue
 		}
 		if p := members(el); p != nil && string(p["thought"]) != "true" {
-			b.WriteString(textOf(el, "text"))
+			b.WriteString(el.Str("text"))
 		}
 	}
 	return b.String()
@@ -307,14 +272,6 @@ func contentList(v *node) []*node {
 	return nil
 }
 
-// value is v unless it is absent or null.
-func value(v json.RawMessage) json.RawMessage {
-	if k := kindOf(v); k == 0 || k == 'n' {
-		return nil
-	}
-	return v
-}
-
 func decodeBase64(s string) ([]byte, error) {
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
 		if b, err := enc.DecodeString(s); err == nil {
@@ -334,17 +291,8 @@ func joinNonEmpty(sep string, parts ...string) string {
 	return strings.Join(keep, sep)
 }
 
-func sortedKeys(r record) []string {
-	keys := make([]string, 0, len(r))
-	for k := range r {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// kv is one field of an options object built by hand, so that raw records stay byte for byte
-// (json.Marshal would compact and re-escape them).
+// kv is one field of an options object built with adapters.Object, which keeps raw records
+// byte for byte.
 type kv struct {
 	key string
 	val json.RawMessage
@@ -352,32 +300,11 @@ type kv struct {
 
 // object writes the fields whose value is set as a JSON object, in order.
 func object(fields ...kv) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	n := 0
-	for _, f := range fields {
-		if f.val == nil {
-			continue
-		}
-		if n > 0 {
-			b.WriteByte(',')
-		}
-		key, _ := json.Marshal(f.key)
-		b.Write(key)
-		b.WriteByte(':')
-		b.Write(f.val)
-		n++
+	fs := make([]adapters.Field, len(fields))
+	for i, f := range fields {
+		fs[i] = adapters.Field{Key: f.key, Value: f.val}
 	}
-	b.WriteByte('}')
-	return b.Bytes()
-}
-
-func jsonString(s string) json.RawMessage {
-	if s == "" {
-		return nil
-	}
-	b, _ := json.Marshal(s)
-	return b
+	return adapters.Object(fs...)
 }
 
 func jsonInt(n int) json.RawMessage {

@@ -23,16 +23,8 @@ func init() {
 	recordShape.Members["$set"] = &adapters.Shape{Members: map[string]*adapters.Shape{"messages": recordShape}}
 }
 
-// readRecord reads a JSON document as a record; an error means it is not valid JSON.
-func readRecord(data []byte) (*node, error) { return adapters.ReadNode(data, recordShape) }
+// readRecord reads a JSON object as a record; an error says why the document is not one.
+func readRecord(data []byte) (*node, error) { return adapters.ReadObject(data, recordShape) }
 
 // members is n's members; nil when n is nil or not an object.
-func members(n *node) record { return record(n.Object()) }
-
-// textOf is the member key's string value, "" when absent or not a string.
-func textOf(n *node, key string) string {
-	if s, ok := n.String(key); ok {
-		return s
-	}
-	return members(n).str(key)
-}
+func members(n *node) record { return n.Object() }

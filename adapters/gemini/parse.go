@@ -97,33 +97,27 @@ func readJSONL(ctx context.Context, src adapters.Source, cur adapters.Cursor, ou
 // line maps one JSONL record, classified the way the CLI's loader does.
 func (rd *reader) line(raw []byte, no int) error {
 	n, err := readRecord(raw)
-	if err != nil || members(n) == nil {
-		// Not a JSON object: json.Unmarshal says why, as it always has.
-		var rec record
-		err := json.Unmarshal(raw, &rec)
-		if err == nil {
-			err = errors.New("not a JSON object")
-		}
+	if err != nil {
 		rd.out.Malformed(adapters.Location{Path: rd.path, Line: no}, fmt.Errorf("malformed record: %w", err))
 		return nil
 	}
 	rec := members(n)
 	switch {
-	case rec.isString("$rewindTo"):
+	case rec.IsStr("$rewindTo"):
 		return rd.rewind(rec, raw, no)
-	case rec.isString("id"):
+	case rec.IsStr("id"):
 		return rd.message(n, raw, origin{keep: true, line: no})
-	case kindOf(rec["$set"]) == '{':
+	case adapters.Kind(rec["$set"]) == '{':
 		return rd.set(n, raw, no)
-	case rec.isString("sessionId") && rd.sess == nil:
+	case rec.IsStr("sessionId") && rd.sess == nil:
 		rd.newSession(rec, raw, "jsonl", no)
 		return nil
 	}
-	if !rec.isString("sessionId") {
+	if !rec.IsStr("sessionId") {
 		rd.unknown(no, "record without id, $set, $rewindTo or sessionId")
 	}
 	// A second metadata record (a legacy session migrated into this file), or an unknown one.
-	ts := rd.recordTime(rec.time("lastUpdated"))
+	ts := rd.recordTime(rec.Time("lastUpdated"))
 	rd.last = ts
 	return rd.system(raw, ts, kv{"line", jsonInt(no)})
 }
@@ -131,35 +125,35 @@ func (rd *reader) line(raw []byte, no int) error {
 // rewind keeps a `$rewindTo` record. The CLI drops the named message and all after it; the
 // archive keeps them and says so.
 func (rd *reader) rewind(rec record, raw []byte, no int) error {
-	for _, k := range sortedKeys(rec) {
+	for _, k := range rec.Keys() {
 		if k != "$rewindTo" {
 			rd.unknown(no, fmt.Sprintf("$rewindTo record key %q", k))
 		}
 	}
-	return rd.system(raw, rd.recordTime(time.Time{}), kv{"line", jsonInt(no)}, kv{"rewind_to", jsonString(rec.str("$rewindTo"))})
+	return rd.system(raw, rd.recordTime(time.Time{}), kv{"line", jsonInt(no)}, kv{"rewind_to", adapters.OptString(rec.Str("$rewindTo"))})
 }
 
 // set keeps a `$set` metadata update; messages of a `messages` checkpoint are read as records
 // kept by the update.
 func (rd *reader) set(n *node, raw []byte, no int) error {
 	rec, upd := members(n), members(n.Kid("$set"))
-	for _, k := range sortedKeys(upd) {
+	for _, k := range upd.Keys() {
 		if !metaKeys[k] {
 			rd.unknown(no, fmt.Sprintf("$set key %q", k))
 		}
 	}
-	for _, k := range sortedKeys(rec) {
+	for _, k := range rec.Keys() {
 		if k != "$set" {
 			rd.unknown(no, fmt.Sprintf("$set record key %q", k))
 		}
 	}
-	ts := rd.recordTime(upd.time("lastUpdated"))
+	ts := rd.recordTime(upd.Time("lastUpdated"))
 	rd.last = ts
 	if err := rd.system(raw, ts, kv{"line", jsonInt(no)}); err != nil {
 		return err
 	}
 	for _, el := range n.Kid("$set").Kid("messages").List() {
-		if m := members(el); m == nil || !m.isString("id") {
+		if m := members(el); m == nil || !m.IsStr("id") {
 			continue // kept in the $set record all the same
 		}
 		if err := rd.message(el, el.Raw, origin{line: no, checkpoint: no}); err != nil {
@@ -183,14 +177,14 @@ func readLegacy(ctx context.Context, src adapters.Source, cur adapters.Cursor, o
 	}
 	msgs := -1
 	for i, f := range fields {
-		if f.key == "messages" && kindOf(f.val) == '[' {
+		if f.key == "messages" && adapters.Kind(f.val) == '[' {
 			msgs = i
 		}
 	}
 	drift := false
 	if msgs < 0 {
 		for i, f := range fields {
-			if f.key == "history" && kindOf(f.val) == '[' {
+			if f.key == "history" && adapters.Kind(f.val) == '[' {
 				msgs, drift = i, true
 			}
 		}
@@ -205,14 +199,14 @@ func readLegacy(ctx context.Context, src adapters.Source, cur adapters.Cursor, o
 	metaRec := parseRecord(metaRaw)
 
 	st := decodeState(cur.State)
-	id := metaRec.str("sessionId")
+	id := metaRec.Str("sessionId")
 	if id == "" {
 		id = stem(src.Path)
 	}
 	if st == nil || st.Session == nil || st.Session.ID != id {
 		st = &state{V: stateVersion}
 	}
-	st.Recs = nil // ids of id-less records are numbered within one read
+	st.Recs = adapters.SeenIDs{} // ids of id-less records are numbered within one read
 	rd := newReader(out, src, st, false)
 	if drift {
 		rd.unknown(0, `top-level key "history" (read as messages)`)
@@ -226,25 +220,25 @@ func readLegacy(ctx context.Context, src adapters.Source, cur adapters.Cursor, o
 		rd.newSession(metaRec, metaRaw, "json", 0)
 		if rd.sess.CreatedAt.IsZero() {
 			for _, el := range elems {
-				if t := parseRecord(el.raw).time("timestamp"); !t.IsZero() {
+				if t := parseRecord(el.raw).Time("timestamp"); !t.IsZero() {
 					rd.sess.CreatedAt = t
 					break
 				}
 			}
 		}
-	} else if sum := digest(metaRaw); st.Meta != sum {
-		ts := rd.recordTime(metaRec.time("lastUpdated"))
+	} else if sum := adapters.Digest(metaRaw); st.Meta != sum {
+		ts := rd.recordTime(metaRec.Time("lastUpdated"))
 		if err := rd.system(metaRaw, ts, kv{"metadata", jsonTrue}); err != nil {
 			return adapters.Cursor{}, err
 		}
 	}
-	st.Meta = digest(metaRaw)
+	st.Meta = adapters.Digest(metaRaw)
 	for _, el := range elems {
 		if err := ctx.Err(); err != nil {
 			return adapters.Cursor{}, err
 		}
 		rec, err := readRecord(el.raw)
-		if err != nil || members(rec) == nil {
+		if err != nil {
 			out.Malformed(adapters.Location{Path: src.Path, Line: lineAt(data, el.at)}, errors.New("message is not a JSON object"))
 			continue
 		}
@@ -257,7 +251,7 @@ func readLegacy(ctx context.Context, src adapters.Source, cur adapters.Cursor, o
 			return adapters.Cursor{}, err
 		}
 	}
-	st.Session, st.Recs = rd.sess, nil
+	st.Session, st.Recs = rd.sess, adapters.SeenIDs{}
 	if next.State, err = rd.mem.encode(); err != nil {
 		return adapters.Cursor{}, fmt.Errorf("gemini: read %s: %w", src.Path, err)
 	}
@@ -298,7 +292,7 @@ func (rd *reader) message(n *node, raw []byte, o origin) error {
 		}
 		parts = rd.parts(msg.SessionID, m, prov, o.line)
 	}
-	sum := digest(raw)
+	sum := adapters.Digest(raw)
 	slots := make([]int, len(parts))
 	for i, sp := range parts {
 		slots[i] = sp.slot
@@ -342,14 +336,14 @@ func (rd *reader) message(n *node, raw []byte, o origin) error {
 		}
 		var first []kv
 		if o.keep && !separate {
-			first = []kv{{"record", raw}, {"line", jsonInt(o.line)}, {"replaces", jsonString(m.id)}}
+			first = []kv{{"record", raw}, {"line", jsonInt(o.line)}, {"replaces", adapters.OptString(m.id)}}
 		}
 		if err := rd.emitParts(fresh, first); err != nil {
 			return err
 		}
 	}
 	if o.keep && separate {
-		if err := rd.system(raw, ts, kv{"line", jsonInt(o.line)}, kv{"replaces", jsonString(m.id)}); err != nil {
+		if err := rd.system(raw, ts, kv{"line", jsonInt(o.line)}, kv{"replaces", adapters.OptString(m.id)}); err != nil {
 			return err
 		}
 	}
@@ -372,34 +366,34 @@ func (rd *reader) system(raw []byte, ts time.Time, source ...kv) error {
 // newSession builds the source's session from its metadata record (not emitted yet: its
 // created_at may wait for the first record's time).
 func (rd *reader) newSession(meta record, raw []byte, format string, line int) {
-	for _, k := range sortedKeys(meta) {
+	for _, k := range meta.Keys() {
 		if !metaKeys[k] && k != "history" {
 			rd.unknown(line, fmt.Sprintf("metadata key %q", k))
 		}
 	}
-	id := meta.str("sessionId")
+	id := meta.Str("sessionId")
 	if id == "" {
 		id = stem(rd.path)
 		rd.unknown(line, "metadata without sessionId (session id taken from the file name)")
 	}
 	s := &session.Session{ID: id, SourceAgent: Name,
-		Project: resolveProject(rd.path, rd.lay, meta.str("projectHash"), meta.strs("directories"))}
-	switch kind := meta.str("kind"); kind {
+		Project: resolveProject(rd.path, rd.lay, meta.Str("projectHash"), strs(meta["directories"]))}
+	switch kind := meta.Str("kind"); kind {
 	case "", "main", "subagent":
 	default:
 		rd.unknown(line, fmt.Sprintf("session kind %q", kind))
 	}
-	if meta.str("kind") == "subagent" || rd.lay.parent != "" {
+	if meta.Str("kind") == "subagent" || rd.lay.parent != "" {
 		s.SourceAgent = SubagentAgent
 	}
 	if rd.lay.parent != "" && rd.lay.parent != id {
 		s.ParentSessionID = rd.lay.parent
 	}
 	s.Options = session.Options{"source": object(kv{"record", raw}, kv{"line", jsonInt(line)},
-		kv{"format", jsonString(format)}, kv{"file", jsonString(filepath.Base(rd.path))},
-		kv{"project_dir", jsonString(rd.lay.projectID)})}
+		kv{"format", adapters.OptString(format)}, kv{"file", adapters.OptString(filepath.Base(rd.path))},
+		kv{"project_dir", adapters.OptString(rd.lay.projectID)})}
 	adapters.ApplyRestoreMark(s, meta[adapters.RestoreMarkKey])
-	rd.start, rd.lastUpdated = meta.time("startTime"), meta.time("lastUpdated")
+	rd.start, rd.lastUpdated = meta.Time("startTime"), meta.Time("lastUpdated")
 	s.CreatedAt = rd.start
 	rd.sess = s
 }
@@ -444,7 +438,7 @@ func (rd *reader) emitParts(parts []slotPart, first []kv) error {
 			source = append(source, first...)
 		}
 		if sp.status != "" {
-			source = append(source, kv{"status", jsonString(sp.status)})
+			source = append(source, kv{"status", adapters.OptString(sp.status)})
 		}
 		if len(source) > 0 {
 			p.Options = session.Options{"source": object(source...)}
@@ -493,7 +487,7 @@ func stem(path string) string {
 	if s := strings.TrimSuffix(base, filepath.Ext(base)); s != "" {
 		return s
 	}
-	return "rec-" + digest([]byte(path))
+	return adapters.RecordID([]byte(path))
 }
 
 // field is one top-level key of a JSON object, its verbatim value and where the value starts.
@@ -506,45 +500,26 @@ type field struct {
 // topLevel splits a JSON object into its fields, keeping values byte for byte. On error it
 // returns the offset where reading stopped.
 func topLevel(data []byte) ([]field, int, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	fail := func(err error) ([]field, int, error) {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, int(se.Offset), err
-		}
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, len(data), io.ErrUnexpectedEOF // cut short: the file is still being written
-		}
-		return nil, int(dec.InputOffset()), err
-	}
-	tok, err := dec.Token()
-	if err != nil {
-		return fail(err)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, 0, errors.New("not a JSON object")
-	}
 	var out []field
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return fail(err)
-		}
-		key, _ := tok.(string)
-		at := int(dec.InputOffset())
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return fail(err)
-		}
-		out = append(out, field{key, v, valueStart(data, at)})
+	err := adapters.EachMember(data, func(key string, val json.RawMessage, at int) error {
+		out = append(out, field{key, val, at})
+		return nil
+	})
+	switch {
+	case err == nil:
+		return out, 0, nil
+	case errors.Is(err, adapters.ErrNotObject):
+		return nil, 0, err
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, len(data), io.ErrUnexpectedEOF // cut short: the file is still being written
 	}
-	if _, err := dec.Token(); err != nil {
-		return fail(err)
+	// encoding/json says why, and where, as it always has.
+	var v json.RawMessage
+	var se *json.SyntaxError
+	if uerr := json.Unmarshal(data, &v); errors.As(uerr, &se) {
+		return nil, int(se.Offset), uerr
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, int(dec.InputOffset()), errors.New("data after the JSON object")
-	}
-	return out, 0, nil
+	return nil, 0, err
 }
 
 // element is one value of a JSON array and its offset in the file.
@@ -555,28 +530,12 @@ type element struct {
 
 // elements splits a (valid) JSON array that starts at offset base of its file.
 func elements(arr json.RawMessage, base int) []element {
-	dec := json.NewDecoder(bytes.NewReader(arr))
-	if _, err := dec.Token(); err != nil {
-		return nil
-	}
 	var out []element
-	for dec.More() {
-		at := valueStart(arr, int(dec.InputOffset()))
-		var v json.RawMessage
-		if dec.Decode(&v) != nil {
-			break
-		}
+	_ = adapters.EachElem(arr, func(v json.RawMessage, at int) error {
 		out = append(out, element{v, base + at})
-	}
+		return nil
+	})
 	return out
-}
-
-// valueStart skips the separators before the value that follows offset i.
-func valueStart(b []byte, i int) int {
-	for i < len(b) && strings.IndexByte(" \t\r\n:,", b[i]) >= 0 {
-		i++
-	}
-	return i
 }
 
 // lineAt is the 1-based line of offset off in data.

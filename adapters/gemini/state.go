@@ -1,24 +1,21 @@
 package gemini
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/session"
 )
 
 const (
-	stateVersion = 1
+	// stateVersion 2 keeps the repeats of id-less records in an adapters.SeenIDs.
+	stateVersion = 2
 	// maxRecent is how many messages the cursor remembers in detail. The CLI only ever rewrites
 	// the message it is working on, so a handful would do.
 	maxRecent = 32
-	// maxRecs is how many id-less records the cursor remembers for numbering repeats.
-	maxRecs = 64
 	// idDigestLen is the length of the id digests kept for older messages.
 	idDigestLen = 8
 )
@@ -31,7 +28,7 @@ type state struct {
 	Last    string           `json:"last,omitempty"`    // timestamp of the last record read
 	Recent  []*track         `json:"recent,omitempty"`  // least recently touched first
 	Older   string           `json:"older,omitempty"`   // id digests of messages dropped from Recent
-	Recs    []string         `json:"recs,omitempty"`    // digests of the last id-less records
+	Recs    adapters.SeenIDs `json:"recs,omitzero"`     // the ids given to id-less records
 }
 
 // track is what the archive holds of one message.
@@ -86,24 +83,8 @@ func (m *memory) touch(t *track) {
 
 func (m *memory) isOlder(id string) bool { return m.older[idDigest(id)] }
 
-// recID names an id-less record: rec-<digest>, with -2, -3 … for repeats among the last maxRecs.
-func (m *memory) recID(raw []byte) string {
-	base := "rec-" + digest(raw)
-	n := 0
-	for _, r := range m.st.Recs {
-		if r == base {
-			n++
-		}
-	}
-	m.st.Recs = append(m.st.Recs, base)
-	if len(m.st.Recs) > maxRecs {
-		m.st.Recs = m.st.Recs[len(m.st.Recs)-maxRecs:]
-	}
-	if n == 0 {
-		return base
-	}
-	return base + "-" + strconv.Itoa(n+1)
-}
+// recID names an id-less record: rec-<digest>, with -2, -3 … for repeats.
+func (m *memory) recID(raw []byte) string { return m.st.Recs.Next(adapters.RecordID(raw)) }
 
 // encode writes the state for the cursor.
 func (m *memory) encode() (json.RawMessage, error) {
@@ -116,13 +97,7 @@ func (m *memory) encode() (json.RawMessage, error) {
 	return json.Marshal(m.st)
 }
 
-// digest is the first 16 hex digits of the SHA-256 of b.
-func digest(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:8])
-}
-
-func idDigest(id string) string { return digest([]byte(id))[:idDigestLen] }
+func idDigest(id string) string { return adapters.Digest([]byte(id))[:idDigestLen] }
 
 // addSlots returns slots with add merged in, sorted and without repeats.
 func addSlots(slots []int, add ...int) []int {

@@ -36,6 +36,11 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(`{"directory":" "}`), []byte(`{"role":"x"}`), []byte(`{"type":"file","url":"data:,%zz"}`))
 	f.Add([]byte(`{`), []byte(`null`), []byte(`[]`))
 
+	for _, v := range adaptertest.Hostile() { // bounds: depth, a long line, invalid UTF-8
+		f.Add([]byte(`{"id":"s","directory":"/w","time":{"created":1}}`), []byte(`{"role":"user","time":{"created":2},"x":`+v+`}`),
+			[]byte(`{"type":"text","text":`+v+`,"metadata":{"p":`+v+`}}`))
+	}
+
 	f.Fuzz(func(t *testing.T, sess, msg, part []byte) {
 		const dir = "/data/opencode/storage"
 		ts := parseSessionFile(dir+"/session/p/ses_f.json", sess)

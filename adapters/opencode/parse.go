@@ -3,9 +3,7 @@ package opencode
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -183,12 +181,6 @@ func (e *emitter) stamp(ms int64) time.Time {
 		e.last = time.UnixMilli(ms)
 	}
 	return e.last
-}
-
-// recID is the id of a record that has none: from a digest of the raw record.
-func recID(raw []byte) string {
-	sum := sha256.Sum256(raw)
-	return "rec-" + hex.EncodeToString(sum[:8])
 }
 
 // problem is why a record cannot be mapped, nil when it can.
@@ -443,92 +435,48 @@ var (
 	rawPartTypes = []string{"step-start", "step-finish", "snapshot", "patch", "agent", "subtask", "retry", "compaction"}
 )
 
-// doc is a message's or part's JSON, read in one pass (adapters.Node) with the objects the
-// mapping reads (dataShape) and its text. Like fields, it reads leniently.
+// doc is a session's, message's or part's JSON, read in one pass (adapters.Node) with the
+// objects the mapping reads (dataShape) and its text. Its accessors read leniently: a value of
+// an unexpected type reads as absent.
 type doc struct{ *adapters.Node }
 
 var dataShape = &adapters.Shape{Members: map[string]*adapters.Shape{
 	"text": {Text: true}, "time": {}, "metadata": {}, "state": {Members: map[string]*adapters.Shape{"time": {}}},
 }}
 
-// readDoc reads a message's or part's JSON; an error says why it is not a JSON object.
+// readDoc reads a JSON object; an error says why it is not one.
 func readDoc(b []byte) (doc, error) {
-	n, err := adapters.ReadNode(b, dataShape)
-	if err != nil || n.Members == nil {
-		// json.Unmarshal says why, as it always has.
-		_, err := parseFields(b)
-		if err == nil {
-			err = errors.New("not a JSON object")
-		}
+	n, err := adapters.ReadObject(b, dataShape)
+	if err != nil {
 		return doc{}, err
 	}
 	return doc{n}, nil
 }
 
-func (d doc) fields() fields { return fields(d.Object()) }
-
-func (d doc) str(k string) string {
-	if s, ok := d.String(k); ok {
-		return s
+// notObject words why a file is not a JSON object.
+func notObject(err error) error {
+	if errors.Is(err, adapters.ErrNotObject) {
+		return err
 	}
-	return d.fields().str(k)
+	return fmt.Errorf("not a JSON object: %w", err)
 }
 
-func (d doc) bool(k string) bool { return d.fields().bool(k) }
+func (d doc) fields() adapters.Members { return d.Object() }
 
-func (d doc) num(k string) int64 { return d.fields().num(k) }
+func (d doc) str(k string) string { return d.Str(k) }
+
+func (d doc) bool(k string) bool {
+	v, _ := d.Object().Bool(k)
+	return v
+}
+
+func (d doc) num(k string) int64 {
+	n, _ := d.Object().Int(k)
+	return n
+}
 
 // obj is the member k, one of those dataShape reads along.
 func (d doc) obj(k string) doc { return doc{d.Kid(k)} }
-
-// fields is a JSON object read leniently: a value of an unexpected type reads as absent.
-type fields map[string]json.RawMessage
-
-func parseFields(b []byte) (fields, error) {
-	var f fields
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, err
-	}
-	if f == nil {
-		return nil, errors.New("not a JSON object")
-	}
-	return f, nil
-}
-
-func (f fields) str(k string) string {
-	var s string
-	if json.Unmarshal(f[k], &s) != nil {
-		return ""
-	}
-	return s
-}
-
-func (f fields) bool(k string) bool {
-	var b bool
-	return json.Unmarshal(f[k], &b) == nil && b
-}
-
-func (f fields) num(k string) int64 {
-	var n json.Number
-	if json.Unmarshal(f[k], &n) != nil {
-		return 0
-	}
-	if i, err := n.Int64(); err == nil {
-		return i
-	}
-	if x, err := n.Float64(); err == nil && x >= -1<<62 && x <= 1<<62 {
-		return int64(x)
-	}
-	return 0
-}
-
-func (f fields) obj(k string) fields {
-	var o fields
-	if json.Unmarshal(f[k], &o) != nil {
-		return nil
-	}
-	return o
-}
 
 // jsonValue is v compacted (legacy files are indented), nil when absent or null.
 func jsonValue(v json.RawMessage) json.RawMessage {

@@ -337,7 +337,7 @@ func loadDBSession(ctx context.Context, env adapters.Env, path, id string) (*dbS
 		raw := r.json()
 		rid := r.str("id")
 		if rid == "" {
-			rid = recID(raw)
+			rid = adapters.RecordID(raw)
 		}
 		rec := record{id: rid, created: r.int("time_created"), source: sourceJSON("table", table, raw), loc: at(rid)}
 		if rec.data, rec.err = readDoc([]byte(r.str("data"))); rec.err != nil {

@@ -34,7 +34,7 @@ type treeSession struct {
 	file     string
 	id, base string // the id inside the file (else the file name), and the file name
 	raw      []byte
-	data     fields
+	data     doc
 	err      error // the session file is not a JSON object
 	project  string
 	messages []treeMessage
@@ -144,7 +144,7 @@ func (ts *treeSession) record(dir string, project []byte) sessionRecord {
 		loc:       adapters.Location{Path: ts.file},
 	}
 	var extra []any
-	if p, err := parseFields(project); err == nil {
+	if p, err := readDoc(project); err == nil {
 		if wt := p.str("worktree"); wt != "/" { // the "global" project's
 			s.worktree = wt
 		}
@@ -161,10 +161,10 @@ func fileRecord(dir, path string, raw []byte, err error) record {
 		return r
 	}
 	if r.id == "" {
-		r.id = recID(raw)
+		r.id = adapters.RecordID(raw)
 	}
 	if r.data, r.err = readDoc(raw); r.err != nil {
-		r.err = fmt.Errorf("not a JSON object: %w", r.err)
+		r.err = notObject(r.err)
 		return r
 	}
 	if id := r.data.str("id"); id != "" {
@@ -179,8 +179,8 @@ func fileRecord(dir, path string, raw []byte, err error) record {
 func parseSessionFile(file string, raw []byte) *treeSession {
 	ts := &treeSession{file: file, raw: raw, base: strings.TrimSuffix(filepath.Base(file), ".json")}
 	ts.id, ts.project = ts.base, filepath.Base(filepath.Dir(file))
-	if ts.data, ts.err = parseFields(raw); ts.err != nil {
-		ts.err = fmt.Errorf("not a JSON object: %w", ts.err)
+	if ts.data, ts.err = readDoc(raw); ts.err != nil {
+		ts.err = notObject(ts.err)
 		return ts
 	}
 	if id := ts.data.str("id"); id != "" {
@@ -256,11 +256,11 @@ func flatParts(dir string) map[string][]string {
 		if err != nil {
 			continue
 		}
-		f, err := parseFields(raw)
+		f, err := adapters.ReadObject(raw, nil)
 		if err != nil {
 			continue // names no message; no session reads it
 		}
-		if mid := f.str("messageID"); mid != "" {
+		if mid := f.Str("messageID"); mid != "" {
 			out[mid] = append(out[mid], path)
 		}
 	}

@@ -35,6 +35,13 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("{\"type\":\"session\"}\n{}\n{}\nnull\n[]\n{\"id\":\"x\"}\n{\"id\":\"x\"}\n"), uint16(2))
 	f.Add([]byte(`{"type":"session","id":" ","cwd":"  ","timestamp":5,"version":"3"}`+"\n"+`{"type":"session","id":" "}`+"\n"), uint16(0))
 
+	f.Add([]byte(`{"type":"session","id":"s","cwd":"/w"}`+"\n"+`{"type":"message","id":"x","message":{"role":"system"}}`+"\n"), uint16(0)) // no content
+	for _, v := range adaptertest.Hostile() {                                                                                              // bounds: depth, a long line, invalid UTF-8
+		f.Add([]byte(`{"type":"session","id":"s","cwd":"/w","version":3}`+"\n"+
+			`{"type":"message","id":"e1","message":{"role":"user","content":[{"type":"text","text":`+v+`}]}}`+"\n"+
+			`{"type":"message","id":"e2","message":{"role":"toolResult","toolCallId":"t","content":`+v+`}}`+"\n"), uint16(1))
+	}
+
 	f.Fuzz(func(t *testing.T, data []byte, split uint16) {
 		dir := filepath.Join(t.TempDir(), "sessions", "--p--")
 		path := filepath.Join(dir, "2026-01-02T03-04-05-006Z_fuzz.jsonl")

@@ -2,12 +2,9 @@ package pi
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,6 +17,10 @@ import (
 	"github.com/pondhq/pond/session"
 )
 
+// stateVersion changes whenever state does; a cursor of another version (or of none: the first
+// cursors counted rec- ids and read the file again to number repeats) is read from the start.
+const stateVersion = 2
+
 // state is the parse state a resumed read needs, kept in Cursor.State.
 type state struct {
 	// Session is the session as emitted, re-emitted before the new messages of a resumed read;
@@ -29,9 +30,11 @@ type state struct {
 	Version int `json:"version,omitempty"`
 	// Last is the time of the last record read, which a record without a time takes.
 	Last time.Time `json:"last,omitzero"`
-	// Recs counts the records given rec- ids so far. When there are any, a resumed read counts
-	// the records before the cursor again so that repeats keep their -2, -3 suffixes.
-	Recs int `json:"recs,omitempty"`
+	// IDs are the message ids given so far (entry ids, rec- ids), so that a resumed read gives a
+	// repeat the -2, -3 … suffix a whole read gives it.
+	IDs adapters.SeenIDs `json:"ids,omitzero"`
+	// V is stateVersion.
+	V int `json:"v"`
 }
 
 // Read implements adapters.Adapter.
@@ -40,19 +43,14 @@ func (a *Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Sourc
 	if err != nil {
 		return adapters.Cursor{}, fmt.Errorf("pi: %w", err)
 	}
-	p := &parser{ctx: ctx, src: src, out: out, ids: map[string]int{}, recs: map[string]int{}, drift: map[string]bool{}}
+	p := &parser{ctx: ctx, src: src, out: out, drift: map[string]bool{}}
 	if jf.Resumed() {
-		if len(cur.State) == 0 || json.Unmarshal(cur.State, &p.st) != nil {
+		if len(cur.State) == 0 || json.Unmarshal(cur.State, &p.st) != nil || p.st.V != stateVersion {
 			// Not a cursor this adapter wrote: start over.
 			jf.Close()
 			p.st = state{}
 			if jf, err = jsonl.Open(src.Path, adapters.Cursor{}); err != nil {
 				return adapters.Cursor{}, fmt.Errorf("pi: %w", err)
-			}
-		} else if p.st.Recs > 0 {
-			if err := p.recount(cur.Offset); err != nil {
-				jf.Close()
-				return adapters.Cursor{}, fmt.Errorf("pi: read %s: %w", src.Path, err)
 			}
 		}
 	}
@@ -62,6 +60,7 @@ func (a *Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Sourc
 		return adapters.Cursor{}, fmt.Errorf("pi: %w", err)
 	}
 	next.Stamp = src.Stamp
+	p.st.V = stateVersion
 	if next.State, err = json.Marshal(p.st); err != nil {
 		return adapters.Cursor{}, fmt.Errorf("pi: read %s: %w", src.Path, err)
 	}
@@ -75,34 +74,31 @@ type parser struct {
 	out     adapters.Emitter
 	st      state
 	emitted bool            // the session was emitted in this read
-	ids     map[string]int  // entry ids met in this read
-	recs    map[string]int  // records without an id, by digest, in this source
 	drift   map[string]bool // Unknown reports made in this read
 }
 
-type object = map[string]json.RawMessage
+type object = adapters.Members
 
 func (p *parser) at(no int) adapters.Location { return adapters.Location{Path: p.src.Path, Line: no} }
 
 // line handles one JSONL line.
 func (p *parser) line(raw []byte, no int) error {
-	rec, ok, err := readRecord(raw)
-	if err != nil || !ok {
-		// Not a JSON object: json.Unmarshal says why, as it always has.
-		var obj object
-		if err := json.Unmarshal(raw, &obj); err != nil {
-			p.out.Malformed(p.at(no), fmt.Errorf("pi: invalid JSON: %w", err))
-		} else {
-			p.out.Malformed(p.at(no), errors.New("pi: record is not a JSON object"))
-		}
+	rec, err := readRecord(raw)
+	switch {
+	case errors.Is(err, adapters.ErrNotObject):
+		p.out.Malformed(p.at(no), errors.New("pi: record is not a JSON object"))
+		return nil
+	case err != nil:
+		p.out.Malformed(p.at(no), fmt.Errorf("pi: invalid JSON: %w", err))
 		return nil
 	}
-	obj := rec.obj
+	obj := rec.Members
 	id := ""
-	if needsRec(obj) {
-		id = p.recID(raw)
+	if obj.Str("id") == "" {
+		// A record without an id of its own (v1 entries, headers without one).
+		id = p.st.IDs.Next(adapters.RecordID(raw))
 	}
-	typ, _ := str(obj["type"])
+	typ := obj.Str("type")
 	if typ == "session" && p.st.Session == nil {
 		err = p.header(raw, obj, no)
 	} else {
@@ -114,76 +110,27 @@ func (p *parser) line(raw []byte, no int) error {
 	return nil
 }
 
-// needsRec reports whether a record has no id of its own (v1 entries, headers without one).
-func needsRec(obj object) bool {
-	id, _ := str(obj["id"])
-	return id == ""
-}
-
-// recID is the id of a record without one: rec-<digest>, with -2, -3 … for repeats.
-func (p *parser) recID(raw []byte) string {
-	key := digest(raw)
-	p.recs[key]++
-	p.st.Recs++
-	id := "rec-" + key
-	if n := p.recs[key]; n > 1 {
-		id += "-" + strconv.Itoa(n)
-	}
-	return id
-}
-
-func digest(raw []byte) string {
-	sum := sha256.Sum256(raw)
-	return hex.EncodeToString(sum[:8])
-}
-
-// recount counts the id-less records before offset again, as the reads that consumed them did.
-func (p *parser) recount(offset int64) error {
-	f, err := os.Open(p.src.Path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return jsonl.Each(p.ctx, io.LimitReader(f, offset), func(raw []byte, _ int) error {
-		var obj object
-		if json.Unmarshal(raw, &obj) == nil && obj != nil && needsRec(obj) {
-			p.recs[digest(raw)]++
-		}
-		return nil
-	})
-}
-
-// unique keeps entry ids unique within a read: pi never repeats one in a file, but a
-// hand-joined file could, and a repeat would otherwise overwrite the first in the archive.
-func (p *parser) unique(id string) string {
-	p.ids[id]++
-	if n := p.ids[id]; n > 1 {
-		return id + "-" + strconv.Itoa(n)
-	}
-	return id
-}
-
 // header reads the session line and emits the session.
 func (p *parser) header(raw []byte, obj object, no int) error {
 	p.checkKeys(obj, entryBase, headerKeys, "the session header", no)
 	s := p.fallbackSession()
-	if id, _ := str(obj["id"]); id != "" {
+	if id := obj.Str("id"); id != "" {
 		s.ID = id
 	}
-	if cwd, _ := str(obj["cwd"]); strings.TrimSpace(cwd) != "" {
+	if cwd := obj.Str("cwd"); strings.TrimSpace(cwd) != "" {
 		s.Project = cwd
 	}
 	if t := anyTime(obj["timestamp"]); !t.IsZero() {
 		s.CreatedAt = t
 	}
 	p.st.Version = 1
-	if v, ok := number(obj["version"]); ok {
+	if v, ok := adapters.Float(obj["version"]); ok {
 		p.st.Version = int(v)
 	}
 	s.Options = session.Options{"source": sourceJSON(raw, no, "file", filepath.Base(p.src.Path))}
-	parent, _ := str(obj["parentSession"])
+	parent := obj.Str("parentSession")
 	if parent == "" {
-		parent, _ = str(obj["branchedFrom"]) // v1 name of the same field
+		parent = obj.Str("branchedFrom") // v1 name of the same field
 	}
 	if parent != "" {
 		p.lineage(&s, parent)
@@ -265,12 +212,14 @@ func (p *parser) when(obj, msg object) time.Time {
 }
 
 // entry maps one non-header record to a message and its parts.
-func (p *parser) entry(raw []byte, rec record, typ, recID string, no int) error {
-	obj, msg := rec.obj, rec.msg
+func (p *parser) entry(raw []byte, rec *node, typ, recID string, no int) error {
+	obj, msgNode := rec.Members, message(rec)
+	msg := msgNode.Object()
 	id := recID
 	if id == "" {
-		sid, _ := str(obj["id"])
-		id = p.unique(sid)
+		// pi never repeats an entry id in a file, but a hand-joined file could, and a repeat
+		// would otherwise overwrite the first in the archive.
+		id = p.st.IDs.Next(obj.Str("id"))
 	}
 	t := p.when(obj, msg)
 	if err := p.ensureSession(); err != nil {
@@ -278,7 +227,7 @@ func (p *parser) entry(raw []byte, rec record, typ, recID string, no int) error 
 	}
 	m := &session.Message{SessionID: p.st.Session.ID, ID: id, Role: session.RoleSystem, Timestamp: t}
 	var extra []string
-	if parent, _ := str(obj["parentId"]); parent != "" {
+	if parent := obj.Str("parentId"); parent != "" {
 		extra = append(extra, "parent_id", parent)
 	}
 	if keys, ok := entryKeys[typ]; ok {
@@ -291,23 +240,23 @@ func (p *parser) entry(raw []byte, rec record, typ, recID string, no int) error 
 			p.unknown(no, "message entry without a message object")
 			break
 		}
-		parts = p.message(m, msg, rec.msgBody, no)
+		parts = p.message(m, msg, msgNode.Kid("content"), no)
 	case "custom_message":
 		// Extension text in the model's context, sent as a user turn.
 		m.Role = session.RoleUser
-		parts = p.content(rec.content, session.Injected, "custom_message entries", no)
+		parts = p.content(rec.Kid("content"), session.Injected, "custom_message entries", no)
 	case "compaction":
-		m.Content, _ = str(obj["summary"])
-		if kept, _ := str(obj["firstKeptEntryId"]); kept != "" {
+		m.Content = obj.Str("summary")
+		if kept := obj.Str("firstKeptEntryId"); kept != "" {
 			extra = append(extra, "first_kept_entry_id", kept)
 		}
 	case "branch_summary":
-		m.Content, _ = str(obj["summary"])
-		if from, _ := str(obj["fromId"]); from != "" {
+		m.Content = obj.Str("summary")
+		if from := obj.Str("fromId"); from != "" {
 			extra = append(extra, "from_id", from)
 		}
 	case "label":
-		if target, _ := str(obj["targetId"]); target != "" {
+		if target := obj.Str("targetId"); target != "" {
 			extra = append(extra, "target_id", target)
 		}
 	case "model_change", "thinking_level_change", "session_info", "custom":
@@ -335,8 +284,8 @@ func (p *parser) entry(raw []byte, rec record, typ, recID string, no int) error 
 }
 
 // message maps a message entry's AgentMessage by its role, setting m's role and content.
-func (p *parser) message(m *session.Message, msg object, body content, no int) []session.Part {
-	role, _ := str(msg["role"])
+func (p *parser) message(m *session.Message, msg object, body *node, no int) []session.Part {
+	role := msg.Str("role")
 	if keys, ok := roleKeys[role]; ok {
 		p.checkKeys(msg, messageBase, keys, role+" messages", no)
 	}
@@ -349,9 +298,9 @@ func (p *parser) message(m *session.Message, msg object, body content, no int) [
 		return p.content(body, session.Conversational, "assistant messages", no)
 	case "toolResult":
 		m.Role = session.RoleTool
-		call, _ := str(msg["toolCallId"])
-		name, _ := str(msg["toolName"])
-		failed, _ := boolean(msg["isError"])
+		call := msg.Str("toolCallId")
+		name := msg.Str("toolName")
+		failed, _ := adapters.Bool(msg["isError"])
 		return []session.Part{{
 			Type: session.PartToolResult, Provenance: session.Conversational,
 			CallID: call, Name: name, IsFailure: failed, Result: verbatim(msg["content"]),
@@ -364,7 +313,7 @@ func (p *parser) message(m *session.Message, msg object, body content, no int) [
 		m.Role = session.RoleUser
 		return p.content(body, session.Injected, role+" messages", no)
 	case "branchSummary", "compactionSummary":
-		m.Content, _ = str(msg["summary"])
+		m.Content = msg.Str("summary")
 	case "system":
 		m.Content = systemText(msg, body)
 	default:
@@ -381,8 +330,8 @@ func bashParts(m *session.Message, msg object) []session.Part {
 	if cmd, ok := msg["command"]; ok {
 		params = append(append(json.RawMessage(`{"command":`), cmd...), '}')
 	}
-	cancelled, _ := boolean(msg["cancelled"])
-	code, hasCode := number(msg["exitCode"])
+	cancelled, _ := adapters.Bool(msg["cancelled"])
+	code, hasCode := adapters.Float(msg["exitCode"])
 	return []session.Part{
 		{Type: session.PartToolCall, Provenance: session.Conversational, CallID: m.ID, Name: "bash", Params: params},
 		{Type: session.PartToolResult, Provenance: session.Conversational, CallID: m.ID, Name: "bash",
@@ -392,38 +341,35 @@ func bashParts(m *session.Message, msg object) []session.Part {
 
 // systemText is a system message entry's text: its content, else its prompt sections in
 // recorded order.
-func systemText(msg object, body content) string {
-	if len(body.raw) > 0 && body.raw[0] == '"' {
-		if s := body.parsed().text; s != "" {
-			return s
-		}
+func systemText(msg object, body *node) string {
+	if body != nil && body.IsText && body.Text != "" {
+		return body.Text
 	}
 	raw, ok := msg["sections"]
 	if !ok {
 		return ""
 	}
 	var text string
-	for _, v := range orderedValues(raw) {
-		if s, ok := str(v); ok && s != "" {
+	_ = adapters.EachMember(raw, func(_ string, v json.RawMessage, _ int) error {
+		if s := adapters.Str(v); s != "" {
 			if text != "" {
 				text += "\n\n"
 			}
 			text += s
 		}
-	}
+		return nil
+	})
 	return text
 }
 
 // content maps pi content, a string or a list of text, image (and, in assistant messages,
 // thinking and toolCall) blocks, to parts.
-func (p *parser) content(c content, prov session.Provenance, where string, no int) []session.Part {
-	raw := c.raw
-	if len(raw) == 0 || string(raw) == "null" {
+func (p *parser) content(c *node, prov session.Provenance, where string, no int) []session.Part {
+	switch c.Kind() {
+	case 0, 'n':
 		return nil
-	}
-	switch raw[0] {
 	case '"':
-		s := c.parsed().text
+		s := c.Text
 		if s == "" {
 			return nil
 		}
@@ -434,7 +380,7 @@ func (p *parser) content(c content, prov session.Provenance, where string, no in
 		return nil
 	}
 	var parts []session.Part
-	for _, b := range c.parsed().blocks {
+	for _, b := range c.List() {
 		if pt, ok := p.block(b, prov, where, no); ok {
 			parts = append(parts, pt)
 		}
@@ -444,35 +390,35 @@ func (p *parser) content(c content, prov session.Provenance, where string, no in
 
 // block maps one content block. Its fields that have no place in the part (signatures) go to
 // the part's options.source verbatim.
-func (p *parser) block(blk block, prov session.Provenance, where string, no int) (session.Part, bool) {
-	b := blk.obj
+func (p *parser) block(blk *node, prov session.Provenance, where string, no int) (session.Part, bool) {
+	b := blk.Members
 	if b == nil {
 		p.unknown(no, "a content block that is not an object in "+where)
 		return session.Part{}, false
 	}
-	typ, _ := str(b["type"])
+	typ := b.Str("type")
 	pt := session.Part{Provenance: prov}
 	var used []string
 	switch typ {
 	case "text":
 		pt.Type = session.PartText
-		pt.Text = blk.text
+		pt.Text = blk.Str("text")
 		used = []string{"text"}
 	case "thinking":
 		pt.Type = session.PartReasoning
-		pt.Text = blk.thinking
+		pt.Text = blk.Str("thinking")
 		used = []string{"thinking"}
 	case "toolCall":
 		pt.Type = session.PartToolCall
-		pt.CallID, _ = str(b["id"])
-		pt.Name, _ = str(b["name"])
+		pt.CallID = b.Str("id")
+		pt.Name = b.Str("name")
 		if args, ok := b["arguments"]; ok && string(args) != "null" {
 			pt.Params = args
 		}
 		used = []string{"id", "name", "arguments"}
 	case "image":
 		pt.Type = session.PartFile
-		pt.MediaType, _ = str(b["mimeType"])
+		pt.MediaType = b.Str("mimeType")
 		pt.Data = imageData(b["data"])
 		used = []string{"data", "mimeType"}
 	default:
@@ -495,7 +441,7 @@ func (p *parser) block(blk block, prov session.Provenance, where string, no int)
 }
 
 func imageData(raw json.RawMessage) *session.FileData {
-	s, _ := str(raw)
+	s := adapters.Str(raw)
 	if b, err := decodeBase64(s); err == nil {
 		return &session.FileData{Kind: session.FileBytes, Bytes: b}
 	}
@@ -522,7 +468,7 @@ func (p *parser) unknown(no int, what string) {
 
 // checkKeys reports the keys of obj that are neither in base nor in known.
 func (p *parser) checkKeys(obj object, base, known []string, where string, no int) {
-	for _, k := range sortedKeys(obj) {
+	for _, k := range obj.Keys() {
 		if !slices.Contains(base, k) && !slices.Contains(known, k) {
 			p.unknown(no, fmt.Sprintf("key %q in %s", k, where))
 		}

@@ -421,9 +421,9 @@ func TestLegacyV1(t *testing.T) {
 		t.Errorf("ids differ between reads (-first +second):\n%s", diff)
 	}
 	want := []string{
-		"rec-" + digest([]byte(lines[1])), "rec-" + digest([]byte(lines[2])), "rec-" + digest([]byte(lines[3])), "rec-" + digest([]byte(lines[4])),
-		"rec-" + digest([]byte(lines[5])), "rec-" + digest([]byte(lines[5])) + "-2", // the repeated line
-		"rec-" + digest([]byte(lines[7])), "rec-" + digest([]byte(lines[8])), "rec-" + digest([]byte(lines[9])),
+		"rec-" + adapters.Digest([]byte(lines[1])), "rec-" + adapters.Digest([]byte(lines[2])), "rec-" + adapters.Digest([]byte(lines[3])), "rec-" + adapters.Digest([]byte(lines[4])),
+		"rec-" + adapters.Digest([]byte(lines[5])), "rec-" + adapters.Digest([]byte(lines[5])) + "-2", // the repeated line
+		"rec-" + adapters.Digest([]byte(lines[7])), "rec-" + adapters.Digest([]byte(lines[8])), "rec-" + adapters.Digest([]byte(lines[9])),
 	}
 	if diff := cmp.Diff(want, ids); diff != "" {
 		t.Errorf("ids (-want +got):\n%s", diff)
@@ -552,7 +552,7 @@ func TestIncremental(t *testing.T) {
 	appendTo(t, v1Path, fileLines(t, v1Path)[5]+"\n")
 	fifth, cursors := readRoot(t, root, cursors)
 	lines := fileLines(t, v1Path)
-	if got := messageKeys(fifth, v1ID); !slices.Equal(got, []string{"rec-" + digest([]byte(lines[5])) + "-3"}) {
+	if got := messageKeys(fifth, v1ID); !slices.Equal(got, []string{"rec-" + adapters.Digest([]byte(lines[5])) + "-3"}) {
 		t.Errorf("appended repeat: got %v, want its -3 id", got)
 	}
 

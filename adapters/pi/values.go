@@ -4,57 +4,20 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pondhq/pond/adapters"
 )
-
-// str is raw as a string, when it is one.
-func str(raw json.RawMessage) (string, bool) {
-	if len(raw) == 0 || raw[0] != '"' {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
-}
-
-// number is raw as a number, when it is one.
-func number(raw json.RawMessage) (float64, bool) {
-	if len(raw) == 0 || raw[0] == '"' || raw[0] == 'n' {
-		return 0, false
-	}
-	var f float64
-	if json.Unmarshal(raw, &f) != nil {
-		return 0, false
-	}
-	return f, true
-}
-
-// boolean is raw as a bool, when it is one.
-func boolean(raw json.RawMessage) (bool, bool) {
-	var b bool
-	if len(raw) == 0 || json.Unmarshal(raw, &b) != nil {
-		return false, false
-	}
-	return b, true
-}
 
 // anyTime reads pi's two time shapes: an ISO string (entries, headers) or Unix milliseconds
 // (messages). Anything else is the zero time.
 func anyTime(raw json.RawMessage) time.Time {
-	if s, ok := str(raw); ok {
-		t, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			return time.Time{}
-		}
-		return t
+	if adapters.Kind(raw) == '"' {
+		return adapters.Time(raw)
 	}
-	if ms, ok := number(raw); ok && ms > 0 && ms < 1e15 {
+	if ms, ok := adapters.Float(raw); ok && ms > 0 && ms < 1e15 {
 		return time.UnixMicro(int64(ms * 1000))
 	}
 	return time.Time{}
@@ -105,74 +68,32 @@ func decodeBase64(s string) ([]byte, error) {
 	return b, err
 }
 
-// orderedValues are the values of a JSON object in their recorded order.
-func orderedValues(raw json.RawMessage) []json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil
-	}
-	var out []json.RawMessage
-	for dec.More() {
-		if _, err := dec.Token(); err != nil {
-			return out
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return out
-		}
-		out = append(out, v)
-	}
-	return out
-}
-
-// jsonString encodes s without HTML escaping, so that text reads as it was written.
-func jsonString(s string) json.RawMessage {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return bytes.TrimRight(b.Bytes(), "\n")
-}
-
 // sourceJSON builds options.source: the record byte for byte under "record" and its line
-// number (when there is a record), then string facts as key, value pairs. It is written by
-// hand because encoding/json would re-encode the record.
+// number (when there is a record), then string facts as key, value pairs.
 func sourceJSON(record []byte, line int, kv ...string) json.RawMessage {
-	var b bytes.Buffer
-	b.Grow(len(record) + 64)
-	b.WriteByte('{')
+	fields := make([]adapters.Field, 0, 2+len(kv)/2)
 	if record != nil {
-		b.WriteString(`"record":`)
-		b.Write(record)
-		b.WriteString(`,"line":`)
-		b.WriteString(strconv.Itoa(line))
+		fields = append(fields, adapters.Field{Key: "record", Value: record}, adapters.Field{Key: "line", Value: strconv.AppendInt(nil, int64(line), 10)})
 	}
 	for i := 0; i+1 < len(kv); i += 2 {
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		b.Write(jsonString(kv[i]))
-		b.WriteByte(':')
-		b.Write(jsonString(kv[i+1]))
+		fields = append(fields, adapters.Field{Key: kv[i], Value: adapters.String(kv[i+1])})
 	}
-	b.WriteByte('}')
-	return b.Bytes()
+	return adapters.Object(fields...)
 }
 
-// objectJSON writes an object with its values byte for byte, keys sorted.
+// objectJSON writes an object with its values byte for byte, keys sorted (and written as they
+// read, not HTML-escaped).
 func objectJSON(o object) json.RawMessage {
 	var b bytes.Buffer
 	b.WriteByte('{')
-	for i, k := range sortedKeys(o) {
+	for i, k := range o.Keys() {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.Write(jsonString(k))
+		b.Write(adapters.String(k))
 		b.WriteByte(':')
 		b.Write(o[k])
 	}
 	b.WriteByte('}')
 	return b.Bytes()
 }
-
-func sortedKeys(o object) []string { return slices.Sorted(maps.Keys(o)) }
