@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pondhq/pond/daemon"
-	"github.com/pondhq/pond/session/view"
 )
 
 func newDaemonCmd() *cobra.Command {
@@ -60,7 +59,8 @@ Logs go to stderr. Examples:
 			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 			if keepVersions == 0 {
-				keepVersions = -1 // keep no replaced version (Options' zero is the default)
+				// The flag's 0 is "keep no replaced version"; Options' 0 is the default.
+				keepVersions = -1
 			}
 			return daemon.Run(cmd.Context(), daemon.Options{Dirs: d, Version: version, Log: log, SyncEvery: syncEvery,
 				Debounce: debounce, MemoryCeiling: memCeiling, OpenSockets: openSockets, Listen: listen,
@@ -69,10 +69,10 @@ Logs go to stderr. Examples:
 	}
 	f := cmd.Flags()
 	f.DurationVar(&syncEvery, "sync-every", 0, "periodic full sync (default: the config's sync.interval_minutes, 5m)")
-	f.DurationVar(&debounce, "debounce", 50*time.Millisecond, "how long an agent's files must be quiet before they are read")
-	f.Int64Var(&memCeiling, "memory-ceiling", 4<<30, "exit with code 75 past this resident size in bytes (-1: never)")
-	f.DurationVar(&upkeepEvery, "upkeep-every", 10*time.Minute, "how often upkeep looks for work after captures")
-	f.DurationVar(&keepVersions, "keep-versions", view.KeepVersions, "upkeep removes table versions older than this (0: every replaced version)")
+	f.DurationVar(&debounce, "debounce", daemon.DefaultDebounce, "how long an agent's files must be quiet before they are read")
+	f.Int64Var(&memCeiling, "memory-ceiling", daemon.DefaultMemoryCeiling, "exit with code 75 past this resident size in bytes (-1: never)")
+	f.DurationVar(&upkeepEvery, "upkeep-every", daemon.DefaultUpkeepEvery, "how often upkeep looks for work after captures")
+	f.DurationVar(&keepVersions, "keep-versions", daemon.DefaultKeepVersions, "upkeep removes table versions older than this (0: every replaced version)")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&listen, "listen", "", "also serve the API on this loopback address (127.0.0.1:PORT); every request needs the bearer token in the state dir's api-token file")
 	f.BoolVar(&openSockets, "test-open-sockets", false, "tests only: let every user connect, so the peer-uid check answers 403")

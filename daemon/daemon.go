@@ -55,6 +55,15 @@ type Options struct {
 	KeepVersions time.Duration
 }
 
+// The daemon's defaults, for the options left zero and for the flags that set them.
+const (
+	DefaultDebounce      = 50 * time.Millisecond
+	DefaultMemoryCeiling = 4 << 30
+	DefaultUpkeepEvery   = 10 * time.Minute
+	// DefaultKeepVersions: a zero KeepVersions keeps replaced versions this long.
+	DefaultKeepVersions = view.KeepVersions
+)
+
 // Run is the daemon: it opens the store, serves the API on pond.sock and MCP on mcp.sock,
 // captures as agents write (watcher plus periodic sync, with consent) and stops cleanly when
 // ctx ends: the running batch finishes or is abandoned at a safe point, MCP sessions close and
@@ -65,13 +74,13 @@ func Run(ctx context.Context, opts Options) error {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if opts.Debounce <= 0 {
-		opts.Debounce = 50 * time.Millisecond
+		opts.Debounce = DefaultDebounce
 	}
 	if opts.MemoryCeiling == 0 {
-		opts.MemoryCeiling = 4 << 30
+		opts.MemoryCeiling = DefaultMemoryCeiling
 	}
 	if opts.UpkeepEvery <= 0 {
-		opts.UpkeepEvery = 10 * time.Minute
+		opts.UpkeepEvery = DefaultUpkeepEvery
 	}
 	cfg, _, err := config.Load(opts.Dirs.ConfigFile.Path)
 	if err != nil {
