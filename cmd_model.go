@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,7 +17,7 @@ import (
 )
 
 // modelsDir is where installed embedding models live: <data dir>/models.
-func modelsDir(d paths.Dirs) string { return filepath.Join(d.Data.Path, "models") }
+func modelsDir(d paths.Dirs) string { return paths.ModelsDir(d.Data.Path) }
 
 func newModelCmd() *cobra.Command {
 	cmd := &cobra.Command{

@@ -13,6 +13,7 @@ import (
 	"github.com/pondhq/pond/daemon"
 	"github.com/pondhq/pond/ipc"
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/paths"
 	"github.com/pondhq/pond/present"
 	"github.com/pondhq/pond/store/sqlite"
 )
@@ -61,7 +62,7 @@ Examples:
 			defer closeAPI()
 			if format == "ndjson" || format == "csv" || format == "parquet" {
 				req := &apitype.SQLExportRequest{Query: args[0], Format: format, TimeoutSeconds: timeout}
-				return exportSQL(cmd, api, req, output, filepath.Join(d.Data.Path, "exports"))
+				return exportSQL(cmd, api, req, output, paths.ExportsDir(d.Data.Path))
 			}
 			res, err := api.SQL(cmd.Context(), &apitype.SQLRequest{Query: args[0], Limit: min(max(limit, 0), sqlite.MaxRows), TimeoutSeconds: timeout})
 			if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/pondhq/pond/daemon/config"
@@ -30,7 +29,7 @@ type servedModel struct {
 	lazy *embed.Lazy
 }
 
-func (s *Service) modelsDir() string { return filepath.Join(s.Dirs.Data.Path, "models") }
+func (s *Service) modelsDir() string { return paths.ModelsDir(s.Dirs.Data.Path) }
 
 // InitONNX loads ONNX Runtime from where `pond doctor` finds it.
 func InitONNX(d paths.Dirs, cfg *config.Config) error {

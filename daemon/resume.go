@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/paths"
 	"github.com/pondhq/pond/resume"
 	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store"
@@ -40,7 +41,7 @@ func (s *Service) Resume(ctx context.Context, req *apitype.ResumeRequest) (*view
 		return nil, &apitype.Error{Code: apitype.CodeValidation, Message: "root must be absolute"}
 	}
 	o, err := resume.Restore(ctx, storeArchive{s.Store}, resume.Request{Session: req.Session, To: req.To, OutDir: req.OutDir,
-		Root: req.Root, Env: s.Env, ImportDir: filepath.Join(s.Dirs.Data.Path, "exports")})
+		Root: req.Root, Env: s.Env, ImportDir: paths.ExportsDir(s.Dirs.Data.Path)})
 	if err != nil {
 		return nil, err
 	}

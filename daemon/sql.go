@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/paths"
 	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/sqlite"
 )
@@ -25,7 +25,7 @@ func (s *Service) sqlReader(ctx context.Context) (*sqlite.Reader, error) {
 	if s.reader != nil {
 		return s.reader, nil
 	}
-	path := filepath.Join(s.Dirs.Data.Path, "mirror.db")
+	path := paths.MirrorFile(s.Dirs.Data.Path)
 	if s.Store != nil {
 		path = s.Store.MirrorPath()
 	} else {

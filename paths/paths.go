@@ -37,6 +37,20 @@ type Dirs struct {
 	Runtime    Path `json:"runtime"`
 }
 
+// What the data directory holds, named here alone (dataDir is Dirs.Data.Path).
+
+// LanceDir is the folder of the archive's Lance tables.
+func LanceDir(dataDir string) string { return filepath.Join(dataDir, "lance") }
+
+// MirrorFile is the SQLite mirror of the Lance tables.
+func MirrorFile(dataDir string) string { return filepath.Join(dataDir, "mirror.db") }
+
+// ExportsDir is where exports and restore documents an agent imports itself are written.
+func ExportsDir(dataDir string) string { return filepath.Join(dataDir, "exports") }
+
+// ModelsDir holds the installed embedding models, one folder each.
+func ModelsDir(dataDir string) string { return filepath.Join(dataDir, "models") }
+
 // Overrides carry command-line flags; empty fields defer to the environment and the defaults.
 type Overrides struct {
 	ConfigFile, Data, State, Cache, Runtime string

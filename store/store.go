@@ -19,6 +19,7 @@ import (
 
 	"github.com/pondhq/pond/embed"
 	"github.com/pondhq/pond/internal/atomicfile"
+	"github.com/pondhq/pond/paths"
 	"github.com/pondhq/pond/store/lance"
 	"github.com/pondhq/pond/store/sqlite"
 )
@@ -86,7 +87,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		return nil, err
 	}
 	var err error
-	if s.db, err = lance.Open(ctx, filepath.Join(opts.DataDir, "lance"), opts.Lance); err != nil {
+	if s.db, err = lance.Open(ctx, paths.LanceDir(opts.DataDir), opts.Lance); err != nil {
 		return nil, err
 	}
 	if err := s.openTables(ctx); err != nil {
@@ -126,7 +127,7 @@ func checkLayout(dataDir string) error {
 }
 
 // MirrorPath is the SQLite mirror's file.
-func (s *Store) MirrorPath() string { return filepath.Join(s.opts.DataDir, "mirror.db") }
+func (s *Store) MirrorPath() string { return paths.MirrorFile(s.opts.DataDir) }
 
 func (s *Store) openTables(ctx context.Context) error {
 	existing, err := s.db.TableNames(ctx)
