@@ -5,21 +5,39 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"sync"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
 )
+
+// agentDriver is go-sqlite3 with the guard every connection to an agent's database gets.
+const agentDriver = "sqlite3_pond_agent"
+
+var registerAgent sync.Once
 
 // OpenAgentDB opens another program's SQLite database (an agent's session store) for reading
 // only, without ever locking that program out: read-only mode and query_only, so no write lock
 // is ever taken; readers never block a WAL-mode writer; and a busy timeout waits out a rollback
 // journal writer instead of failing. Adapters receive it through adapters.Env.
+//
+// The file is untrusted: its schema may have been crafted. Connections run in defensive mode
+// with trusted_schema=OFF, so its views and triggers cannot call unsafe functions or reach
+// shadow tables, and every statement is stopped agentQueryTimeout after its first step (an
+// endless recursive view must not hold a sync forever).
 func OpenAgentDB(path string) (*sql.DB, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, err
 	}
+	registerAgent.Do(func() {
+		sql.Register(agentDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			return installGuard(c, guardLimits{timeout: agentQueryTimeout})
+		}})
+	})
 	q := url.Values{}
 	q.Set("mode", "ro")
 	q.Set("_query_only", "1")
 	q.Set("_busy_timeout", "5000")
-	db, err := sql.Open("sqlite3", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	db, err := sql.Open(agentDriver, "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}

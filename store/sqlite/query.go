@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -25,11 +26,15 @@ var ErrRefused = errors.New("refused")
 const (
 	DefaultTimeout = 30 * time.Second
 	MaxTimeout     = 600 * time.Second
-	DefaultRows    = 100
-	MaxRows        = 1000
-	TextBudget     = 80_000  // bytes of rendered text
-	JSONBudget     = 2 << 20 // bytes of JSON rows
-	CellChars      = 1000    // a longer cell is clipped
+	// MCPMaxTimeout is the timeout cap for SQL that an agent sends (Options.MaxTimeout): a
+	// statement holds a connection of a small pool, and its snapshot keeps the mirror's
+	// write-ahead log from being copied back, for as long as it runs.
+	MCPMaxTimeout = 60 * time.Second
+	DefaultRows   = 100
+	MaxRows       = 1000
+	TextBudget    = 80_000  // bytes of rendered text
+	JSONBudget    = 2 << 20 // bytes of JSON rows
+	CellChars     = 1000    // a longer cell is clipped
 )
 
 // sqliteRecursive is SQLITE_RECURSIVE, which go-sqlite3 does not export: a recursive CTE.
@@ -52,7 +57,8 @@ func registerDriver() {
 				return err
 			}
 			c.RegisterAuthorizer(authorize)
-			return nil
+			c.SetLimit(sqlite3.SQLITE_LIMIT_LENGTH, maxValueBytes)
+			return installGuard(c, guardLimits{steps: maxSteps})
 		}})
 	})
 }
@@ -181,22 +187,35 @@ func jsonGet(doc, path, kind string) any {
 type Reader struct {
 	db   *sql.DB
 	path string
+	temp *tempVFS
 }
 
-// OpenReader opens the mirror at path for read-only queries.
+// OpenReader opens the mirror at path for read-only queries. Every statement is bounded: in
+// time (Options), in virtual-machine steps, in the length of a value, and in temporary files,
+// which live in a private directory next to the mirror (tempDirName) under a cap shared by all
+// the statements over that mirror.
 func OpenReader(path string) (*Reader, error) {
 	registerDriver()
+	vfs, err := tempVFSFor(filepath.Join(filepath.Dir(path), tempDirName))
+	if err != nil {
+		return nil, err
+	}
 	q := url.Values{}
 	q.Set("mode", "ro")
 	q.Set("_query_only", "1")
 	q.Set("_busy_timeout", "5000")
+	q.Set("vfs", vfs.name)
 	db, err := sql.Open(readOnlyDriver, "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
 	if err != nil {
 		return nil, err
 	}
 	db.SetMaxOpenConns(4)
-	return &Reader{db: db, path: path}, nil
+	return &Reader{db: db, path: path, temp: vfs}, nil
 }
+
+// tempDirName is the directory, next to the mirror, that holds the read-only surface's
+// temporary files (each removed from it as soon as it is opened).
+const tempDirName = "sql-tmp"
 
 // Close closes the reader.
 func (r *Reader) Close() error { return r.db.Close() }
@@ -204,7 +223,10 @@ func (r *Reader) Close() error { return r.db.Close() }
 // Options bound one query.
 type Options struct {
 	Limit   int           // rows returned (default 100, at most 1000)
-	Timeout time.Duration // default 30 s, at most 600 s
+	Timeout time.Duration // default 30 s, at most MaxTimeout
+	// MaxTimeout lowers the cap on Timeout (0: MaxTimeout); the MCP server passes
+	// MCPMaxTimeout.
+	MaxTimeout time.Duration
 }
 
 // Result is a query's answer, bounded by Options.
@@ -322,11 +344,14 @@ type statement struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	timeout time.Duration
-	began   time.Time
+	// maxTimeout is the cap the timeout was clamped to, for the message when it runs out.
+	maxTimeout time.Duration
+	began      time.Time
 }
 
-// run checks q, clamps the timeout and starts the one statement; close it when done.
-func (r *Reader) run(ctx context.Context, q string, timeout time.Duration) (*statement, error) {
+// run checks q, clamps the timeout to maxTimeout (0: MaxTimeout) and starts the one
+// statement; close it when done.
+func (r *Reader) run(ctx context.Context, q string, timeout, maxTimeout time.Duration) (*statement, error) {
 	if err := CheckStatement(q); err != nil {
 		return nil, err
 	}
@@ -336,12 +361,16 @@ func (r *Reader) run(ctx context.Context, q string, timeout time.Duration) (*sta
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	st := &statement{timeout: min(timeout, MaxTimeout), began: time.Now()}
+	if maxTimeout <= 0 || maxTimeout > MaxTimeout {
+		maxTimeout = MaxTimeout
+	}
+	st := &statement{timeout: min(timeout, maxTimeout), maxTimeout: maxTimeout, began: time.Now()}
 	st.ctx, st.cancel = context.WithTimeout(ctx, st.timeout)
 	var err error
 	if st.rows, err = r.db.QueryContext(st.ctx, q); err != nil {
+		err = st.classify(err)
 		st.cancel()
-		return nil, classify(st.ctx, err, st.timeout)
+		return nil, err
 	}
 	if st.cols, err = st.rows.Columns(); err != nil {
 		st.close()
@@ -374,7 +403,7 @@ func (st *statement) next() ([]any, error) {
 // err is the statement's final error, classified.
 func (st *statement) err() error {
 	if err := st.rows.Err(); err != nil {
-		return classify(st.ctx, err, st.timeout)
+		return st.classify(err)
 	}
 	return nil
 }
@@ -404,7 +433,7 @@ func (r *Reader) Query(ctx context.Context, q string, opts Options) (*Result, er
 		limit = DefaultRows
 	}
 	limit = min(limit, MaxRows)
-	st, err := r.run(ctx, q, opts.Timeout)
+	st, err := r.run(ctx, q, opts.Timeout, opts.MaxTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -443,11 +472,23 @@ func (r *Reader) Query(ctx context.Context, q string, opts Options) (*Result, er
 	return res, nil
 }
 
-// classify turns SQLite's answers into the gate's: an authorizer denial is a refusal, a timeout
-// says so.
-func classify(ctx context.Context, err error, timeout time.Duration) error {
-	if ctx.Err() == context.DeadlineExceeded || strings.Contains(err.Error(), "interrupted") {
-		return fmt.Errorf("query stopped after the %s timeout (raise it with --timeout, at most %s)", timeout, MaxTimeout)
+// classify turns SQLite's answers into the gate's: an authorizer denial is a refusal; a
+// timeout, the step budget and the temporary-space cap each say so.
+func (st *statement) classify(err error) error {
+	var se sqlite3.Error
+	isCode := func(c sqlite3.ErrNo) bool { return errors.As(err, &se) && se.Code == c }
+	switch {
+	case st.ctx.Err() == context.DeadlineExceeded:
+		return fmt.Errorf("query stopped after the %s timeout (raise it with --timeout, at most %s)", st.timeout, st.maxTimeout)
+	case st.ctx.Err() != nil:
+		return st.ctx.Err()
+	case isCode(sqlite3.ErrInterrupt) || strings.Contains(err.Error(), "interrupted"):
+		// Nothing else interrupts a statement: the guard's step budget ran out.
+		return fmt.Errorf("query stopped after %d million steps of work: narrow it with WHERE or LIMIT", maxSteps/1_000_000)
+	case isCode(sqlite3.ErrFull):
+		return fmt.Errorf("query stopped: it needed more than %d MiB of temporary space (sorting, DISTINCT, GROUP BY or a recursive query over many rows): narrow it with WHERE or LIMIT", maxTempBytes>>20)
+	case isCode(sqlite3.ErrTooBig):
+		return fmt.Errorf("query stopped: a value grew past %d MiB", maxValueBytes>>20)
 	}
 	msg := err.Error()
 	if strings.Contains(msg, "not authorized") || strings.Contains(msg, "readonly") || strings.Contains(msg, "read-only") ||
