@@ -9,7 +9,6 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"os"
 	"reflect"
 	"runtime"
 	"sync"
@@ -17,6 +16,8 @@ import (
 	"unsafe"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/pondhq/pond/paths"
 )
 
 // Bounds of the read-only SQL surface (Reader), per statement unless said otherwise. SQLite's
@@ -118,10 +119,7 @@ func tempVFSFor(dir string) (*tempVFS, error) {
 	if v, ok := tempVFSes[dir]; ok {
 		return v, nil
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("sqlite: temporary directory: %w", err)
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
+	if err := paths.MkdirPrivate(dir); err != nil {
 		return nil, fmt.Errorf("sqlite: temporary directory: %w", err)
 	}
 	name := fmt.Sprintf("pond-temp-%d", len(tempVFSes)+1)

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
+
+	"github.com/pondhq/pond/paths"
 )
 
 // Mirror is the SQLite copy of the Lance tables: the read-only SQL surface, and the writer's
@@ -99,6 +102,9 @@ var mirrorDDL = []string{
 // OpenMirror opens (creating when missing) the writable mirror at path. Only the store's writer
 // opens it this way, under the store lock.
 func OpenMirror(ctx context.Context, path string) (*Mirror, error) {
+	if err := createPrivate(path); err != nil {
+		return nil, err
+	}
 	q := url.Values{}
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_busy_timeout", "10000")
@@ -122,6 +128,23 @@ func OpenMirror(ctx context.Context, path string) (*Mirror, error) {
 	ck.SetMaxOpenConns(1)
 	m.ckpt = startCheckpointer(ck)
 	return m, nil
+}
+
+// createPrivate creates the mirror's file 0600 when it is missing and narrows it and its log
+// files to 0600 when they exist. SQLite would create the file with the umask's mode (0644
+// usually), and it gives the -wal and -shm files it creates the database file's mode.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, paths.FileMode)
+	if err != nil {
+		return fmt.Errorf("mirror: create %s: %w", path, err)
+	}
+	f.Close()
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := paths.ChmodPrivate(path + suffix); err != nil {
+			return fmt.Errorf("mirror: %w", err)
+		}
+	}
+	return nil
 }
 
 func (m *Mirror) init(ctx context.Context) error {
