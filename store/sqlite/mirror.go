@@ -485,26 +485,26 @@ type StoredPart struct {
 	ID, Type, Provenance, VariantData string
 }
 
-// MessageParts returns a stored message's role and its parts.
-func (m *Mirror) MessageParts(ctx context.Context, sessionID, messageID string) (role string, parts []StoredPart, err error) {
-	err = m.db.QueryRowContext(ctx, `SELECT role FROM messages WHERE session_id = ? AND message_id = ?`, sessionID, messageID).Scan(&role)
+// MessageParts returns a stored message's role, search text and parts.
+func (m *Mirror) MessageParts(ctx context.Context, sessionID, messageID string) (role, searchText string, parts []StoredPart, err error) {
+	err = m.db.QueryRowContext(ctx, `SELECT role, coalesce(search_text, '') FROM messages WHERE session_id = ? AND message_id = ?`, sessionID, messageID).Scan(&role, &searchText)
 	if err != nil {
-		return "", nil, fmt.Errorf("mirror: message %s/%s: %w", sessionID, messageID, err)
+		return "", "", nil, fmt.Errorf("mirror: message %s/%s: %w", sessionID, messageID, err)
 	}
 	rows, err := m.db.QueryContext(ctx, `SELECT id, type, provenance, coalesce(variant_data, '') FROM parts
 		WHERE session_id = ? AND message_id = ? ORDER BY ordinal, id`, sessionID, messageID)
 	if err != nil {
-		return "", nil, err
+		return "", "", nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var p StoredPart
 		if err := rows.Scan(&p.ID, &p.Type, &p.Provenance, &p.VariantData); err != nil {
-			return "", nil, err
+			return "", "", nil, err
 		}
 		parts = append(parts, p)
 	}
-	return role, parts, rows.Err()
+	return role, searchText, parts, rows.Err()
 }
 
 // Counts are row counts per table.
