@@ -10,7 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow/go/v17/arrow"
+
 	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/store/lance"
+	"github.com/pondhq/pond/store/sqlite"
 )
 
 // TestBothEnginesAgreeOnWords runs queries holding stop words, punctuation, code identifiers
@@ -82,5 +86,44 @@ func TestBothEnginesAgreeOnWords(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), "does not match") {
 		t.Errorf("the check dropped rows Lance returned:\n%s", logs.String())
+	}
+}
+
+// TestStopWordsAreLances checks the stop-word list against Lance's analyzer itself: Lance
+// ignores each listed word (a query of it and "zebra" finds a message holding only "zebra"),
+// and requires the words next to them that are not listed.
+func TestStopWordsAreLances(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	ctx := context.Background()
+	controls := []string{"others", "thing", "nothing", "note", "whether", "what", "how", "about", "is2", "ones", "tos", "nos", "bes", "ised", "ited", "ating", "thereof", "inning", "byes", "thy", "thee", "wasn", "isn", "aren", "thises", "withal", "ina", "ona", "ora"}
+	// Lance leaves out of a query any word its index has never seen, even under "and", so a
+	// second message holds every word tried; only an ignored word then finds the first.
+	upsert(t, s, chat("z", "codex-cli", "/p", "", time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), "zebra quokka",
+		strings.Join(append(sqlite.StopWords(), controls...), " ")))
+	if err := s.Table(TableMessages).CreateIndex(ctx, textIndexSpec()); err != nil {
+		t.Fatal(err)
+	}
+	found := func(w string) bool {
+		t.Helper()
+		n := 0
+		err := s.Table(TableMessages).Scan(ctx, lance.Query{Columns: []string{"id"}, Limit: 5,
+			FTS: &lance.FTSQuery{Query: w + " zebra", Column: "search_text", Operator: "and"}}, func(r arrow.Record) error {
+			n += int(r.NumRows())
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	}
+	for _, w := range sqlite.StopWords() {
+		if !found(w) {
+			t.Errorf("%q is listed as a stop word, but Lance requires it", w)
+		}
+	}
+	for _, w := range controls {
+		if found(w) {
+			t.Errorf("Lance ignores %q, which the stop-word list lacks: the check would drop its rows", w)
+		}
 	}
 }
