@@ -68,5 +68,8 @@ EXAMPLES
 
 LIMITS
   100 rows by default (--limit, at most 1000), 80,000 bytes of text, cells clipped at 1,000
-  characters, 30 s per query (--timeout, at most 600).
+  characters, 30 s per query (--timeout, at most 600; at most 60 through MCP). A statement also
+  stops after 1,000 million steps of work, past 256 MiB of temporary space (big sorts, DISTINCT,
+  GROUP BY, recursive queries) or when one value grows past 64 MiB: filter with WHERE and LIMIT
+  first.
 `
