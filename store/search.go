@@ -172,7 +172,9 @@ func newPlan(req SearchRequest) (*plan, error) {
 	p.limit = min(p.limit, MaxSearchLimit)
 	f := req.Filters
 	p.subagents = f.SessionID != "" || strings.Contains(f.SourceAgent, "/")
-	p.pool = max(p.limit*5, 50)
+	// The first pool of 200 messages costs what 50 did (BenchmarkSearchPool) and spans more
+	// sessions: the best messages of a common query crowd into a few long sessions.
+	p.pool = min(max(p.limit*20, 200), p.maxPool())
 	switch {
 	case strings.HasPrefix(f.Project, "re:"):
 		re, err := regexp.Compile(f.Project[3:])
