@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pondhq/pond/internal/atomicfile"
+	"github.com/pondhq/pond/paths"
 )
 
 // ErrLocked is returned by TryLock when another writer holds the store.
@@ -50,11 +51,17 @@ func lockPaths(stateDir string) (lock, holder string) {
 // TryLock takes the lock, or returns a *LockedError naming the holder.
 func TryLock(stateDir, command string) (*Lock, error) {
 	lockPath, holderPath := lockPaths(stateDir)
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+	if err := paths.MkdirPrivate(stateDir); err != nil {
 		return nil, fmt.Errorf("store: state dir: %w", err)
 	}
-	f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, paths.FileMode)
+	if err == nil {
+		err = paths.ChmodPrivate(lockPath)
+	}
 	if err != nil {
+		if f != nil {
+			f.Close()
+		}
 		return nil, fmt.Errorf("store: lock file: %w", err)
 	}
 	ok, err := tryFlock(f)
@@ -71,7 +78,7 @@ func TryLock(stateDir, command string) (*Lock, error) {
 	// The holder file only names the running holder (after a crash the kernel has dropped the
 	// lock and the file means nothing), so it need not reach the disk: writers take the lock
 	// once per batch.
-	if err := atomicfile.WriteVolatile(holderPath, b, 0o600); err != nil {
+	if err := atomicfile.WriteVolatile(holderPath, b, paths.FileMode); err != nil {
 		unflock(f)
 		f.Close()
 		return nil, err

@@ -2,15 +2,18 @@ package store
 
 import (
 	"context"
+
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/pondhq/pond/embed"
 	"github.com/pondhq/pond/session/view"
+	"github.com/pondhq/pond/store/sqlite"
 )
 
 // Limits of a search.
@@ -36,6 +39,7 @@ func (c candidate) key() string { return c.sessionID + "\x00" + c.messageID }
 type plan struct {
 	req            view.SearchRequest
 	limit, pool    int
+	more           bool // the arms that ran last had more candidates than the pool took
 	subagents      bool // sub-agent sessions are searched too
 	from, to       string
 	projectRE      *regexp.Regexp
@@ -43,6 +47,7 @@ type plan struct {
 	projectSub     string
 	scope          *scopeValues   // set by searchableInScope unless a session is named
 	embedder       embed.Embedder // for the query's vector, taken once per search
+	queryVec       []float32      // the query's embedding, once computed
 }
 
 // scopeValues are the agents and projects that hold searchable messages under a plan's filters.
@@ -79,7 +84,9 @@ func newPlan(req view.SearchRequest) (*plan, error) {
 	p.limit = min(p.limit, view.MaxSearchLimit)
 	f := req.Filters
 	p.subagents = f.SessionID != "" || strings.Contains(f.SourceAgent, "/")
-	p.pool = max(p.limit*5, 50)
+	// The first pool of 200 messages costs what 50 did (BenchmarkSearchPool) and spans more
+	// sessions: the best messages of a common query crowd into a few long sessions.
+	p.pool = min(max(p.limit*20, 200), p.maxPool())
 	project := string(f.Project)
 	switch {
 	case strings.HasPrefix(project, "re:"):
@@ -176,30 +183,12 @@ func (s *Store) Search(ctx context.Context, req view.SearchRequest) (*view.Searc
 		return nil, err
 	}
 
-	var cands []candidate
 	if res.Mode != view.ModeFTS {
 		if p.embedder = s.currentEmbedder(); p.embedder == nil {
 			return nil, ErrEmbeddingsOff
 		}
 	}
-	switch res.Mode {
-	case view.ModeFTS:
-		cands, err = s.ftsArm(ctx, db, p, res)
-	case view.ModeVector:
-		cands, err = s.vectorArm(ctx, p, res)
-	case view.ModeHybrid:
-		cands, err = s.hybridArms(ctx, db, p, res)
-	}
-	if errors.Is(err, errNothingEmbedded) {
-		res.Notes = append(res.Notes, "no message in scope has been embedded yet, so this search used full text; run `pond optimize --embed` to embed the archive")
-		res.Mode = view.ModeFTS
-		cands, err = s.ftsArm(ctx, db, p, res)
-	}
-	if err != nil {
-		return nil, err
-	}
-
-	if err := s.group(ctx, db, p, cands, res); err != nil {
+	if err := s.collect(ctx, db, p, res); err != nil {
 		return nil, err
 	}
 	if len(res.Sessions) == 0 {
@@ -226,11 +215,73 @@ func (s *Store) explainEmpty(ctx context.Context, db querier, p *plan, res *view
 	}
 }
 
-// group orders candidates, groups them by root session, keeps the best sessions and fills in
-// their counts and snippets.
-func (s *Store) group(ctx context.Context, db querier, p *plan, cands []candidate, res *view.SearchResult) error {
-	if len(cands) == 0 {
+// collect runs the arms the mode asks for and groups their candidates by root session. The
+// arms return the best p.pool messages; when those fall into fewer than p.limit sessions and
+// the arms had more to give, it asks again with a pool four times larger, up to maxPool, so
+// that a limit of N sessions returns N whenever N match (the 50 best messages of a common
+// query often sit in a handful of long sessions).
+func (s *Store) collect(ctx context.Context, db querier, p *plan, res *view.SearchResult) error {
+	mode, notes := res.Mode, res.Notes
+	for {
+		att := &view.SearchResult{Mode: mode, SearchableInScope: res.SearchableInScope, Notes: slices.Clone(notes)}
+		p.more = false
+		var cands []candidate
+		var err error
+		switch mode {
+		case view.ModeFTS:
+			cands, err = s.ftsArm(ctx, db, p, att)
+		case view.ModeVector:
+			cands, err = s.vectorArm(ctx, p, att)
+		case view.ModeHybrid:
+			cands, err = s.hybridArms(ctx, db, p, att)
+		}
+		if errors.Is(err, errNothingEmbedded) {
+			mode = view.ModeFTS
+			notes = append(notes, "no message in scope has been embedded yet, so this search used full text; run `pond optimize --embed` to embed the archive")
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		order, groups, extra, err := s.assign(ctx, db, p, cands)
+		if err != nil {
+			return err
+		}
+		if len(order) < p.limit && p.more && p.pool < p.maxPool() {
+			p.pool = min(p.pool*4, p.maxPool())
+			continue
+		}
+		res.Mode, res.Notes = att.Mode, att.Notes
+		res.MatchedTotal, res.MatchedTotalIsLowerBound = att.MatchedTotal, att.MatchedTotalIsLowerBound
+		// More sessions are known when a candidate fell outside the kept ones; they may exist
+		// when the arms had more messages than the pool took.
+		res.HasMore = extra || p.more
+		if len(order) == 0 {
+			return nil
+		}
+		if err := s.fillGroups(ctx, db, p, order, groups); err != nil {
+			return err
+		}
+		for _, id := range order {
+			res.Sessions = append(res.Sessions, *groups[id])
+		}
 		return nil
+	}
+}
+
+// maxPool bounds the messages collect asks the arms for: 320 per session asked for, at least
+// 3,200 and at most 12,800. At 100k messages one arm call over a pool of 3,200 took 73 ms
+// (full text), 139 ms (vector), 206 ms (hybrid) at p50, against 13, 49 and 103 ms for the
+// first pool of 50; 12,800 took 133, 228 and 222 ms (docs/benchmarks.md, "2026-12-01:
+// hardening, store side").
+func (p *plan) maxPool() int { return min(max(p.limit*320, 3_200), 12_800) }
+
+// assign orders candidates and groups them by root session, keeping the first p.limit
+// sessions; extra says that a candidate of another session was left out.
+func (s *Store) assign(ctx context.Context, db querier, p *plan, cands []candidate) (order []string, groups map[string]*view.SessionHits, extra bool, err error) {
+	groups = map[string]*view.SessionHits{}
+	if len(cands) == 0 {
+		return nil, groups, false, nil
 	}
 	if p.req.SortBy == view.SortRecency {
 		sort.SliceStable(cands, func(i, j int) bool { return cands[i].timestamp > cands[j].timestamp })
@@ -249,19 +300,17 @@ func (s *Store) group(ctx context.Context, db querier, p *plan, cands []candidat
 	}
 	meta, err := loadSessionMeta(ctx, db, cands)
 	if err != nil {
-		return err
+		return nil, nil, false, err
 	}
-	var order []string
-	groups := map[string]*view.SessionHits{}
 	for _, c := range cands {
 		root, err := s.rootOf(ctx, db, c.sessionID, meta)
 		if err != nil {
-			return err
+			return nil, nil, false, err
 		}
 		g := groups[root.id]
 		if g == nil {
 			if len(order) == p.limit {
-				res.HasMore = true
+				extra = true
 				continue
 			}
 			g = &view.SessionHits{SessionID: root.id, Project: root.project, SourceAgent: root.agent, CreatedAt: root.createdAt}
@@ -278,13 +327,7 @@ func (s *Store) group(ctx context.Context, db querier, p *plan, cands []candidat
 		g.MatchedMessageCount++
 		g.Matches = append(g.Matches, view.Hit{SessionID: c.sessionID, MessageID: c.messageID, Role: c.role, Timestamp: c.timestamp, Score: round3(score)})
 	}
-	if err := s.fillGroups(ctx, db, p, order, groups); err != nil {
-		return err
-	}
-	for _, id := range order {
-		res.Sessions = append(res.Sessions, *groups[id])
-	}
-	return nil
+	return order, groups, extra, nil
 }
 
 // fillGroups adds each kept session's message count and each hit's snippet, reading both in
@@ -334,6 +377,11 @@ func (s *Store) fillGroups(ctx context.Context, db querier, p *plan, order []str
 		return err
 	}
 	terms := highlightTerms(p.req.Query)
+	// Stop words are not searched for (sqlite.ParseQuery), so they are not marked either,
+	// unless the query holds nothing else.
+	if content := slices.DeleteFunc(slices.Clone(terms), func(t string) bool { return isStopTerm(t) }); len(content) > 0 {
+		terms = content
+	}
 	for _, id := range order {
 		g := groups[id]
 		g.BestScore = round3(g.BestScore)
@@ -344,6 +392,11 @@ func (s *Store) fillGroups(ctx context.Context, db querier, p *plan, order []str
 		}
 	}
 	return nil
+}
+
+// isStopTerm reports whether every word of a highlight term is a stop word.
+func isStopTerm(t string) bool {
+	return !slices.ContainsFunc(sqlite.Words(t), func(w string) bool { return !sqlite.IsStopWord(w) })
 }
 
 func placeholders(n int) string { return strings.Repeat(",?", n)[1:] }

@@ -282,9 +282,18 @@ func BenchmarkSearch(b *testing.B) {
 						for i := range reqs {
 							reqs[i].Mode = mode
 						}
-						p50, p95 := latencies(b, 10, reqs, func(q view.SearchRequest) error { _, err := s.Search(ctx, q); return err })
+						var found []int
+						p50, p95 := latencies(b, 10, reqs, func(q view.SearchRequest) error {
+							res, err := s.Search(ctx, q)
+							if err == nil {
+								found = append(found, len(res.Sessions))
+							}
+							return err
+						})
 						b.ReportMetric(float64(p50.Microseconds())/1000, "ms-p50-"+mode+"-"+class)
 						b.ReportMetric(float64(p95.Microseconds())/1000, "ms-p95-"+mode+"-"+class)
+						slices.Sort(found)
+						b.ReportMetric(float64(found[len(found)/2]), "sessions-p50-"+mode+"-"+class)
 					}
 				}
 				p50, p95 := latencies(b, 20, []view.SearchRequest{{}}, func(view.SearchRequest) error {
@@ -393,4 +402,65 @@ func dirSize(dir string) int64 {
 		return nil
 	})
 	return n
+}
+
+// BenchmarkSearchPool measures what Search pays for each size of the message pool it asks the
+// arms for (collect grows it fourfold while the best messages fall into fewer sessions than
+// the limit): one arm call and the grouping, at pools of 50 to 12,800, per mode, on the common
+// multi-word queries. maxPool is chosen from it. Run:
+// make bench PKGS=./store/ BENCH=SearchPool
+func BenchmarkSearchPool(b *testing.B) {
+	s, _ := benchArchive(b, 100_000)
+	ctx := context.Background()
+	if _, err := s.MaintainSearchIndexes(ctx, true); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.EnsureVectorIndex(ctx); err != nil {
+		b.Fatal(err)
+	}
+	s.UseEmbedder(&syntheticEmbedder{rng: rand.New(rand.NewPCG(3, 3))})
+	db, err := s.searchDB()
+	if err != nil {
+		b.Fatal(err)
+	}
+	words := benchWords()
+	for b.Loop() {
+		for _, mode := range []string{view.ModeFTS, view.ModeVector, view.ModeHybrid} {
+			for _, pool := range []int{50, 200, 800, 3200, 12800} {
+				var found []int
+				p50, p95 := latencies(b, 5, benchQueries(words)["common-multiword"], func(q view.SearchRequest) error {
+					q.Mode = mode
+					p, err := newPlan(q)
+					if err != nil {
+						return err
+					}
+					p.pool, p.limit, p.embedder = pool, view.MaxSearchLimit, s.currentEmbedder() // count the sessions the pool spans, up to 200
+					res := &view.SearchResult{}
+					if res.SearchableInScope, err = s.scopeOf(ctx, db, p); err != nil {
+						return err
+					}
+					var cands []candidate
+					switch mode {
+					case view.ModeFTS:
+						cands, err = s.ftsArm(ctx, db, p, res)
+					case view.ModeVector:
+						cands, err = s.vectorArm(ctx, p, res)
+					default:
+						cands, err = s.hybridArms(ctx, db, p, res)
+					}
+					if err != nil {
+						return err
+					}
+					order, _, _, err := s.assign(ctx, db, p, cands)
+					found = append(found, len(order))
+					return err
+				})
+				name := fmt.Sprintf("%s-pool%d", mode, pool)
+				b.ReportMetric(float64(p50.Microseconds())/1000, "ms-p50-"+name)
+				b.ReportMetric(float64(p95.Microseconds())/1000, "ms-p95-"+name)
+				slices.Sort(found)
+				b.ReportMetric(float64(found[len(found)/2]), "sessions-p50-"+name)
+			}
+		}
+	}
 }

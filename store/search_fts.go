@@ -139,11 +139,17 @@ func (s *Store) ftsArm(ctx context.Context, db querier, p *plan, res *view.Searc
 	return nil, nil
 }
 
-// routeToLance decides where a word query runs (see textRouteLimit).
+// routeToLance decides where a word query runs (see textRouteLimit). A query Lance's analyzer
+// would not see whole (only stop words, or a word it drops for its length) stays on FTS5.
 func (s *Store) routeToLance(ctx context.Context, db querier, e sqlite.MatchExpr, anyTerm bool, scope int) bool {
 	limit := s.textIndex.limit()
-	if e.Table != "messages_fts" || scope <= limit || !s.textIndexReady(ctx) {
+	if e.Table != "messages_fts" || e.OnlyStopWords || scope <= limit || !s.textIndexReady(ctx) {
 		return false
+	}
+	for _, w := range e.Words {
+		if len(w) >= sqlite.LanceMaxWordBytes {
+			return false
+		}
 	}
 	match := e.All
 	if anyTerm {
@@ -228,6 +234,7 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 	if len(cands) < p.pool {
 		return cands, nil
 	}
+	p.more = true
 	var total int
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+from+` WHERE `+where+` LIMIT ?)`,
 		append(args, matchCountCap+1)...).Scan(&total); err != nil {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-	"unicode"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -75,11 +74,14 @@ func (s *Store) lanceTextArm(ctx context.Context, p *plan, e sqlite.MatchExpr, a
 		Columns: []string{"session_id", "id", "role", "project", "source_agent", "timestamp", "search_text"},
 		Filter:  lanceFilters(p),
 		Limit:   p.pool,
-		FTS:     &lance.FTSQuery{Query: strings.Join(e.Terms, " "), Column: "search_text", Operator: op},
+		// The query's words under the rule both engines share (sqlite.Words): Lance tokenizes
+		// them again, and finds nothing it would drop.
+		FTS: &lance.FTSQuery{Query: strings.Join(e.Words, " "), Column: "search_text", Operator: op},
 	}
-	words := queryWords(p.req.Query)
 	var cands []candidate
+	rows := 0
 	err := s.tables[TableMessages].Scan(ctx, q, func(r arrow.Record) error {
+		rows += int(r.NumRows())
 		col := func(name string) arrow.Array { return r.Column(r.Schema().FieldIndices(name)[0]) }
 		sid, mid, role := col("session_id").(*array.String), col("id").(*array.String), col("role").(*array.String)
 		project, agent := col("project").(*array.String), col("source_agent").(*array.String)
@@ -87,7 +89,7 @@ func (s *Store) lanceTextArm(ctx context.Context, p *plan, e sqlite.MatchExpr, a
 		for i := 0; i < int(r.NumRows()); i++ {
 			c := candidate{sessionID: sid.Value(i), messageID: mid.Value(i), role: role.Value(i), project: project.Value(i),
 				agent: agent.Value(i), timestamp: isoTime(microTime(ts.Value(i))), score: float64(score.Value(i))}
-			if p.accepts(c) && holdsTerms(text.Value(i), words, anyTerm) {
+			if p.accepts(c) && holdsTerms(text.Value(i), e.Words, anyTerm) {
 				cands = append(cands, c)
 			} else {
 				s.log.Warn("search: Lance returned a row that does not match; dropped", "session", c.sessionID, "message", c.messageID)
@@ -98,6 +100,7 @@ func (s *Store) lanceTextArm(ctx context.Context, p *plan, e sqlite.MatchExpr, a
 	if err != nil {
 		return nil, fmt.Errorf("store: search: %w", err)
 	}
+	p.more = p.more || rows >= p.pool
 	if p.req.SortBy == view.SortRecency {
 		// Lance ranks by BM25; recency orders the same best matches newest first.
 		res.Notes = append(res.Notes, "sorted by recency among the best matches")
@@ -108,11 +111,6 @@ func (s *Store) lanceTextArm(ctx context.Context, p *plan, e sqlite.MatchExpr, a
 	res.MatchedTotal, res.MatchedTotalIsLowerBound = len(cands), true
 	res.Notes = append(res.Notes, fmt.Sprintf("the query's words are common: over %d messages of the archive hold them; these are the best matches", s.textIndex.limit()))
 	return cands, nil
-}
-
-// queryWords are the query's words as a word tokenizer sees them.
-func queryWords(q string) []string {
-	return strings.FieldsFunc(q, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
 }
 
 // holdsTerms checks that text holds every word (or, with anyTerm, one) at a word start, by a

@@ -2,7 +2,7 @@ package store
 
 import (
 	"context"
-	"database/sql"
+
 	"errors"
 	"fmt"
 	"sort"
@@ -103,9 +103,12 @@ var errNothingEmbedded = errors.New("store: search: no message in scope is embed
 // vectorArm finds the messages nearest the query's embedding (cosine), pushing the filters
 // down into Lance. Scores are cosine similarity with a small recency bonus for ties.
 func (s *Store) vectorArm(ctx context.Context, p *plan, res *view.SearchResult) ([]candidate, error) {
-	vecs, err := p.embedder.Embed(ctx, []string{p.req.Query}, embed.Query)
-	if err != nil {
-		return nil, fmt.Errorf("store: search: embed the query: %w", err)
+	if p.queryVec == nil {
+		vecs, err := p.embedder.Embed(ctx, []string{p.req.Query}, embed.Query)
+		if err != nil {
+			return nil, fmt.Errorf("store: search: embed the query: %w", err)
+		}
+		p.queryVec = vecs[0]
 	}
 	q := lance.Query{
 		Columns: []string{"session_id", "id", "role", "project", "source_agent", "timestamp"},
@@ -113,15 +116,16 @@ func (s *Store) vectorArm(ctx context.Context, p *plan, res *view.SearchResult) 
 		Limit:   p.pool,
 		// The refine factor re-ranks on full vectors when the index answers (no effect on the
 		// exact search below VectorIndexMinRows).
-		Vector: &lance.VectorQuery{Column: "vector", Vector: vecs[0], Distance: "cosine", RefineFactor: vectorRefine},
+		Vector: &lance.VectorQuery{Column: "vector", Vector: p.queryVec, Distance: "cosine", RefineFactor: vectorRefine},
 	}
 	var cands []candidate
-	neighbours := 0
-	err = s.tables[TableMessages].Scan(ctx, q, func(r arrow.Record) error {
+	neighbours, rows := 0, 0
+	err := s.tables[TableMessages].Scan(ctx, q, func(r arrow.Record) error {
 		str := func(name string) *array.String { return r.Column(r.Schema().FieldIndices(name)[0]).(*array.String) }
 		sid, mid, role, project, agent := str("session_id"), str("id"), str("role"), str("project"), str("source_agent")
 		ts := r.Column(r.Schema().FieldIndices("timestamp")[0]).(*array.Int64)
 		dist := r.Column(r.Schema().FieldIndices("_distance")[0]).(*array.Float32)
+		rows += int(r.NumRows())
 		for i := 0; i < int(r.NumRows()); i++ {
 			if d := dist.Value(i); dist.IsNull(i) || d != d {
 				continue // no vector: not a neighbour
@@ -146,6 +150,7 @@ func (s *Store) vectorArm(ctx context.Context, p *plan, res *view.SearchResult) 
 	if neighbours == 0 && res.SearchableInScope > 0 {
 		return nil, errNothingEmbedded
 	}
+	p.more = p.more || rows >= p.pool
 	res.MatchedTotal = len(cands)
 	return cands, nil
 }
@@ -155,20 +160,22 @@ func (s *Store) vectorArm(ctx context.Context, p *plan, res *view.SearchResult) 
 const rrfK = 60
 
 // hybridArms runs both arms and fuses their rankings.
-func (s *Store) hybridArms(ctx context.Context, db *sql.DB, p *plan, res *view.SearchResult) ([]candidate, error) {
+func (s *Store) hybridArms(ctx context.Context, db querier, p *plan, res *view.SearchResult) ([]candidate, error) {
 	type armResult struct {
 		cands []candidate
 		err   error
 	}
 	vecCh := make(chan armResult, 1)
 	vres := &view.SearchResult{SearchableInScope: res.SearchableInScope}
+	vp := *p // the arms run at once, each noting on its own plan what it saw
 	go func() {
-		c, err := s.vectorArm(ctx, p, vres)
+		c, err := s.vectorArm(ctx, &vp, vres)
 		vecCh <- armResult{c, err}
 	}()
 	fres := &view.SearchResult{SearchableInScope: res.SearchableInScope}
 	text, err := s.ftsArm(ctx, db, p, fres)
 	vec := <-vecCh
+	p.more, p.queryVec = p.more || vp.more, vp.queryVec
 	if err != nil {
 		return nil, err
 	}

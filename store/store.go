@@ -79,8 +79,11 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		opts.Command = "pond"
 	}
 	raiseOpenFileLimit()
-	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("store: data dir: %w", err)
+	// The archive is private whoever created its directories first (paths.MkdirPrivate).
+	for _, dir := range []string{opts.DataDir, filepath.Join(opts.DataDir, "lance"), opts.StateDir} {
+		if err := paths.MkdirPrivate(dir); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
 	}
 	s := &Store{opts: opts, log: opts.Logger, tables: map[string]*lance.Table{}, versions: map[string]uint64{}}
 	if err := checkLayout(opts.DataDir); err != nil {
@@ -109,7 +112,10 @@ func checkLayout(dataDir string) error {
 	path := filepath.Join(dataDir, layoutFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return atomicfile.Write(path, []byte(fmt.Sprintf("{\"schema_version\": %d}\n", SchemaVersion)), 0o600)
+		return atomicfile.Write(path, []byte(fmt.Sprintf("{\"schema_version\": %d}\n", SchemaVersion)), paths.FileMode)
+	}
+	if err == nil {
+		err = paths.ChmodPrivate(path)
 	}
 	if err != nil {
 		return fmt.Errorf("store: %w", err)

@@ -482,3 +482,42 @@ func TestLateTextPartsReindexTheMessage(t *testing.T) {
 		t.Fatalf("rebuilt mirror search_text %q", st)
 	}
 }
+
+// TestManyLateTextPartsReindexInOneCommit: messages that gain text parts in one write have
+// their search text set in one Lance commit, not one per message.
+func TestManyLateTextPartsReindexInOneCommit(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, t.TempDir())
+	sess := &session.Session{ID: "s", SourceAgent: "claude-code", Project: "/p", CreatedAt: base}
+	first, later := []session.Event{{Session: sess}}, []session.Event{{Session: sess}}
+	const n = 40
+	for i := range n {
+		msg := &session.Message{SessionID: "s", ID: fmt.Sprintf("m%02d", i), Role: session.RoleAssistant, Timestamp: base.Add(time.Duration(i) * time.Second)}
+		first = append(first, session.Event{Message: msg})
+		later = append(later, session.Event{Message: msg}, session.Event{Part: &session.Part{SessionID: "s", MessageID: msg.ID, ID: "t",
+			Type: session.PartText, Provenance: session.Conversational, Text: fmt.Sprintf("answer number %d", i)}})
+	}
+	upsert(t, s, first)
+	v0, err := s.Table(TableMessages).Version(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := upsert(t, s, later); out.Reindexed != n {
+		t.Fatalf("reindexed %d messages, want %d", out.Reindexed, n)
+	}
+	v1, err := s.Table(TableMessages).Version(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v1-v0 != 1 {
+		t.Errorf("messages table: %d versions for the reindex, want 1", v1-v0)
+	}
+	if got, err := s.Table(TableMessages).Count(ctx, "search_text = 'answer number 7'"); err != nil || got != 1 {
+		t.Errorf("Lance search_text of m07: %d rows, %v", got, err)
+	}
+	var st string
+	s.Mirror().DB().QueryRow(`SELECT search_text FROM messages WHERE message_id = 'm07'`).Scan(&st)
+	if st != "answer number 7" {
+		t.Errorf("mirror search_text of m07: %q", st)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/pondhq/pond/session"
@@ -231,7 +232,6 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	for id := range relabeled {
 		s.log.Warn("store: re-ingest disagrees with stored labels; keeping the stored ones", "session", id)
 	}
-	out.Reindexed = len(staleMsgs)
 	for _, r := range out.Rows {
 		switch r.Status {
 		case Inserted:
@@ -249,6 +249,7 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	if err != nil {
 		return nil, err
 	}
+	out.Reindexed = len(updates)
 
 	mark("lookup")
 	// Search text of each new message from its parts in this batch.
@@ -374,19 +375,53 @@ func (s *Store) writeLance(ctx context.Context, b *batch, updates []sqlite.Searc
 				return fmt.Errorf("store: append %d rows to %s: %w", c[1]-c[0], w.table, err)
 			}
 		}
-	}
-	for _, u := range updates {
-		text := "NULL"
-		if u.SearchText != "" {
-			text = lance.Quote(u.SearchText)
+		if w.table == TableMessages && afterMessagesAppended != nil {
+			afterMessagesAppended()
 		}
-		filter := "session_id = " + lance.Quote(u.SessionID) + " AND id = " + lance.Quote(u.MessageID)
-		if _, err := s.tables[TableMessages].Update(ctx, filter, map[string]string{"search_text": text, "ingest_seq": fmt.Sprint(u.IngestSeq), "vector": "NULL", "embedding_model": "NULL"}); err != nil {
-			return fmt.Errorf("store: reindex message %s/%s: %w", u.SessionID, u.MessageID, err)
+	}
+	// Recomputed search text goes in by key, one merge per chunk: a commit per message made
+	// the sync after a crash (every message of the killed batch "gains" its parts) take one
+	// Lance version each, each costlier than the last.
+	for _, c := range chunks(len(updates), func(i int) int { return 256 + len(updates[i].SearchText) }, appendChunkBytes) {
+		rec := reindexRecord(mem, updates[c[0]:c[1]])
+		_, err := s.tables[TableMessages].MergeInsert(ctx, lance.MergeSpec{On: []string{"session_id", "id"}, UpdateMatched: true}, rec)
+		s.appends++
+		rec.Release()
+		if err != nil {
+			return fmt.Errorf("store: reindex %d messages: %w", c[1]-c[0], err)
 		}
 	}
 	return nil
 }
+
+// reindexSchema is the slice of the messages table a reindex writes: the new search text and
+// sequence number, and no vector (the text it was computed from is gone).
+var reindexSchema = arrow.NewSchema([]arrow.Field{
+	messagesSchema.Field(messagesSchema.FieldIndices("session_id")[0]),
+	messagesSchema.Field(messagesSchema.FieldIndices("id")[0]),
+	messagesSchema.Field(messagesSchema.FieldIndices("search_text")[0]),
+	messagesSchema.Field(messagesSchema.FieldIndices("vector")[0]),
+	messagesSchema.Field(messagesSchema.FieldIndices("embedding_model")[0]),
+	messagesSchema.Field(messagesSchema.FieldIndices("ingest_seq")[0]),
+}, nil)
+
+func reindexRecord(mem memory.Allocator, updates []sqlite.SearchTextUpdate) arrow.Record {
+	rb := array.NewRecordBuilder(mem, reindexSchema)
+	defer rb.Release()
+	for _, u := range updates {
+		appendStr(rb.Field(0), u.SessionID)
+		appendStr(rb.Field(1), u.MessageID)
+		appendOpt(rb.Field(2), u.SearchText)
+		rb.Field(3).AppendNull()
+		rb.Field(4).AppendNull()
+		rb.Field(5).(*array.Int64Builder).Append(u.IngestSeq)
+	}
+	return rb.NewRecord()
+}
+
+// afterMessagesAppended, set by the crash tests, runs once a batch's messages are committed to
+// Lance and before its parts are: where a crash leaves every message "gaining" its parts.
+var afterMessagesAppended func()
 
 type storedLabels struct{ agent, project string }
 
@@ -396,7 +431,10 @@ type storedLabels struct{ agent, project string }
 const appendChunkBytes = 32 << 20
 
 // recomputeSearchText works out the search text of stored messages that gained searchable
-// parts in this batch, from their stored parts plus the new ones.
+// parts in this batch, from their stored parts plus the new ones, and returns those whose text
+// changed. After a crash between the appends of a batch, its messages are stored with the text
+// of parts that were not: they "gain" them on the next write, and their text stays as it is
+// (and so does any vector computed from it).
 func (s *Store) recomputeSearchText(ctx context.Context, stale map[session.Key]bool, newParts []*session.Part) ([]sqlite.SearchTextUpdate, error) {
 	if len(stale) == 0 {
 		return nil, nil
@@ -410,7 +448,7 @@ func (s *Store) recomputeSearchText(ctx context.Context, stale map[session.Key]b
 	}
 	var out []sqlite.SearchTextUpdate
 	for mk := range stale {
-		role, stored, err := s.mirror.MessageParts(ctx, mk.SessionID, mk.MessageID)
+		role, was, stored, err := s.mirror.MessageParts(ctx, mk.SessionID, mk.MessageID)
 		if err != nil {
 			return nil, err
 		}
@@ -424,7 +462,9 @@ func (s *Store) recomputeSearchText(ctx context.Context, stale map[session.Key]b
 		}
 		parts = append(parts, added[mk]...)
 		text := session.SearchText(&session.Message{ID: mk.MessageID, Role: session.Role(role)}, parts)
-		out = append(out, sqlite.SearchTextUpdate{SessionID: mk.SessionID, MessageID: mk.MessageID, SearchText: text})
+		if text != was {
+			out = append(out, sqlite.SearchTextUpdate{SessionID: mk.SessionID, MessageID: mk.MessageID, SearchText: text})
+		}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		return out[i].SessionID+"\x00"+out[i].MessageID < out[j].SessionID+"\x00"+out[j].MessageID

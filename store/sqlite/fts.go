@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -151,20 +153,91 @@ type MatchExpr struct {
 	Table string
 	// All requires every term; Any requires one of them (the fallback when All finds nothing).
 	All, Any string
-	// Terms are the query's words as typed (for snippets and highlighting).
+	// Terms are the query's words as typed (for snippets and highlighting), stop words left
+	// out.
 	Terms []string
+	// Words are the query's words under Words' rule, lower-cased, each once, stop words left
+	// out: what Lance's text index is asked for and what a row it returns must hold.
+	Words []string
+	// OnlyStopWords says that every word of the query is a stop word; they are all kept then,
+	// and only FTS5 can answer (Lance's index leaves stop words out).
+	OnlyStopWords bool
 	// Short are CJK terms under three characters, which a trigram index cannot match: the
 	// caller filters on them with LIKE.
 	Short []string
 }
 
+// One rule says what a word is, for both full-text engines and for the check of what they
+// return: a run of letters and digits, lower-cased (FTS5's unicode61 tokenizer and Lance's
+// "simple" one both split text there), stop words left out of queries. Lance's English
+// analyzer drops stop words from the text it indexes and from queries; FTS5 keeps them. A
+// query word that one engine ignores and the other requires makes them disagree, and a check
+// that requires it drops every row Lance rightly returned without it ("role the auth" lost
+// most of its sessions). So stop words never count in a query, on either engine: "role the
+// auth" searches role and auth.
+
+// Words splits s into words: maximal runs of letters and digits, lower-cased.
+func Words(s string) []string {
+	f := strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+	for i, w := range f {
+		f[i] = strings.ToLower(w)
+	}
+	return f
+}
+
+// stopWords are the words Lance's English analyzer removes: tantivy's list (Lucene's English
+// stop words), and the words Snowball's English stemmer, which runs before the stop-word
+// filter, turns into one of them ("being" into "be", "its" into "it"). A word Lance drops must
+// be in this set, or the check of its rows would require a word Lance never looked for;
+// store's TestStopWordsAreLances asks Lance about each, and about their near neighbours.
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an and are as at be but by for if in into is it no not of on or such that
+		the their then there these they this to was will with
+		ands ares ats buts fors ifs ins intos its nots ons ors suches thats thens theres theses theirs wills
+		withs anded being beings thenly willed willing willingly`) {
+		stopWords[w] = true
+	}
+}
+
+// IsStopWord reports whether w (lower-case) is a stop word.
+func IsStopWord(w string) bool { return stopWords[w] }
+
+// StopWords lists the stop words, sorted.
+func StopWords() []string { return slices.Sorted(maps.Keys(stopWords)) }
+
+// LanceMaxWordBytes is the length from which Lance's analyzer drops a word (tantivy's
+// RemoveLongFilter keeps tokens shorter than the limit, 40 bytes by default): a query holding
+// such a word is answered by FTS5 alone.
+const LanceMaxWordBytes = 40
+
 // ParseQuery splits a query into terms on white space and quotes each one, so that FTS5's query
 // syntax (AND, NEAR, column filters, *) never applies to what a user typed: a term with
-// punctuation such as pgx.Pool becomes the phrase "pgx pool". It returns false when the query
+// punctuation such as pgx.Pool becomes the phrase "pgx pool". A term whose words are all stop
+// words is left out, unless every word of the query is one. It returns false when the query
 // has nothing searchable.
 func ParseQuery(q string) (MatchExpr, bool) {
 	var e MatchExpr
 	e.Table = "messages_fts"
+	all := Words(q)
+	e.OnlyStopWords = len(all) > 0
+	seen := map[string]bool{}
+	for _, w := range all {
+		if !IsStopWord(w) && !seen[w] {
+			seen[w] = true
+			e.Words = append(e.Words, w)
+			e.OnlyStopWords = false
+		}
+	}
+	if e.OnlyStopWords {
+		for _, w := range all {
+			if !seen[w] {
+				seen[w] = true
+				e.Words = append(e.Words, w)
+			}
+		}
+	}
 	for _, f := range strings.Fields(q) {
 		if strings.IndexFunc(f, IsCJK) >= 0 {
 			e.Table = "messages_cjk"
@@ -172,7 +245,8 @@ func ParseQuery(q string) (MatchExpr, bool) {
 	}
 	var quoted []string
 	for _, f := range strings.Fields(q) {
-		if !strings.ContainsFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) {
+		words := Words(f)
+		if len(words) == 0 || !e.OnlyStopWords && !slices.ContainsFunc(words, func(w string) bool { return !IsStopWord(w) }) {
 			continue
 		}
 		e.Terms = append(e.Terms, f)

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
+
+	"github.com/pondhq/pond/paths"
 )
 
 // Mirror is the SQLite copy of the Lance tables: the read-only SQL surface, and the writer's
@@ -99,6 +102,9 @@ var mirrorDDL = []string{
 // OpenMirror opens (creating when missing) the writable mirror at path. Only the store's writer
 // opens it this way, under the store lock.
 func OpenMirror(ctx context.Context, path string) (*Mirror, error) {
+	if err := createPrivate(path); err != nil {
+		return nil, err
+	}
 	q := url.Values{}
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_busy_timeout", "10000")
@@ -122,6 +128,23 @@ func OpenMirror(ctx context.Context, path string) (*Mirror, error) {
 	ck.SetMaxOpenConns(1)
 	m.ckpt = startCheckpointer(ck)
 	return m, nil
+}
+
+// createPrivate creates the mirror's file 0600 when it is missing and narrows it and its log
+// files to 0600 when they exist. SQLite would create the file with the umask's mode (0644
+// usually), and it gives the -wal and -shm files it creates the database file's mode.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, paths.FileMode)
+	if err != nil {
+		return fmt.Errorf("mirror: create %s: %w", path, err)
+	}
+	f.Close()
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := paths.ChmodPrivate(path + suffix); err != nil {
+			return fmt.Errorf("mirror: %w", err)
+		}
+	}
+	return nil
 }
 
 func (m *Mirror) init(ctx context.Context) error {
@@ -462,26 +485,26 @@ type StoredPart struct {
 	ID, Type, Provenance, VariantData string
 }
 
-// MessageParts returns a stored message's role and its parts.
-func (m *Mirror) MessageParts(ctx context.Context, sessionID, messageID string) (role string, parts []StoredPart, err error) {
-	err = m.db.QueryRowContext(ctx, `SELECT role FROM messages WHERE session_id = ? AND message_id = ?`, sessionID, messageID).Scan(&role)
+// MessageParts returns a stored message's role, search text and parts.
+func (m *Mirror) MessageParts(ctx context.Context, sessionID, messageID string) (role, searchText string, parts []StoredPart, err error) {
+	err = m.db.QueryRowContext(ctx, `SELECT role, coalesce(search_text, '') FROM messages WHERE session_id = ? AND message_id = ?`, sessionID, messageID).Scan(&role, &searchText)
 	if err != nil {
-		return "", nil, fmt.Errorf("mirror: message %s/%s: %w", sessionID, messageID, err)
+		return "", "", nil, fmt.Errorf("mirror: message %s/%s: %w", sessionID, messageID, err)
 	}
 	rows, err := m.db.QueryContext(ctx, `SELECT id, type, provenance, coalesce(variant_data, '') FROM parts
 		WHERE session_id = ? AND message_id = ? ORDER BY ordinal, id`, sessionID, messageID)
 	if err != nil {
-		return "", nil, err
+		return "", "", nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var p StoredPart
 		if err := rows.Scan(&p.ID, &p.Type, &p.Provenance, &p.VariantData); err != nil {
-			return "", nil, err
+			return "", "", nil, err
 		}
 		parts = append(parts, p)
 	}
-	return role, parts, rows.Err()
+	return role, searchText, parts, rows.Err()
 }
 
 // Counts are row counts per table.
