@@ -40,7 +40,7 @@ build-headless: native-check
 
 test: native-check
 	$(GO) vet -tags $(GO_TAGS) $(PKGS)
-	$(GO) test -tags $(GO_TAGS) -count=1 $(PKGS)
+	$(GO) test -tags $(GO_TAGS) -count=1 -timeout 30m $(PKGS)
 
 # Resume restored sessions with the agents' own code (installed from npm into the cache).
 verify-agents: native-check
