@@ -34,6 +34,8 @@ type Agent struct {
 	Via     string `json:"via,omitempty"` // the agent's command, or the config file edited
 	Detail  string `json:"detail,omitempty"`
 	Error   string `json:"error,omitempty"`
+	// Changes are what was (in a dry run: would be) run or written.
+	Changes []service.Change `json:"changes,omitempty"`
 }
 
 // What doctor says of an agent's entry.
@@ -275,6 +277,9 @@ func (o *Options) setEntry(ctx context.Context, t target, argv []string) Agent {
 			runs = append(runs, m.Add(ServerName, argv))
 		}
 		a.Via = m.CLI + " " + strings.Join(runs[len(runs)-1][:2], " ")
+		for _, args := range runs {
+			a.Changes = append(a.Changes, service.Change{Action: "run", Command: append([]string{m.CLI}, args...)})
+		}
 		if o.DryRun {
 			return a
 		}
@@ -295,6 +300,7 @@ func (o *Options) setEntry(ctx context.Context, t target, argv []string) Agent {
 	}
 
 	a.Via = path
+	a.Changes = []service.Change{{Action: "write", Path: path}}
 	var entry map[string]any
 	if argv != nil {
 		entry = m.Entry(argv)
@@ -475,6 +481,9 @@ func normal(v map[string]any) map[string]any {
 // writeConfig replaces path with data atomically, keeping the file's mode and the previous
 // content in path.bak.
 func writeConfig(path string, before, data []byte) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real // a config linked from a dotfiles folder stays linked
+	}
 	perm := os.FileMode(0o600)
 	if st, err := os.Stat(path); err == nil {
 		perm = st.Mode().Perm()

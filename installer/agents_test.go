@@ -292,3 +292,25 @@ func TestEntryArgv(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigSymlink keeps a config linked from elsewhere (a dotfiles folder) linked: the edit
+// goes to the file the link points at.
+func TestConfigSymlink(t *testing.T) {
+	o, home := fakeEnv(t)
+	real := filepath.Join(t.TempDir(), "settings.json")
+	os.WriteFile(real, []byte("{}\n"), 0o600)
+	link := filepath.Join(home, ".gemini", "settings.json")
+	os.MkdirAll(filepath.Dir(link), 0o700)
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip(err)
+	}
+	if a := o.setEntry(context.Background(), targetOf(t, o, "gemini-cli"), o.argv()); a.Outcome != service.OutcomeInstalled {
+		t.Fatalf("%+v", a)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v", err)
+	}
+	if b, _ := os.ReadFile(real); !strings.Contains(string(b), testExe) {
+		t.Errorf("the linked file was not edited:\n%s", b)
+	}
+}

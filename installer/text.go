@@ -41,6 +41,9 @@ func (r Report) Text(verb string) string {
 				line += ": " + a.Detail
 			}
 			b.WriteString(line + "\n")
+			for _, c := range a.Changes {
+				fmt.Fprintf(&b, "%-8s     %s\n", "", c)
+			}
 		}
 		for _, n := range s.Notes {
 			fmt.Fprintf(&b, "%-8s   note: %s\n", "", n)
