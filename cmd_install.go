@@ -36,8 +36,8 @@ says what it did:
              gemini-cli   gemini mcp add -s user, else ~/.gemini/settings.json
              opencode     ~/.config/opencode/opencode.json[c] (XDG_CONFIG_HOME), key "mcp"
            A file is edited in place, keeping your entries, comments and line endings, with a
-           .bak beside it; a file Pond cannot read is reported and left alone. Claude Code also
-           gets Pond's recall skill (~/.claude/skills/pond-recall). Pi gets Pond's plugin
+           .bak beside it; a file Pond cannot read is reported and left alone. Claude Code and
+           Gemini CLI also get Pond's recall skill (skills/pond-recall). Pi gets Pond's plugin
            instead, in a later pond. --agents claude-code,codex-cli to choose (registered even
            before the agent's first run), --no-mcp to skip
 

@@ -34,6 +34,14 @@ func (a *Adapter) Describe() adapters.Description {
 					return map[string]any{"command": argv[0], "args": argv[1:]}
 				},
 			},
+			// User skills live in skills/ of the Gemini home, one folder per skill with a
+			// SKILL.md (docs/cli/skills.md in the 0.61 package).
+			Skills: func(env adapters.Env) string {
+				if roots := a.Roots(env); len(roots) > 0 {
+					return filepath.Join(roots[0], "skills")
+				}
+				return ""
+			},
 		},
 	}
 }
