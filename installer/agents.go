@@ -197,7 +197,9 @@ func (o *Options) register(ctx context.Context, t target) Agent {
 		case err != nil:
 			a.Outcome, a.Error = OutcomeFailed, err.Error()
 		case changed:
-			a.Detail = join(a.Detail, "recall skill "+filepath.Join(dir, skillName, "SKILL.md"))
+			p := filepath.Join(dir, skillName, "SKILL.md")
+			a.Detail = join(a.Detail, "recall skill "+p)
+			a.Changes = append(a.Changes, service.Change{Action: "write", Path: p})
 			if a.Outcome == service.OutcomeUnchanged {
 				a.Outcome = service.OutcomeUpdated
 			}
@@ -221,7 +223,9 @@ func (o *Options) unregister(ctx context.Context, t target) Agent {
 		case err != nil:
 			a.Outcome, a.Error = OutcomeFailed, err.Error()
 		case removed:
-			a.Outcome, a.Detail = service.OutcomeRemoved, join(a.Detail, "recall skill "+filepath.Join(dir, skillName))
+			p := filepath.Join(dir, skillName)
+			a.Outcome, a.Detail = service.OutcomeRemoved, join(a.Detail, "recall skill "+p)
+			a.Changes = append(a.Changes, service.Change{Action: "remove", Path: p})
 		}
 	}
 	return a
@@ -246,7 +250,7 @@ func (o *Options) setEntry(ctx context.Context, t target, argv []string) Agent {
 	}
 	cfg, err := readConfig(path, m)
 	if err != nil {
-		return fail(fmt.Errorf("%s: %w; fix or move the file and run pond install again (it was not changed)", path, err))
+		return fail(fmt.Errorf("%s: %w; it was left as it is: repair it, then run this command again", path, err))
 	}
 	cur, has := cfg.entry(m.Servers, ServerName)
 	switch {
@@ -283,31 +287,38 @@ func (o *Options) setEntry(ctx context.Context, t target, argv []string) Agent {
 		if o.DryRun {
 			return a
 		}
+		var runErr error
 		for _, args := range runs {
-			if err := runAgentCLI(ctx, cli, args); err != nil {
-				return fail(err)
+			if runErr = runAgentCLI(ctx, cli, args); runErr != nil {
+				break
 			}
 		}
-		// The agent's command said it did it; check that it did it where Pond looks.
+		// Whether the agent's command did it or failed half-way, the file says where things are.
 		after, err := readConfig(path, m)
 		if err != nil {
 			return fail(fmt.Errorf("after %s: %s: %w", a.Via, path, err))
 		}
-		if got, ok := after.entry(m.Servers, ServerName); ok != (argv != nil) || ok && !reflect.DeepEqual(entryArgv(got), argv) {
-			return fail(fmt.Errorf("%s ran, but %s does not hold the entry it should (%v)", a.Via, path, entryArgv(got)))
+		got, ok := after.entry(m.Servers, ServerName)
+		if runErr == nil {
+			if ok != (argv != nil) || ok && !reflect.DeepEqual(entryArgv(got), argv) {
+				return fail(fmt.Errorf("%s ran, but %s does not hold the entry it should (%v)", a.Via, path, entryArgv(got)))
+			}
+			return a
 		}
-		return a
+		// The agent's command failed (a broken install, say): edit its file instead.
+		a.Detail = join(a.Detail, runErr.Error()+"; edited the file instead")
+		cfg = after
 	}
 
 	a.Via = path
-	a.Changes = []service.Change{{Action: "write", Path: path}}
+	a.Changes = append(a.Changes, service.Change{Action: "write", Path: path})
 	var entry map[string]any
 	if argv != nil {
 		entry = m.Entry(argv)
 	}
 	out, err := cfg.set(m.Servers, ServerName, entry)
 	if err != nil {
-		return fail(fmt.Errorf("%s: %w; add the entry with the agent's own command, or by hand: %s", path, err, o.handAdvice(m)))
+		return fail(fmt.Errorf("%s: %w; it was left as it is: %s", path, err, o.handAdvice(m, argv != nil)))
 	}
 	if o.DryRun {
 		return a
@@ -318,12 +329,18 @@ func (o *Options) setEntry(ctx context.Context, t target, argv []string) Agent {
 	return a
 }
 
-func (o *Options) handAdvice(m *adapters.MCP) string {
-	if m.Add != nil {
-		return m.CLI + " " + strings.Join(m.Add(ServerName, o.argv()), " ")
+// handAdvice says how to do by hand what the installer would not.
+func (o *Options) handAdvice(m *adapters.MCP, add bool) string {
+	switch {
+	case !add && m.Remove != nil:
+		return "remove it with " + m.CLI + " " + strings.Join(m.Remove(ServerName), " ")
+	case !add:
+		return fmt.Sprintf("remove %q from %q by hand", ServerName, m.Servers)
+	case m.Add != nil:
+		return "add it with " + m.CLI + " " + strings.Join(m.Add(ServerName, o.argv()), " ")
 	}
 	b, _ := json.Marshal(map[string]any{ServerName: m.Entry(o.argv())})
-	return fmt.Sprintf("under %q put %s", m.Servers, b)
+	return fmt.Sprintf("under %q put %s by hand", m.Servers, b)
 }
 
 // runAgentCLI runs an agent's own command (argv, never a shell), with a bound on its time.

@@ -274,6 +274,15 @@ esac
 	if diff := cmp.Diff(want, string(b)); diff != "" {
 		t.Errorf("claude's argv (-want +got):\n%s", diff)
 	}
+
+	// A claude that fails (a broken install): the file is edited instead.
+	os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\necho broken >&2\nexit 1\n"), 0o755)
+	if a := o.setEntry(context.Background(), tg, o.argv()); a.Outcome != service.OutcomeInstalled || a.Via != cfg || !strings.Contains(a.Detail, "edited the file instead") {
+		t.Errorf("failing claude: %+v", a)
+	}
+	if got := Agents(o.env(), o.Exe)[0]; got.Outcome != Wired {
+		t.Errorf("after the fallback edit: %+v", got)
+	}
 }
 
 // TestEntryArgv reads the command line of every entry shape.
