@@ -10,10 +10,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/daemon"
 	"github.com/pondhq/pond/daemon/config"
 	"github.com/pondhq/pond/embed/onnx"
 	"github.com/pondhq/pond/embed/tokenizer"
+	"github.com/pondhq/pond/installer"
+	"github.com/pondhq/pond/installer/service"
 	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/paths"
 	"github.com/pondhq/pond/store/lance"
@@ -210,6 +213,34 @@ func verifyStore(ctx context.Context, r *Report) {
 	}
 }
 
+// agentChecks adds one check per agent Pond registers with: its MCP entry wired (runs this
+// binary), stale (runs another) or absent. Agents not on this machine, and those that get
+// Pond's plugin instead, are left out.
+func agentChecks(r *Report) {
+	exe, err := service.Executable()
+	if err != nil {
+		return
+	}
+	for _, a := range installer.Agents(adapters.CurrentEnv(), exe) {
+		c := Check{Name: a.Agent}
+		switch a.Outcome {
+		case installer.Wired:
+			c.OK, c.Detail = true, "MCP wired: pond in "+a.Via
+		case installer.Stale:
+			c.Detail, c.Fix = "MCP stale: pond in "+a.Via+" "+a.Detail, "pond install"
+		case service.OutcomeAbsent:
+			// Not registering is the user's choice (--no-mcp, --agents): not a missing part.
+			c.OK, c.Detail, c.Fix = true, "MCP absent: no pond entry in "+a.Via, "pond install"
+		case installer.OutcomeFailed:
+			c.Detail, c.Fix = "MCP config unreadable: "+a.Error, "repair the file, then pond install"
+		default:
+			continue
+		}
+		r.Checks = append(r.Checks, c)
+		r.OK = r.OK && c.OK
+	}
+}
+
 func newDoctorCmd() *cobra.Command {
 	var format string
 	var verify bool
@@ -218,11 +249,13 @@ func newDoctorCmd() *cobra.Command {
 		Short: "Check every part Pond needs and say how to fix what is missing",
 		Long: `doctor checks the native library (Lance), ONNX Runtime, the tokenizer and SQLite by
 using each for real, prints their versions, and for each missing or broken part the exact
-command that fixes it. With --verify it also compares the SQL mirror with the Lance tables
+command that fixes it; for each agent on this machine, whether Pond's MCP server is wired
+(its entry runs this binary), stale (it runs another: pond install updates it) or absent. With --verify it also compares the SQL mirror with the Lance tables
 (counts and keys) and reports drift. It exits non-zero when something is missing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r := collectReport(cmd.Context(), true)
+			agentChecks(&r)
 			if verify {
 				verifyStore(cmd.Context(), &r)
 			}

@@ -15,7 +15,7 @@ func newInstallCmd() *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
 		Use:   "install [--no-tray] [--no-mcp] [--agents LIST] [--dry-run]",
-		Short: "Run Pond at login: the daemon as your user's service, and the tray",
+		Short: "Run Pond at login (the daemon as your user's service, the tray) and give your agents its MCP server",
 		Long: `install makes Pond run by itself for your user, without root or an administrator. Each step
 says what it did:
 
@@ -29,9 +29,17 @@ says what it did:
   tray     the tray app at login (an XDG autostart entry, the LaunchAgent io.pond.tray, or the
            "Pond" value under HKCU\Software\Microsoft\Windows\CurrentVersion\Run); skipped
            with --no-tray, and when this pond has no tray built in
-  agents   Pond's MCP server in your agents' configs (--agents claude-code,codex-cli to choose,
-           --no-mcp to skip). Not available in this pond yet: the step says so, and how to add
-           it by hand meanwhile
+  agents   Pond's MCP server, a stdio server named pond running "<this binary> mcp", at user
+           scope in every agent found here (its command on PATH, its config or its folder):
+             claude-code  claude mcp add --scope user, else ~/.claude.json (CLAUDE_CONFIG_DIR)
+             codex-cli    codex mcp add, else $CODEX_HOME/config.toml (~/.codex)
+             gemini-cli   gemini mcp add -s user, else ~/.gemini/settings.json
+             opencode     ~/.config/opencode/opencode.json[c] (XDG_CONFIG_HOME), key "mcp"
+           A file is edited in place, keeping your entries, comments and line endings, with a
+           .bak beside it; a file Pond cannot read is reported and left alone. Claude Code and
+           Gemini CLI also get Pond's recall skill (skills/pond-recall). Pi gets Pond's plugin
+           instead, in a later pond. --agents claude-code,codex-cli to choose (registered even
+           before the agent's first run), --no-mcp to skip
 
 Everything points at this binary's absolute path, symlinks resolved. Running install again
 changes only what differs, so it is also how to update the service after an upgrade or after

@@ -18,8 +18,8 @@ func newUninstallCmd() *cobra.Command {
 		Use:   "uninstall [--purge [--yes]] [--dry-run]",
 		Short: "Stop the daemon and remove what pond install added",
 		Long: `uninstall stops the daemon and removes what pond install added: the login service, the tray's
-autostart entry (and, once install registers it, Pond's MCP entry in agents' configs, leaving
-the agents' other entries alone). The archive stays, so a later install picks up where it was.
+autostart entry, Pond's MCP entry in the agents' configs (with their own command where it is
+on PATH; their other entries are left alone) and Pond's recall skill. The archive stays, so a later install picks up where it was.
 
 --purge also deletes Pond's data: the archive (Lance tables, SQL mirror, exports, models), the
 state (cursors, logs), the caches, the config file and the runtime folder. It lists them and

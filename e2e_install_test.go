@@ -42,8 +42,7 @@ func TestInstallEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exe, _ := filepath.EvalSymlinks(bin)
-	if !strings.Contains(string(b), "ExecStart="+exe+" daemon\n") || !strings.Contains(string(b), "WantedBy=default.target") {
+	if exe, _ := filepath.EvalSymlinks(bin); !strings.Contains(string(b), "ExecStart="+exe+" daemon\n") || !strings.Contains(string(b), "WantedBy=default.target") {
 		t.Errorf("unit does not run this binary's daemon:\n%s", b)
 	}
 	calls := strings.Join(fakes.Calls(t), "\n")
@@ -51,6 +50,29 @@ func TestInstallEndToEnd(t *testing.T) {
 		if !strings.Contains(calls, want) {
 			t.Errorf("install did not run %q; calls:\n%s", want, calls)
 		}
+	}
+
+	// The home holds Claude Code's folder: the agents step registers Pond there (by editing
+	// ~/.claude.json, or with claude mcp add when it is on PATH) and installs the recall skill.
+	exe, _ := filepath.EvalSymlinks(bin)
+	claudeJSON := filepath.Join(home, ".claude.json")
+	os.WriteFile(claudeJSON, []byte("{\n  \"mcpServers\": {\"mine\": {\"command\": \"mine\"}}\n}\n"), 0o600)
+	if out, code = run(t, bin, env, "install", "--no-tray", "--agents", "claude-code"); code != 0 {
+		t.Fatalf("install --agents claude-code: exit %d\n%s", code, out)
+	}
+	var claude struct {
+		MCPServers map[string]struct {
+			Command string
+			Args    []string
+		}
+	}
+	b, _ = os.ReadFile(claudeJSON)
+	if err := json.Unmarshal(b, &claude); err != nil || claude.MCPServers["pond"].Command != exe || claude.MCPServers["mine"].Command != "mine" {
+		t.Errorf("~/.claude.json after install (%v):\n%s", err, b)
+	}
+	skill := filepath.Join(home, ".claude", "skills", "pond-recall", "SKILL.md")
+	if _, err := os.Stat(skill); err != nil {
+		t.Errorf("no recall skill: %v", err)
 	}
 
 	out, _ = run(t, bin, env, "service", "status", "--format", "json")
@@ -71,6 +93,14 @@ func TestInstallEndToEnd(t *testing.T) {
 	}
 	if _, err := os.Stat(unit); !os.IsNotExist(err) {
 		t.Error("uninstall left the unit")
+	}
+	b, _ = os.ReadFile(claudeJSON)
+	claude.MCPServers = nil
+	if err := json.Unmarshal(b, &claude); err != nil || len(claude.MCPServers) != 1 || claude.MCPServers["mine"].Command != "mine" {
+		t.Errorf("~/.claude.json after uninstall: want only the user's server (%v):\n%s", err, b)
+	}
+	if _, err := os.Stat(skill); !os.IsNotExist(err) {
+		t.Error("uninstall left the recall skill")
 	}
 	if _, err := os.Stat(filepath.Join(home, ".local", "share", "pond")); !os.IsNotExist(err) {
 		t.Errorf("--purge left the data folder:\n%s", out)

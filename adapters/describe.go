@@ -32,6 +32,48 @@ type Fixture struct {
 }
 
 // Integration is where Pond registers itself with the agent: its MCP server in the agent's
-// config, the plugin (recall skill, hooks) the agent loads. Package installer reads it. Its
-// fields come with the installer; until then every adapter leaves it zero.
-type Integration struct{}
+// config, or the plugin the agent loads instead, and the folder of skills where Pond's recall
+// skill goes. Package installer reads it; an agent gets either MCP or Plugin, never both, so it
+// never sees Pond's tools twice.
+type Integration struct {
+	// MCP is how the agent registers MCP servers at user scope; nil when Pond registers none.
+	MCP *MCP
+	// Plugin is set when the agent gets Pond's plugin (the same tools, plus consent and resume)
+	// instead of an MCP entry.
+	Plugin bool
+	// Skills is the agent's user-level folder of skills (one folder per skill holding a
+	// SKILL.md), resolved from env; nil when the agent has none.
+	Skills func(env Env) string
+}
+
+// MCP is where and how an agent keeps its user-scope MCP servers: its own command, used when it
+// is on PATH, and the config file the installer edits otherwise.
+type MCP struct {
+	// CLI is the agent's command ("claude"); empty when it has no command to add a server.
+	CLI string
+	// Add is the argv after CLI that registers a stdio server name running argv at user scope.
+	Add func(name string, argv []string) []string
+	// Remove is the argv after CLI that removes the user-scope server name.
+	Remove func(name string) []string
+	// List is the argv after CLI that lists the servers.
+	List []string
+	// Configs are the candidate user-scope config files, resolved from env: the first that
+	// exists is the agent's, and the first is created when none does.
+	Configs func(env Env) []string
+	// Format is the config file's format.
+	Format ConfigFormat
+	// Servers is the top-level key of the servers map ("mcpServers", "mcp", "mcp_servers").
+	Servers string
+	// Entry is the value of one stdio server running argv, as the config file holds it.
+	Entry func(argv []string) map[string]any
+}
+
+// ConfigFormat is the format of an agent's config file.
+type ConfigFormat string
+
+// The formats agents keep their MCP servers in.
+const (
+	JSON  ConfigFormat = "json"  // strict JSON
+	JSONC ConfigFormat = "jsonc" // JSON with comments and trailing commas
+	TOML  ConfigFormat = "toml"
+)

@@ -2,8 +2,7 @@
 // tray's autostart entry, and Pond's MCP server in the agents' configs; and removes them again.
 //
 // Install and Uninstall run a list of steps; each reports what it did (or, in a dry run, would
-// do), and one step's failure does not stop the others. A step added later (the agents' MCP
-// registration) is one more entry in that list.
+// do), and one step's failure does not stop the others.
 package installer
 
 import (
@@ -14,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/installer/service"
 	"github.com/pondhq/pond/paths"
 )
@@ -25,11 +25,16 @@ type Options struct {
 	Manager string     // service manager override (service.EnvManager's values); empty: detect
 	DryRun  bool       // report what would change, change nothing
 
-	Tray       bool   // install the tray's autostart entry
-	NoTrayWhy  string // when the binary has no tray to start (a headless build): why the step is skipped
-	MCP        bool   // register Pond's MCP server with the agents
-	Agents     []string
-	Purge      bool // Uninstall: delete the archive, state, caches and config too
+	Tray      bool   // install the tray's autostart entry
+	NoTrayWhy string // when the binary has no tray to start (a headless build): why the step is skipped
+	MCP       bool   // register Pond's MCP server with the agents
+	Agents    []string
+	Purge     bool // Uninstall: delete the archive, state, caches and config too
+
+	// Env is where the agents' configs are looked for (zero: this process's); LookPath finds
+	// an agent's own command (nil: exec.LookPath).
+	Env        adapters.Env
+	LookPath   func(string) (string, error)
 	newService func(service.Options) (*service.Manager, error)
 }
 
@@ -40,6 +45,7 @@ type Step struct {
 	Summary string           `json:"summary"`
 	Changes []service.Change `json:"changes,omitempty"`
 	Notes   []string         `json:"notes,omitempty"`
+	Agents  []Agent          `json:"agents,omitempty"` // the agents step: one per agent
 	Error   string           `json:"error,omitempty"`
 }
 
@@ -177,24 +183,6 @@ func uninstallTray(_ context.Context, o *Options) Step {
 	a := service.TrayAutostart(o.Exe)
 	r, err := a.Disable(o.DryRun)
 	return fromResult(r, err, "tray at login: "+a.Where())
-}
-
-// installAgents is where MCP registration in the agents' configs will run; until each agent's
-// package knows its config files, it says so rather than pretending.
-func installAgents(_ context.Context, o *Options) Step {
-	if !o.MCP {
-		return Step{Outcome: OutcomeSkipped, Summary: "--no-mcp: no agent is given Pond's MCP server"}
-	}
-	summary := "MCP registration in the agents' configs is not available in this pond yet"
-	if len(o.Agents) > 0 {
-		summary += " (asked for: " + strings.Join(o.Agents, ", ") + ")"
-	}
-	return Step{Outcome: OutcomeNotAvailable, Summary: summary,
-		Notes: []string{"register it by hand meanwhile, e.g. `claude mcp add --scope user pond -- " + o.Exe + " mcp`"}}
-}
-
-func uninstallAgents(context.Context, *Options) Step {
-	return Step{Outcome: OutcomeNotAvailable, Summary: "MCP registration in the agents' configs is not available in this pond yet: nothing of Pond's to remove there"}
 }
 
 // PurgeTargets are what `pond uninstall --purge` deletes: the archive, state (logs included),

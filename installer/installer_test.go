@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/installer/service"
 	"github.com/pondhq/pond/installer/service/servicetest"
 	"github.com/pondhq/pond/paths"
@@ -22,7 +23,10 @@ func testOptions(t *testing.T) Options {
 	root := t.TempDir()
 	p := func(s string) paths.Path { return paths.Path{Path: filepath.Join(root, s)} }
 	return Options{Exe: "/opt/pond/bin/pond", Manager: service.ManagerLaunchd, Tray: true, MCP: true,
-		Dirs: paths.Dirs{ConfigFile: p("config/pond/config.toml"), Data: p("data"), State: p("state"), Cache: p("cache"), Runtime: p("run")}}
+		Dirs: paths.Dirs{ConfigFile: p("config/pond/config.toml"), Data: p("data"), State: p("state"), Cache: p("cache"), Runtime: p("run")},
+		// no agent here: agents_test.go covers the agents step
+		Env:      adapters.Env{GOOS: runtime.GOOS, Home: p("home").Path, Getenv: func(string) string { return "" }},
+		LookPath: func(string) (string, error) { return "", os.ErrNotExist }}
 }
 
 func outcomes(r Report) map[string]string {
@@ -44,7 +48,7 @@ func TestInstallUninstall(t *testing.T) {
 	dry := o
 	dry.DryRun = true
 	rep := Install(ctx, dry)
-	if diff := cmp.Diff(map[string]string{"service": "installed", "tray": "installed", "agents": "not available"}, outcomes(rep)); diff != "" {
+	if diff := cmp.Diff(map[string]string{"service": "installed", "tray": "installed", "agents": "absent"}, outcomes(rep)); diff != "" {
 		t.Errorf("dry run outcomes (-want +got):\n%s", diff)
 	}
 	text := rep.Text("install")
@@ -63,7 +67,7 @@ func TestInstallUninstall(t *testing.T) {
 	if err := rep.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]string{"service": "installed", "tray": "installed", "agents": "not available"}, outcomes(rep)); diff != "" {
+	if diff := cmp.Diff(map[string]string{"service": "installed", "tray": "installed", "agents": "absent"}, outcomes(rep)); diff != "" {
 		t.Errorf("install outcomes (-want +got):\n%s", diff)
 	}
 	tray := service.TrayAutostart(o.Exe)
@@ -71,7 +75,7 @@ func TestInstallUninstall(t *testing.T) {
 		t.Errorf("tray entry after install: %+v", st)
 	}
 	rep = Install(ctx, o)
-	if diff := cmp.Diff(map[string]string{"service": "unchanged", "tray": "unchanged", "agents": "not available"}, outcomes(rep)); diff != "" {
+	if diff := cmp.Diff(map[string]string{"service": "unchanged", "tray": "unchanged", "agents": "absent"}, outcomes(rep)); diff != "" {
 		t.Errorf("second install outcomes (-want +got):\n%s", diff)
 	}
 
@@ -83,7 +87,7 @@ func TestInstallUninstall(t *testing.T) {
 	Install(ctx, o)
 
 	rep = Uninstall(ctx, o)
-	if diff := cmp.Diff(map[string]string{"service": "removed", "tray": "removed", "agents": "not available"}, outcomes(rep)); diff != "" {
+	if diff := cmp.Diff(map[string]string{"service": "removed", "tray": "removed", "agents": "absent"}, outcomes(rep)); diff != "" {
 		t.Errorf("uninstall outcomes (-want +got):\n%s", diff)
 	}
 	if st, _ := tray.Status(); st.Enabled {

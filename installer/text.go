@@ -28,6 +28,23 @@ func (r Report) Text(verb string) string {
 		for _, c := range s.Changes {
 			fmt.Fprintf(&b, "%-8s   %s\n", "", c)
 		}
+		for _, a := range s.Agents {
+			out := a.Outcome
+			if r.DryRun && a.Outcome != OutcomeFailed {
+				out = wouldBe(out)
+			}
+			line := fmt.Sprintf("%-8s   %-16s %s", "", a.Agent, out)
+			if a.Via != "" {
+				line += " (" + a.Via + ")"
+			}
+			if a.Detail != "" {
+				line += ": " + a.Detail
+			}
+			b.WriteString(line + "\n")
+			for _, c := range a.Changes {
+				fmt.Fprintf(&b, "%-8s     %s\n", "", c)
+			}
+		}
 		for _, n := range s.Notes {
 			fmt.Fprintf(&b, "%-8s   note: %s\n", "", n)
 		}

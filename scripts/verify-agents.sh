@@ -5,6 +5,8 @@
 # hand Pond's restored files to it (resume's TestAgentLoaders, which says what each agent does
 # with them). Verified this way: pi (its SessionManager), Claude Code, Codex CLI, Gemini CLI and
 # OpenCode (each CLI resumes the restored session against a fake model API on the loopback).
+# Then installer's TestAgentCLIs registers Pond's MCP server with each of those CLIs and checks
+# their own `mcp list` after pond install and pond uninstall.
 # About 1.3 GB installed (the Claude Code, Codex and OpenCode binaries are most of it).
 source "$(dirname "$0")/lib.sh"
 cd "$POND_ROOT"
@@ -31,3 +33,4 @@ fi
 install
 cp "$src"/*.mjs "$dir/"
 POND_VERIFY_AGENTS="$dir" scripts/go test ./resume/ -run TestAgentLoaders -count=1 -timeout 60m -v "$@" | grep -v -E '^\s*(=== RUN|--- PASS)' | tail -n 80
+POND_VERIFY_AGENTS="$dir" scripts/go test ./installer/ -run TestAgentCLIs -count=1 -timeout 20m -v | grep -E '^(\s*--- |ok|FAIL|PASS)|agentclis_test' | tail -n 40
