@@ -5,7 +5,7 @@ SHELL := bash
 
 POND_CACHE := $(shell bash -c 'source scripts/lib.sh && echo "$$POND_CACHE"')
 NATIVE_DIR := $(shell scripts/native.sh dir 2>/dev/null)
-ORT_VERSION := 1.24.1
+ORT_VERSION := $(shell bash -c 'source scripts/lib.sh && echo "$$ORT_VERSION"')
 
 # cgo finds Pond's native library (Lance + pond-native) and its headers here; the packages that
 # use it name the archive itself (-l:libpond_native.a), so nothing else links it.
@@ -23,7 +23,7 @@ GO := go
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION) -X main.nativeDir=$(NATIVE_DIR)
 
-.PHONY: setup build test bench bench-sync verify-agents native-check fmt vet clean print-env
+.PHONY: setup build build-headless test bench bench-sync verify-agents native-check fmt vet clean print-env
 
 setup:
 	@scripts/setup.sh
@@ -33,6 +33,10 @@ native-check:
 
 build: native-check
 	$(GO) build -tags $(GO_TAGS) -ldflags '$(LDFLAGS)' -o bin/pond .
+
+# A pond without the desktop app, for machines with no GL or X libraries (servers, CI images).
+build-headless: native-check
+	$(GO) build -tags $(GO_TAGS),headless -ldflags '$(LDFLAGS)' -o bin/pond .
 
 test: native-check
 	$(GO) vet -tags $(GO_TAGS) $(PKGS)

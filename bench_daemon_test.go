@@ -99,7 +99,7 @@ func BenchmarkDaemonIdle(b *testing.B) {
 	if s, err := strconv.Atoi(os.Getenv("POND_IDLE_SECONDS")); err == nil && s > 0 {
 		window = time.Duration(s) * time.Second
 	}
-	bin := sharedBinary(b)
+	bin := pondBinary(b)
 	for _, withModel := range []bool{false, true} {
 		b.Run(map[bool]string{false: "embeddings_off", true: "int8_model"}[withModel], func(b *testing.B) {
 			home, env := fixtureHome(b)

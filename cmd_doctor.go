@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -85,7 +86,21 @@ func (r Report) text() string {
 	return b.String()
 }
 
-const lancedbGoVersion = "v0.1.2"
+// lancedbGoVersion is the lancedb-go module this binary was built with, from its build info
+// (go.mod is the one place the version is written).
+func lancedbGoVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == "github.com/lancedb/lancedb-go" {
+				if m.Replace != nil {
+					return m.Replace.Version
+				}
+				return m.Version
+			}
+		}
+	}
+	return "unknown"
+}
 
 // collectReport inspects every part; with probe it also exercises each one for real (a Lance
 // table in a temp dir, ONNX Runtime loaded), as doctor does.
@@ -94,7 +109,7 @@ func collectReport(ctx context.Context, probe bool) Report {
 		Pond:        version,
 		Go:          runtime.Version(),
 		Platform:    runtime.GOOS + "/" + runtime.GOARCH,
-		LancedbGo:   lancedbGoVersion,
+		LancedbGo:   lancedbGoVersion(),
 		NativeBuild: nativeDir,
 		Tokenizers:  tokenizer.Version,
 	}}
@@ -108,7 +123,7 @@ func collectReport(ctx context.Context, probe bool) Report {
 		add(Check{Name: "native", Detail: err.Error(), Fix: "make setup"})
 	} else {
 		r.Versions.Lancedb, r.Versions.Lance, r.Versions.PondNative = nv["lancedb"], nv["lance"], nv["pond_native"]
-		c := Check{Name: "native", OK: true, Detail: fmt.Sprintf("Lance %s through lancedb-go %s and pond-native %s, linked in (built from %s)", nv["lance"], lancedbGoVersion, nv["pond_native"], nativeDir)}
+		c := Check{Name: "native", OK: true, Detail: fmt.Sprintf("Lance %s through lancedb-go %s and pond-native %s, linked in (built from %s)", nv["lance"], r.Versions.LancedbGo, nv["pond_native"], nativeDir)}
 		if probe {
 			if err := probeLance(ctx); err != nil {
 				c = Check{Name: "native", Detail: "Lance does not work: " + err.Error(), Fix: "make setup (rebuilds the native library), then make build"}

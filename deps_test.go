@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os/exec"
 	"strings"
@@ -46,8 +47,8 @@ func under(pkg, dir string) bool {
 	return pkg == p || strings.HasPrefix(pkg, p+"/")
 }
 
-// layers say which of our packages each package may depend on (itself and its sub-packages are
-// always allowed when listed).
+// layers say which of our packages each package may depend on, transitively: what it links,
+// not only what it names (itself and its sub-packages are always allowed).
 var layers = []struct {
 	pkg    string
 	mayUse []string
@@ -55,53 +56,110 @@ var layers = []struct {
 	{"session", nil},
 	{"paths", nil},
 	{"embed", nil},
+	{"assets", nil},
+	{"internal", nil},
+	// Adapters are pure parsing and encoding: they never see the store.
+	{"adapters", []string{"session", "internal"}},
 	// The tray and the installer speak to the daemon through ipc without linking the store.
 	{"ipc", []string{"session", "internal"}},
-	{"resume", []string{"session", "adapters"}}, // reads transcripts handed to it; never the store
+	{"resume", []string{"session", "adapters", "internal"}}, // reads transcripts handed to it; never the store
+	// The desktop app talks to the daemon only through ipc's client and the wire and read-model
+	// types, and uses pure-Go leaves; never the store, the daemon, embed or the native library.
+	{"app", []string{"session", "ipc", "paths", "assets", "present", "resume/terminal", "installer/service", "internal"}},
+	// The installer knows each agent's config files (adapters) and speaks the wire types.
+	{"installer", []string{"adapters", "session", "ipc", "paths", "assets", "internal"}},
+}
+
+// heavy are the libraries that must stay out of every package but their owners, checked on what
+// a package links (its transitive dependencies), so a pure-Go leaf cannot pull one in by way of
+// another package.
+var heavy = []struct {
+	prefix  string // a package path prefix
+	allowed []string
+}{
+	{"fyne.io/", []string{"app", "."}},
+	{"github.com/lancedb/lancedb-go", []string{"store", "daemon", "."}},
+	{"github.com/apache/arrow/go/", []string{"store", "daemon", "."}},
+	{"github.com/mattn/go-sqlite3", []string{"store", "daemon", "."}},
+	{"github.com/yalue/onnxruntime_go", []string{"embed", "daemon", "."}},
 }
 
 // TestDependencyRules keeps the heavy native dependencies in the one place each belongs, so that
 // packages which do not need them never link them (ARCHITECTURE.md, "Rules that keep it simple").
 func TestDependencyRules(t *testing.T) {
-	rules := []struct {
-		prefix  string // an imported package path prefix
-		allowed []string
-	}{
-		{"fyne.io/", []string{"app"}},
-		{"github.com/lancedb/lancedb-go", []string{"store"}},
-		{"github.com/apache/arrow/go/", []string{"store"}},
-		{"github.com/mattn/go-sqlite3", []string{"store"}},
-		{"github.com/yalue/onnxruntime_go", []string{"embed"}},
+	for _, v := range violations(listPackages(t)) {
+		t.Error(v)
 	}
-	for _, p := range listPackages(t) {
+}
+
+// TestDependencyRulesCatch feeds the rules packages that break them, so a rule that stopped
+// matching (a renamed folder, say) fails here rather than passing in silence.
+func TestDependencyRulesCatch(t *testing.T) {
+	m := func(p string) string { return modulePath + "/" + p }
+	bad := []listedPackage{
+		{ImportPath: m("app"), Deps: []string{m("ipc"), m("store"), m("store/lance")}},
+		{ImportPath: m("app/search"), Deps: []string{m("present"), "github.com/mattn/go-sqlite3"}},
+		{ImportPath: m("app"), Imports: []string{"fyne.io/fyne/v2"}, Deps: []string{m("daemon")}},
+		{ImportPath: m("installer"), Deps: []string{m("adapters"), m("store")}},
+		{ImportPath: m("adapters/codex"), Deps: []string{m("store/sqlite")}},
+		{ImportPath: m("ipc"), Imports: []string{"fyne.io/fyne/v2"}},
+		{ImportPath: m("paths"), Deps: []string{"github.com/yalue/onnxruntime_go"}},
+		{ImportPath: m("session/view"), CgoLDFLAGS: []string{"-l:libpond_native.a"}},
+	}
+	for _, p := range bad {
+		if v := violations([]listedPackage{p}); len(v) == 0 {
+			t.Errorf("no rule caught %s depending on %v (imports %v)", p.ImportPath, p.Deps, p.Imports)
+		}
+	}
+	ok := []listedPackage{
+		{ImportPath: m("app"), Imports: []string{"fyne.io/fyne/v2"}, Deps: []string{"fyne.io/fyne/v2", m("ipc"), m("ipc/apitype"), m("session/view"), m("paths")}},
+		{ImportPath: m("installer"), Deps: []string{m("adapters/codex"), m("ipc/apitype")}},
+	}
+	for _, p := range ok {
+		if v := violations([]listedPackage{p}); len(v) != 0 {
+			t.Errorf("allowed package refused: %v", v)
+		}
+	}
+}
+
+// allowedIn reports whether pkg is under one of dirs ("." is the root package, main).
+func allowedIn(pkg string, dirs []string) bool {
+	for _, dir := range dirs {
+		if dir == "." && pkg == modulePath || dir != "." && under(pkg, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+func violations(pkgs []listedPackage) []string {
+	var out []string
+	for _, p := range pkgs {
+		// Fyne is imported by app alone: the daemon process never initialises it.
 		imports := append(append(append([]string{}, p.Imports...), p.TestImports...), p.XTestImports...)
 		for _, imp := range imports {
-			for _, r := range rules {
-				if !strings.HasPrefix(imp, r.prefix) {
-					continue
-				}
-				ok := false
-				for _, dir := range r.allowed {
-					ok = ok || under(p.ImportPath, dir)
-				}
-				if !ok {
-					t.Errorf("%s imports %s; only %v may", p.ImportPath, imp, r.allowed)
+			if strings.HasPrefix(imp, "fyne.io/") && !under(p.ImportPath, "app") {
+				out = append(out, fmt.Sprintf("%s imports %s; only app may", p.ImportPath, imp))
+			}
+		}
+		for _, d := range p.Deps {
+			for _, h := range heavy {
+				if strings.HasPrefix(d, h.prefix) && !allowedIn(p.ImportPath, h.allowed) {
+					out = append(out, fmt.Sprintf("%s links %s; only %v may", p.ImportPath, d, h.allowed))
 				}
 			}
 		}
 		// The native library is linked by exactly the two packages that wrap it.
 		for _, f := range p.CgoLDFLAGS {
 			if strings.Contains(f, "pond_native") && !under(p.ImportPath, "store/lance") && !under(p.ImportPath, "embed/tokenizer") {
-				t.Errorf("%s links the native library; only store/lance and embed/tokenizer may", p.ImportPath)
+				out = append(out, fmt.Sprintf("%s links the native library; only store/lance and embed/tokenizer may", p.ImportPath))
 			}
 		}
-		// The store sees embedding models only through the embed interface: ONNX Runtime and
-		// model downloads stay out of it.
-		if under(p.ImportPath, "store") {
-			for _, d := range p.Deps {
-				if under(d, "embed/onnx") || under(d, "embed/model") {
-					t.Errorf("%s depends on %s; the store may use only the embed interface", p.ImportPath, d)
-				}
+		for _, d := range p.Deps {
+			// The store sees embedding models only through the embed interface: ONNX Runtime
+			// and model downloads stay out of it.
+			if under(p.ImportPath, "store") && (under(d, "embed/onnx") || under(d, "embed/model")) {
+				out = append(out, fmt.Sprintf("%s depends on %s; the store may use only the embed interface", p.ImportPath, d))
 			}
 		}
 		// What each package may depend on among our own packages (transitively).
@@ -113,14 +171,11 @@ func TestDependencyRules(t *testing.T) {
 				if !strings.HasPrefix(d, modulePath+"/") {
 					continue
 				}
-				ok := under(d, l.pkg)
-				for _, dir := range l.mayUse {
-					ok = ok || under(d, dir)
-				}
-				if !ok {
-					t.Errorf("%s depends on %s; it may use only %v", p.ImportPath, d, l.mayUse)
+				if !under(d, l.pkg) && !allowedIn(d, l.mayUse) {
+					out = append(out, fmt.Sprintf("%s depends on %s; it may use only %v", p.ImportPath, d, l.mayUse))
 				}
 			}
 		}
 	}
+	return out
 }

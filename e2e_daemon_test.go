@@ -24,36 +24,6 @@ import (
 	"github.com/pondhq/pond/session/view"
 )
 
-var (
-	sharedBinOnce sync.Once
-	sharedBin     string
-	sharedBinErr  error
-)
-
-// sharedBinary builds the pond binary once for the daemon tests (a link takes tens of seconds).
-func sharedBinary(t testing.TB) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the pond binary")
-	}
-	sharedBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "pond-e2e-bin")
-		if err != nil {
-			sharedBinErr = err
-			return
-		}
-		sharedBin = filepath.Join(dir, "pond")
-		out, err := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", sharedBin, ".").CombinedOutput()
-		if err != nil {
-			sharedBinErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if sharedBinErr != nil {
-		t.Fatal(sharedBinErr)
-	}
-	return sharedBin
-}
-
 // daemonProc is a `pond daemon` child process.
 type daemonProc struct {
 	cmd    *exec.Cmd
@@ -141,7 +111,7 @@ func writeSession(t *testing.T, dir, id string) {
 // through it, live capture of a new session file, MCP through `pond mcp` with the Go SDK and
 // the npm SDK, a second daemon refused, and a clean stop on SIGTERM.
 func TestDaemonEndToEnd(t *testing.T) {
-	bin := sharedBinary(t)
+	bin := pondBinary(t)
 	home, env := isolatedHome(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -340,7 +310,7 @@ func npmClientDir(t *testing.T) string {
 // TestDaemonKilledMidSync kills the daemon with SIGKILL while it captures, restarts it and
 // checks the archive converges: every session stored once, nothing lost, the mirror in step.
 func TestDaemonKilledMidSync(t *testing.T) {
-	bin := sharedBinary(t)
+	bin := pondBinary(t)
 	home, env := isolatedHome(t)
 	const n = 300
 	gen := filepath.Join(home, ".claude", "projects", "-srv-gen")
@@ -388,19 +358,10 @@ func TestDaemonKilledMidSync(t *testing.T) {
 	}
 }
 
-// TestMain removes the binary sharedBinary built.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if sharedBin != "" {
-		os.RemoveAll(filepath.Dir(sharedBin))
-	}
-	os.Exit(code)
-}
-
 // TestDaemonMemoryCeiling: past its memory ceiling the daemon exits with code 75, for the
 // service manager to restart it, and leaves no socket behind.
 func TestDaemonMemoryCeiling(t *testing.T) {
-	bin := sharedBinary(t)
+	bin := pondBinary(t)
 	home, env := isolatedHome(t)
 	d := startDaemon(t, bin, env, home, "--memory-ceiling", "1000000")
 	select {

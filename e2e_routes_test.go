@@ -21,7 +21,7 @@ import (
 // names; with the daemon the CLI's own data directory is empty, so only the daemon's archive can
 // have answered.
 func TestResumeThroughDaemon(t *testing.T) {
-	bin := sharedBinary(t)
+	bin := pondBinary(t)
 	home, env := isolatedHome(t)
 	existingCwd(t, home)
 	if out, code := run(t, bin, env, "sync"); code != 0 {
@@ -136,7 +136,7 @@ func TestModelThroughDaemon(t *testing.T) {
 	if modelDir == "" {
 		t.Fatal("POND_TEST_MODEL_DIR must be set: run the tests with make test")
 	}
-	bin := sharedBinary(t)
+	bin := pondBinary(t)
 	home, env := isolatedHome(t)
 	// The archive is embedded before the daemon starts, then semantic search is turned off.
 	for _, args := range [][]string{{"sync"}, {"model", "install", "--from", modelDir}, {"optimize", "--embed"}, {"model", "disable"}} {

@@ -11,17 +11,6 @@ import (
 	"testing"
 )
 
-// pondBinary builds the real pond binary once per test run.
-func pondBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "pond")
-	cmd := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // isolatedHome is a home directory holding one agent's fixture tree, and an environment that
 // points every Pond location inside it.
 func isolatedHome(t *testing.T) (home string, env []string) {

@@ -23,7 +23,7 @@ func TestDaemonUpkeep(t *testing.T) {
 	if modelDir == "" {
 		t.Fatal("POND_TEST_MODEL_DIR must be set: run the tests with make test")
 	}
-	bin := sharedBinary(t)
+	bin := pondBinary(t)
 	home, env := isolatedHome(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

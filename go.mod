@@ -5,8 +5,10 @@ go 1.26
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/apache/arrow/go/v17 v17.0.0
+	github.com/emersion/go-autostart v0.0.0-20250403115856-34830d6457d2
 	github.com/fsnotify/fsnotify v1.9.0
 	github.com/google/go-cmp v0.7.0
+	github.com/kardianos/service v1.3.0
 	github.com/klauspost/compress v1.17.9
 	github.com/lancedb/lancedb-go v0.1.2
 	github.com/mattn/go-sqlite3 v1.14.53

@@ -115,5 +115,7 @@ Start with:
 		newConfigCmd(), newSQLCmd(), newExportCmd(), newImportCmd(), newMirrorCmd(),
 		newSearchCmd(), newGetSessionCmd(), newGetMessageCmd(), newModelCmd(), newOptimizeCmd(),
 		newDaemonCmd(), newMCPCmd(), newServeCmd(), newResumeCmd())
+	root.AddCommand(newInstallCmd(), newUninstallCmd(), newServiceCmd())
+	root.AddCommand(desktopCmds()...)
 	return root
 }

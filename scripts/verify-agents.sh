@@ -6,19 +6,28 @@
 # with them). Verified this way: pi (its SessionManager), Claude Code, Codex CLI, Gemini CLI and
 # OpenCode (each CLI resumes the restored session against a fake model API on the loopback).
 # About 1.3 GB installed (the Claude Code, Codex and OpenCode binaries are most of it).
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
+cd "$POND_ROOT"
 src=scripts/verify-agents
-lock=$(sha256sum "$src/package-lock.json" | cut -c1-16)
-dir="${XDG_CACHE_HOME:-$HOME/.cache}/pond/verify-agents/$lock"
-if [ ! -d "$dir/node_modules" ]; then
-	tmp="$dir.tmp.$$"
+lock=$(sha256_of "$src/package-lock.json" | cut -c1-16)
+dir="$POND_CACHE/verify-agents/$lock"
+# install: the agents' packages, whole or not at all (a half-done install is never taken for a
+# finished one). Network-bound, so CI runs it beside the native build: `verify-agents.sh install`.
+install() {
+	[[ -d $dir/node_modules ]] && return 0
+	local tmp="$dir.tmp.$$"
 	rm -rf "$tmp"
 	mkdir -p "$tmp"
 	cp "$src/package.json" "$src/package-lock.json" "$tmp/"
-	(cd "$tmp" && npm ci --no-audit --no-fund --ignore-scripts)
-	# Whole or not at all: a half-done install is never taken for a finished one.
+	say "installing the agents make verify-agents runs (npm, about 1.3 GB)"
+	(cd "$tmp" && npm ci --no-audit --no-fund --ignore-scripts >&2)
 	mv -T "$tmp" "$dir" 2>/dev/null || rm -rf "$tmp"
+}
+
+if [[ ${1:-} == install ]]; then
+	install
+	exit 0
 fi
+install
 cp "$src"/*.mjs "$dir/"
 POND_VERIFY_AGENTS="$dir" scripts/go test ./resume/ -run TestAgentLoaders -count=1 -timeout 60m -v "$@" | grep -v -E '^\s*(=== RUN|--- PASS)' | tail -n 80

@@ -1,0 +1,3 @@
+package service
+
+func detect() string { return ManagerLaunchd }
