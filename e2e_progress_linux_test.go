@@ -18,7 +18,7 @@ import (
 // syncs in its own process or a daemon does the work (the CLI follows the daemon's watch
 // stream).
 func TestSyncProgressUnderDaemon(t *testing.T) {
-	bin := sharedBinary(t)
+	bin := pondBinary(t)
 	home, env := isolatedHome(t)
 	alone := finalProgress(t, syncOnTerminal(t, bin, env))
 	if len(alone) == 0 {

@@ -17,7 +17,7 @@ import (
 // of its own that stay empty, so it can only have reached the archive through the socket; the
 // daemon's log names each route, and its event stream reports the imported session.
 func TestCLIWritesThroughDaemon(t *testing.T) {
-	bin := sharedBinary(t)
+	bin := pondBinary(t)
 	home, env := isolatedHome(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
