@@ -14,7 +14,7 @@ import (
 // desktopCmds are the commands of the desktop app, which only the full build holds (the
 // headless build's are in cmd_tray_headless.go).
 func desktopCmds() []*cobra.Command {
-	var open string
+	var open, query string
 	cmd := &cobra.Command{
 		Use:   "tray",
 		Short: "The desktop app: a tray icon with capture status, search, transcripts and resume",
@@ -28,7 +28,7 @@ func desktopCmds() []*cobra.Command {
 				return err
 			}
 			exe, _ := service.Executable()
-			err = desktop.Run(cmd.Context(), desktop.Options{Dirs: d, Exe: exe, Version: version, Open: open, Log: logger()})
+			err = desktop.Run(cmd.Context(), desktop.Options{Dirs: d, Exe: exe, Version: version, Open: open, Query: query, Log: logger()})
 			if errors.Is(err, desktop.ErrRunning) {
 				return &exitError{code: 3, err: err}
 			}
@@ -36,7 +36,9 @@ func desktopCmds() []*cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&open, "open", "", "window to open at start: search, consent or adapters")
+	cmd.Flags().StringVar(&query, "query", "", "query to type into the search window at start")
 	cmd.Flags().MarkHidden("open")
+	cmd.Flags().MarkHidden("query")
 	return []*cobra.Command{cmd}
 }
 

@@ -38,6 +38,7 @@ type Options struct {
 	Exe     string // the pond binary, to spawn `pond daemon`
 	Version string
 	Open    string // a window to open at start: search, consent, adapters (hidden flag)
+	Query   string // typed into the search window at start (hidden flag, for screenshots)
 	Log     *slog.Logger
 }
 
@@ -74,11 +75,23 @@ func Run(ctx context.Context, o Options) error {
 			fyne.Do(func() { d.apply(s) })
 		},
 	}
+	// Fyne v2.7.1 starts the systray only if the tray's menu is set before Run (the driver's
+	// run loop calls trayStart once); later calls re-add the items to the running tray.
+	d.apply(tray.State{Connecting: true})
 	a.Lifecycle().SetOnStarted(func() {
 		go d.follow.Run(ctx)
 		switch o.Open {
-		case "search":
+		case "search", "transcript":
 			d.openSearch()
+			if o.Query != "" {
+				d.search.Entry.SetText(o.Query)
+			}
+			if o.Open == "transcript" {
+				go func() {
+					time.Sleep(2 * time.Second) // the debounced search has answered
+					fyne.Do(d.search.OpenSelected)
+				}()
+			}
 		case "consent":
 			d.openConsent()
 		case "adapters":

@@ -52,6 +52,7 @@ type State struct {
 	Syncing    bool           // a sync_started without its sync_finished
 	LastFailed string         // the last error event's text, cleared by a good sync
 	Archive    string         // the archive folder (Dirs.Data)
+	Connecting bool           // nothing asked yet: the tray has just started
 	Now        time.Time      // for "last sync 5 min ago"
 }
 
@@ -77,6 +78,8 @@ func Build(s State) Menu {
 	st := s.Status
 	expected := s.Service.State == service.Installed || s.Service.State == service.Running || s.Service.State == service.Stale
 	switch {
+	case st == nil && s.Connecting:
+		m.Icon, m.Tooltip = IconStopped, "Pond: connecting to the daemon…"
 	case st == nil && expected:
 		m.Icon, m.Tooltip = IconFailing, "Pond: the daemon is not answering, though its login service is installed"
 	case st == nil:
@@ -103,6 +106,10 @@ func Build(s State) Menu {
 
 	if st == nil {
 		add(Item{Label: "Search…", Action: ActSearch, Disabled: true})
+		if s.Connecting {
+			add(line("Connecting to the daemon…"), sep, Item{Label: "Quit tray", Action: ActQuit})
+			return m
+		}
 		if expected {
 			add(line("Daemon not answering (login service %s)", s.Service.State))
 		} else {

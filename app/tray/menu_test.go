@@ -50,6 +50,8 @@ func TestBuild(t *testing.T) {
 			[]string{"Sync now"}, []string{"Sync now"}},
 		{"backfill", State{Status: ok(func(s *view.Status) { s.Embeddings = view.Embeddings{Enabled: true, Embedded: 250, Pending: 750} })}, IconBackfill, "embedding 750",
 			[]string{"Semantic search: 25% embedded"}, nil},
+		{"connecting", State{Connecting: true}, IconStopped, "connecting",
+			[]string{"Search…", "Connecting to the daemon…", "Quit tray"}, []string{"Search…"}},
 		{"never-synced", State{Status: ok(func(s *view.Status) { s.LastSync = nil })}, IconCapturing, "capturing",
 			[]string{"Never synced"}, nil},
 	}

@@ -94,7 +94,7 @@ func (a *Adapters) show(ads []view.Adapter, st *view.Status) {
 		c := counts[ad.Name]
 		info := widget.NewLabel(fmt.Sprintf("Files: %s\nCaptured: %d sessions, %d messages", where, c.Sessions, c.Messages))
 		info.Wrapping = fyne.TextWrapWord
-		a.Box.Add(container.NewBorder(nil, nil, name, check, info))
+		a.Box.Add(container.NewBorder(nil, nil, nil, check, container.NewVBox(name, info)))
 		a.Box.Add(widget.NewSeparator())
 	}
 	if st != nil && st.LastSync != nil {

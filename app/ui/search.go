@@ -167,6 +167,9 @@ func (s *Search) Selected() (view.SessionHits, bool) {
 // Results are the sessions shown.
 func (s *Search) Results() []view.SessionHits { return s.results }
 
+// OpenSelected opens the selected (or first) result's transcript, as Enter does.
+func (s *Search) OpenSelected() { s.open() }
+
 func (s *Search) open() {
 	if h, ok := s.Selected(); ok && s.OnOpen != nil {
 		s.OnOpen(h)
