@@ -47,6 +47,8 @@ type Search struct {
 	results  []view.SessionHits
 	selected int
 	Done     chan struct{} // tests: receives after each applied answer (nil: none)
+	// HideTiming leaves the milliseconds out of the status line (golden renders).
+	HideTiming bool
 }
 
 // NewSearch builds the search window's content into w.
@@ -277,7 +279,7 @@ func (s *Search) apply(q string, res *view.SearchResult, err error) {
 		s.results = nil
 		s.Empty.SetText(EmptyText(q, res))
 		s.Empty.Show()
-		s.Status.SetText(fmt.Sprintf("No matches (%s, %.0f ms)", res.Mode, res.ElapsedMS))
+		s.Status.SetText(fmt.Sprintf("No matches (%s%s)", res.Mode, s.timing(res)))
 	default:
 		s.results = res.Sessions
 		s.Empty.Hide()
@@ -285,7 +287,7 @@ func (s *Search) apply(q string, res *view.SearchResult, err error) {
 		if res.HasMore {
 			more = "+"
 		}
-		s.Status.SetText(fmt.Sprintf("%d%s sessions, %d matching messages (%s, %.0f ms)", len(res.Sessions), more, res.MatchedTotal, res.Mode, res.ElapsedMS))
+		s.Status.SetText(fmt.Sprintf("%d%s sessions, %d matching messages (%s%s)", len(res.Sessions), more, res.MatchedTotal, res.Mode, s.timing(res)))
 	}
 	s.List.Refresh()
 	if len(s.results) > 0 {
@@ -293,23 +295,26 @@ func (s *Search) apply(q string, res *view.SearchResult, err error) {
 	}
 }
 
+func (s *Search) timing(res *view.SearchResult) string {
+	if s.HideTiming {
+		return ""
+	}
+	return fmt.Sprintf(", %.0f ms", res.ElapsedMS)
+}
+
 // EmptyText says what to try when a search found nothing, rather than implying absence.
 func EmptyText(q string, res *view.SearchResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Nothing matched “%s”.", q)
-	if res.Reason != "" {
-		b.WriteString(" " + res.Reason + ".")
-	}
-	if res.Hint != "" {
-		b.WriteString("\n" + res.Hint)
-	} else if res.Mode == view.ModeFTS {
+	if res.Mode == view.ModeFTS {
 		b.WriteString("\nTry fewer or shorter words, a prefix (refact*), or Hybrid mode to find related wording.")
 	} else {
 		b.WriteString("\nTry Full text for exact words, or fewer words.")
 	}
-	if res.SearchableInScope > 0 {
-		fmt.Fprintf(&b, "\n%d messages are searchable.", res.SearchableInScope)
-	} else {
+	if res.Hint != "" {
+		b.WriteString("\n" + res.Hint)
+	}
+	if res.SearchableInScope == 0 {
 		b.WriteString("\nNothing is captured yet: check Adapters… in the tray, then Sync now.")
 	}
 	return b.String()

@@ -38,6 +38,13 @@ type Transcript struct {
 
 // NewTranscript builds the window for session id into w and loads its first page.
 func NewTranscript(api API, w fyne.Window, id string, onResume func()) *Transcript {
+	t := BuildTranscript(api, w, id, onResume)
+	t.Load()
+	return t
+}
+
+// BuildTranscript builds the window without loading anything yet.
+func BuildTranscript(api API, w fyne.Window, id string, onResume func()) *Transcript {
 	t := &Transcript{API: api, Win: w, Session: id}
 	t.Header = widget.NewLabel("Loading " + id + "…")
 	t.Header.TextStyle = fyne.TextStyle{Bold: true}
@@ -56,7 +63,6 @@ func NewTranscript(api API, w fyne.Window, id string, onResume func()) *Transcri
 			w.Close()
 		}
 	})
-	t.Load()
 	return t
 }
 
