@@ -14,6 +14,7 @@ import (
 	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/present"
 	"github.com/pondhq/pond/resume"
+	"github.com/pondhq/pond/resume/terminal"
 )
 
 func newResumeCmd() *cobra.Command {
@@ -88,8 +89,8 @@ Examples:
 			}
 			var launched string
 			if o.Status == resume.OK && launch {
-				launched, err = resume.Launch(o.Command, os.Getenv)
-				if err != nil && !errors.Is(err, resume.ErrNoTerminal) {
+				launched, err = terminal.Launch(o.Command, os.Getenv)
+				if err != nil && !errors.Is(err, terminal.ErrNoTerminal) {
 					fmt.Fprintf(cmd.ErrOrStderr(), "pond: could not open a terminal (%v); run the command yourself\n", err)
 				}
 			}

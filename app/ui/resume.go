@@ -2,7 +2,9 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -12,8 +14,12 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/resume/terminal"
 	"github.com/pondhq/pond/session/view"
 )
+
+// Launch opens a command in a terminal (terminal.Launch); tests replace it.
+var Launch = func(command string) (string, error) { return terminal.Launch(command, os.Getenv) }
 
 // Resume restores session (of agent) into agent through the API in the background and
 // calls done with the outcome (a refusal is an outcome too) or the failure.
@@ -78,7 +84,21 @@ func ShowOutcome(w fyne.Window, fallback string, o *view.ResumeOutcome, err erro
 		copyText(cmd)
 		status.SetText("Copied.")
 	})
-	content := container.NewVBox(text, widget.NewLabel("Run it in a terminal:"), cmdEntry, container.NewHBox(cp, status))
+	run := widget.NewButton("Open in terminal", func() {
+		name, err := Launch(cmd)
+		switch {
+		case errors.Is(err, terminal.ErrNoTerminal):
+			status.SetText("No terminal found here: copy the command instead.")
+		case err != nil:
+			status.SetText("Could not open a terminal: " + err.Error())
+		default:
+			status.SetText("Opened in " + name + ".")
+		}
+	})
+	if err != nil || (o.Status != view.ResumeOK && o.Status != view.ResumeTargetExists) || cmd == fallback {
+		run.Disable() // nothing restored to run: the command is offered to copy
+	}
+	content := container.NewVBox(text, widget.NewLabel("Run it in a terminal:"), cmdEntry, container.NewHBox(run, cp, status))
 	d := dialog.NewCustom("Resume", "Close", content, w)
 	d.Resize(fyne.NewSize(560, 260))
 	d.Show()

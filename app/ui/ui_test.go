@@ -277,3 +277,47 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 	t.Fatal("condition not met within 20s")
 }
+
+// TestOutcomeDialog: a restored session offers its command to copy and to open in a terminal.
+func TestOutcomeDialog(t *testing.T) {
+	a := test.NewTempApp(t)
+	w := a.NewWindow("r")
+	w.Resize(fyne.NewSize(700, 400))
+	var launched, copied string
+	Launch = func(c string) (string, error) { launched = c; return "xterm", nil }
+	o := &view.ResumeOutcome{Status: view.ResumeOK, To: "claude-code", Native: true, Cwd: "/srv/demo", Command: "cd /srv/demo && claude --resume abc"}
+	ShowOutcome(w, "pond resume abc --to claude-code", o, nil, func(c string) { copied = c })
+	for _, label := range []string{"Open in terminal", "Copy command"} {
+		b := findButton(w.Canvas().Overlays().Top(), label)
+		if b == nil {
+			t.Fatalf("no %q button", label)
+		}
+		test.Tap(b)
+	}
+	if launched != o.Command || copied != o.Command {
+		t.Errorf("launched %q, copied %q, want %q", launched, copied, o.Command)
+	}
+}
+
+func findButton(o fyne.CanvasObject, label string) *widget.Button {
+	switch v := o.(type) {
+	case *widget.Button:
+		if v.Text == label {
+			return v
+		}
+	case *fyne.Container:
+		for _, c := range v.Objects {
+			if b := findButton(c, label); b != nil {
+				return b
+			}
+		}
+	case fyne.Widget:
+		r := test.WidgetRenderer(v)
+		for _, c := range r.Objects() {
+			if b := findButton(c, label); b != nil {
+				return b
+			}
+		}
+	}
+	return nil
+}

@@ -1,4 +1,4 @@
-package resume
+package terminal
 
 // terminals are the emulators tried on Linux, the user's choice ($TERMINAL) first. None is
 // tried without a display.

@@ -1,4 +1,6 @@
-package resume
+// Package terminal opens a command line in a new terminal window, for the CLI's `pond resume
+// --launch` and the desktop app's Resume alike.
+package terminal
 
 import (
 	"errors"
