@@ -3,6 +3,8 @@ package tray
 import (
 	"bytes"
 	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +107,19 @@ func TestIconsDistinct(t *testing.T) {
 			t.Errorf("%s draws the same as %s", ic, o)
 		}
 		seen[string(b)] = ic
+	}
+}
+
+// TestWriteIcons writes every icon to $POND_ICON_OUT (for docs/screens/tray-icons.png); skipped
+// when unset.
+func TestWriteIcons(t *testing.T) {
+	dir := os.Getenv("POND_ICON_OUT")
+	if dir == "" {
+		t.Skip("POND_ICON_OUT not set")
+	}
+	for _, ic := range []Icon{IconCapturing, IconSyncing, IconBackfill, IconPaused, IconDeclined, IconStopped, IconFailing} {
+		if err := os.WriteFile(filepath.Join(dir, string(ic)+".png"), PNG(ic), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
