@@ -37,7 +37,7 @@ type Options struct {
 	Dirs    paths.Dirs
 	Exe     string // the pond binary, to spawn `pond daemon`
 	Version string
-	Open    string // a window to open at start: search, consent, adapters (hidden flag)
+	Open    string // a window to open at start: search, transcript, resume, consent, adapters (hidden flag)
 	Query   string // typed into the search window at start (hidden flag, for screenshots)
 	Log     *slog.Logger
 }
@@ -81,15 +81,19 @@ func Run(ctx context.Context, o Options) error {
 	a.Lifecycle().SetOnStarted(func() {
 		go d.follow.Run(ctx)
 		switch o.Open {
-		case "search", "transcript":
+		case "search", "transcript", "resume":
 			d.openSearch()
 			if o.Query != "" {
 				d.search.Entry.SetText(o.Query)
 			}
-			if o.Open == "transcript" {
+			if o.Open != "search" {
 				go func() {
 					time.Sleep(2 * time.Second) // the debounced search has answered
-					fyne.Do(d.search.OpenSelected)
+					if o.Open == "transcript" {
+						fyne.Do(d.search.OpenSelected)
+					} else {
+						fyne.Do(d.search.ResumeSelected)
+					}
 				}()
 			}
 		case "consent":

@@ -53,7 +53,7 @@ func OutcomeText(o *view.ResumeOutcome) string {
 	case view.ResumeTargetExists:
 		b.WriteString("Already restored: the agent has this session. Resume it with the command below.")
 	case view.ResumeCwdMissing:
-		fmt.Fprintf(&b, "The session's working directory is gone: %s", o.Message)
+		b.WriteString("Not restored: " + o.Message)
 	case view.ResumeNotStored:
 		b.WriteString("This session is not in the archive.")
 	default:

@@ -178,6 +178,9 @@ func (s *Search) open() {
 	}
 }
 
+// ResumeSelected resumes the selected (or first) result, as Ctrl+Enter does.
+func (s *Search) ResumeSelected() { s.resume() }
+
 func (s *Search) resume() {
 	if h, ok := s.Selected(); ok && s.OnResume != nil {
 		s.OnResume(h)
