@@ -45,6 +45,7 @@ id=$(awk '/ Pause capture$/{print $1}' "$tmp/menu.txt")
 "${bus[@]}" call -- "$name" /StatusNotifierMenu com.canonical.dbusmenu Event isvu "$id" clicked s "" 0
 sleep 2
 "$pond" status 2>/dev/null | grep -q 'capture consent: declined' || { echo "FAIL: clicking Pause capture did not decline capture" >&2; exit 1; }
-labels | grep -q ' Turn capture on…$' || { echo "FAIL: the menu did not follow the change" >&2; exit 1; }
+labels >"$tmp/menu2.txt"
+grep -q ' Turn capture on…$' "$tmp/menu2.txt" || { echo "FAIL: the menu did not follow the change" >&2; exit 1; }
 "${bus[@]}" get-property "$name" /StatusNotifierItem org.kde.StatusNotifierItem ToolTip
 echo "ok: tray menu read, Pause capture clicked, the daemon declined capture, the menu followed; screenshots in $out"

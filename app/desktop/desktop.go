@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"time"
 
@@ -115,6 +116,7 @@ type desk struct {
 
 	state    tray.State
 	menu     *fyne.Menu
+	shown    tray.Menu // what menu holds now
 	icon     tray.Icon
 	asked    bool // consent window shown once for not_asked
 	search   *ui.Search
@@ -146,6 +148,17 @@ func (d *desk) apply(s tray.State) {
 	if !ok {
 		return
 	}
+	if d.search != nil && s.Status != nil {
+		d.search.SetSemantic(semanticReason(s.Status))
+	}
+	if s.Status != nil && s.Status.Consent == "not_asked" && !d.asked {
+		d.asked = true
+		d.openConsent()
+	}
+	if d.menu != nil && reflect.DeepEqual(m, d.shown) {
+		return // unchanged: re-adding the items would renumber them under an open menu
+	}
+	d.shown = m
 	items := make([]*fyne.MenuItem, 0, len(m.Items))
 	for _, it := range m.Items {
 		if it.Separator {
@@ -171,13 +184,6 @@ func (d *desk) apply(s tray.State) {
 		d.icon = m.Icon
 	}
 	systray.SetTooltip(m.Tooltip) // the same systray Fyne drives: no second owner
-	if d.search != nil && s.Status != nil {
-		d.search.SetSemantic(semanticReason(s.Status))
-	}
-	if s.Status != nil && s.Status.Consent == "not_asked" && !d.asked {
-		d.asked = true
-		d.openConsent()
-	}
 }
 
 func semanticReason(st *view.Status) string {
