@@ -23,7 +23,7 @@ GO := go
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION) -X main.nativeDir=$(NATIVE_DIR)
 
-.PHONY: setup build build-headless test bench bench-sync verify-agents native-check fmt vet clean print-env
+.PHONY: setup build build-headless test bench bench-sync verify-agents tray-smoke native-check fmt vet clean print-env
 
 setup:
 	@scripts/setup.sh
@@ -37,6 +37,10 @@ build: native-check
 # A pond without the desktop app, for machines with no GL or X libraries (servers, CI images).
 build-headless: native-check
 	$(GO) build -tags $(GO_TAGS),headless -ldflags '$(LDFLAGS)' -o bin/pond .
+
+# The desktop app end to end under Xvfb and a private D-Bus (xvfb, dbus, imagemagick).
+tray-smoke: build
+	scripts/tray-smoke.sh bin/pond
 
 test: native-check
 	$(GO) vet -tags $(GO_TAGS) $(PKGS)

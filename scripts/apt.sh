@@ -38,6 +38,7 @@ table=(
   "xauth            /usr/bin/xauth"
   "dbus             /usr/bin/dbus-daemon"
   "dbus-x11         /usr/bin/dbus-launch"
+  "imagemagick      /usr/bin/import"
 )
 
 # check: every listed file exists; prints the packages to install and fails otherwise.

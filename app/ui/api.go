@@ -1,0 +1,24 @@
+// Package ui builds Pond's desktop windows (search, transcript, resume, consent, adapters)
+// from models that talk to the daemon through API. It never imports Fyne's app driver, so
+// tests drive every window with fyne.io/fyne/v2/test and no display. Calls to the daemon run
+// in goroutines; their answers reach the widgets through fyne.Do.
+package ui
+
+import (
+	"context"
+
+	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/session/view"
+)
+
+// API is the part of ipc.Client the windows use.
+type API interface {
+	Status(ctx context.Context) (*view.Status, error)
+	Search(ctx context.Context, req *apitype.SearchRequest) (*view.SearchResult, error)
+	GetSession(ctx context.Context, req *apitype.GetSessionRequest) (*view.SessionPage, error)
+	Resume(ctx context.Context, req *apitype.ResumeRequest) (*view.ResumeOutcome, error)
+	Adapters(ctx context.Context) (*apitype.AdaptersResponse, error)
+	SetAdapters(ctx context.Context, req *apitype.AdapterRequest) (*apitype.AdaptersResponse, error)
+	Consent(ctx context.Context) (*apitype.Consent, error)
+	SetConsent(ctx context.Context, req *apitype.Consent) (*apitype.Consent, error)
+}

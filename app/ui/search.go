@@ -1,0 +1,385 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/session/view"
+)
+
+// Modes are the search modes as the window names them, in order, with the API's names.
+var Modes = []struct{ Label, Mode string }{
+	{"Full text", view.ModeFTS},
+	{"Semantic", view.ModeVector},
+	{"Hybrid", view.ModeHybrid},
+}
+
+// Search is the search window's model and widgets.
+type Search struct {
+	API      API
+	Win      fyne.Window
+	Debounce time.Duration
+	// OnOpen opens a transcript (the app opens a transcript window); OnResume restores.
+	OnOpen   func(h view.SessionHits)
+	OnResume func(h view.SessionHits)
+	// Copy puts text on the clipboard (the window's clipboard when nil).
+	Copy func(string)
+
+	Entry  *searchEntry
+	Mode   *widget.Select
+	Status *widget.Label
+	List   *widget.List
+	Empty  *widget.Label
+
+	mu       sync.Mutex
+	seq      int
+	timer    *time.Timer
+	semantic string // why semantic search is unavailable; "" when it is
+	results  []view.SessionHits
+	selected int
+	Done     chan struct{} // tests: receives after each applied answer (nil: none)
+	// HideTiming leaves the milliseconds out of the status line (golden renders).
+	HideTiming bool
+}
+
+// NewSearch builds the search window's content into w.
+func NewSearch(api API, w fyne.Window) *Search {
+	s := &Search{API: api, Win: w, Debounce: 150 * time.Millisecond, selected: -1}
+	s.Entry = newSearchEntry(s)
+	s.Entry.SetPlaceHolder("Search your agent sessions…")
+	s.Entry.OnChanged = func(string) { s.schedule() }
+	s.Entry.OnSubmitted = func(string) { s.open() }
+	labels := make([]string, len(Modes))
+	for i, m := range Modes {
+		labels[i] = m.Label
+	}
+	s.Mode = widget.NewSelect(labels, nil)
+	s.Mode.SetSelected(Modes[0].Label)
+	s.Mode.OnChanged = func(l string) {
+		if l != Modes[0].Label && s.semantic != "" {
+			s.Status.SetText(s.semantic)
+			s.Mode.SetSelected(Modes[0].Label)
+			return
+		}
+		s.schedule()
+	}
+	s.Status = widget.NewLabel("Type to search every captured session.")
+	s.Status.Truncation = fyne.TextTruncateEllipsis
+	s.Empty = widget.NewLabel("")
+	s.Empty.Wrapping = fyne.TextWrapWord
+	s.Empty.Hide()
+	s.List = widget.NewList(
+		func() int { return len(s.results) },
+		func() fyne.CanvasObject {
+			title := widget.NewLabel("agent · project · date")
+			title.TextStyle = fyne.TextStyle{Bold: true}
+			title.Truncation = fyne.TextTruncateEllipsis
+			snip := widget.NewLabel("snippet")
+			snip.Truncation = fyne.TextTruncateEllipsis
+			return container.NewVBox(title, snip)
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id >= len(s.results) {
+				return
+			}
+			h := s.results[id]
+			box := o.(*fyne.Container)
+			box.Objects[0].(*widget.Label).SetText(Title(h))
+			box.Objects[1].(*widget.Label).SetText(Snippet(h))
+		})
+	s.List.OnSelected = func(id widget.ListItemID) { s.selected = id }
+	open := widget.NewButton("Open transcript (Enter)", s.open)
+	resume := widget.NewButton("Resume (Ctrl+Enter)", s.resume)
+	cp := widget.NewButton("Copy resume command (Ctrl+C)", s.copyCommand)
+	top := container.NewBorder(nil, nil, nil, s.Mode, s.Entry)
+	bottom := container.NewVBox(container.NewHBox(open, resume, cp), s.Status)
+	w.SetContent(container.NewBorder(top, bottom, nil, nil, container.NewStack(s.List, s.Empty)))
+	w.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { s.resume() })
+	w.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyK, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { s.Focus() })
+	w.Canvas().SetOnTypedKey(func(k *fyne.KeyEvent) { s.key(k.Name) })
+	w.Canvas().SetOnTypedRune(func(r rune) {
+		switch r {
+		case 'j':
+			s.Move(1)
+		case 'k':
+			s.Move(-1)
+		case '/':
+			s.Focus()
+		}
+	})
+	return s
+}
+
+// Focus puts the cursor in the query.
+func (s *Search) Focus() { s.Win.Canvas().Focus(s.Entry) }
+
+// SetSemantic says why semantic and hybrid search are unavailable ("" when they are).
+func (s *Search) SetSemantic(reason string) { s.semantic = reason }
+
+func (s *Search) key(k fyne.KeyName) {
+	switch k {
+	case fyne.KeyDown:
+		s.Move(1)
+	case fyne.KeyUp:
+		s.Move(-1)
+	case fyne.KeyReturn, fyne.KeyEnter:
+		s.open()
+	case fyne.KeyEscape:
+		s.Win.Hide()
+	}
+}
+
+// Move moves the selection by d results.
+func (s *Search) Move(d int) {
+	if len(s.results) == 0 {
+		return
+	}
+	n := s.selected + d
+	if n < 0 {
+		n = 0
+	}
+	if n >= len(s.results) {
+		n = len(s.results) - 1
+	}
+	s.List.Select(n)
+	s.selected = n
+}
+
+// Selected is the selected result, or the first when none is.
+func (s *Search) Selected() (view.SessionHits, bool) {
+	if len(s.results) == 0 {
+		return view.SessionHits{}, false
+	}
+	i := s.selected
+	if i < 0 || i >= len(s.results) {
+		i = 0
+	}
+	return s.results[i], true
+}
+
+// Results are the sessions shown.
+func (s *Search) Results() []view.SessionHits { return s.results }
+
+// OpenSelected opens the selected (or first) result's transcript, as Enter does.
+func (s *Search) OpenSelected() { s.open() }
+
+func (s *Search) open() {
+	if h, ok := s.Selected(); ok && s.OnOpen != nil {
+		s.OnOpen(h)
+	}
+}
+
+// ResumeSelected resumes the selected (or first) result, as Ctrl+Enter does.
+func (s *Search) ResumeSelected() { s.resume() }
+
+func (s *Search) resume() {
+	if h, ok := s.Selected(); ok && s.OnResume != nil {
+		s.OnResume(h)
+	}
+}
+
+func (s *Search) copyCommand() {
+	h, ok := s.Selected()
+	if !ok {
+		return
+	}
+	cmd := ResumeCommand(h)
+	s.copy(cmd)
+	s.Status.SetText("Copied: " + cmd)
+}
+
+func (s *Search) copy(text string) {
+	if s.Copy != nil {
+		s.Copy(text)
+		return
+	}
+	fyne.CurrentApp().Clipboard().SetContent(text)
+}
+
+func (s *Search) mode() string {
+	for _, m := range Modes {
+		if m.Label == s.Mode.Selected {
+			return m.Mode
+		}
+	}
+	return view.ModeFTS
+}
+
+// schedule runs the query after the debounce; a later keystroke replaces it, and an answer
+// to an older query is dropped.
+func (s *Search) schedule() {
+	q, mode := strings.TrimSpace(s.Entry.Text), s.mode()
+	s.mu.Lock()
+	s.seq++
+	seq := s.seq
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	s.timer = time.AfterFunc(s.Debounce, func() { s.run(seq, q, mode) })
+	s.mu.Unlock()
+}
+
+func (s *Search) current(seq int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return seq == s.seq
+}
+
+func (s *Search) run(seq int, q, mode string) {
+	if q == "" {
+		fyne.Do(func() {
+			if s.current(seq) {
+				s.apply(q, nil, nil)
+			}
+		})
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req := &apitype.SearchRequest{SearchRequest: view.SearchRequest{Query: q, Mode: mode, Limit: 50}}
+	res, err := s.API.Search(ctx, req)
+	if !s.current(seq) {
+		return // a newer keystroke owns the window
+	}
+	fyne.Do(func() {
+		if s.current(seq) {
+			s.apply(q, res, err)
+		}
+	})
+}
+
+func (s *Search) apply(q string, res *view.SearchResult, err error) {
+	defer func() {
+		if s.Done != nil {
+			select {
+			case s.Done <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	s.selected = -1
+	s.List.UnselectAll()
+	switch {
+	case err != nil:
+		s.results = nil
+		s.Empty.SetText("Search failed: " + err.Error() + "\nIs the daemon running? The tray's menu can start it.")
+		s.Empty.Show()
+		s.Status.SetText("")
+	case res == nil:
+		s.results = nil
+		s.Empty.Hide()
+		s.Status.SetText("Type to search every captured session.")
+	case len(res.Sessions) == 0:
+		s.results = nil
+		s.Empty.SetText(EmptyText(q, res))
+		s.Empty.Show()
+		s.Status.SetText(fmt.Sprintf("No matches (%s%s)", res.Mode, s.timing(res)))
+	default:
+		s.results = res.Sessions
+		s.Empty.Hide()
+		more := ""
+		if res.HasMore {
+			more = "+"
+		}
+		s.Status.SetText(fmt.Sprintf("%d%s sessions, %d matching messages (%s%s)", len(res.Sessions), more, res.MatchedTotal, res.Mode, s.timing(res)))
+	}
+	s.List.Refresh()
+	if len(s.results) > 0 {
+		s.List.ScrollToTop()
+	}
+}
+
+func (s *Search) timing(res *view.SearchResult) string {
+	if s.HideTiming {
+		return ""
+	}
+	return fmt.Sprintf(", %.0f ms", res.ElapsedMS)
+}
+
+// EmptyText says what to try when a search found nothing, rather than implying absence.
+func EmptyText(q string, res *view.SearchResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Nothing matched “%s”.", q)
+	if res.Mode == view.ModeFTS {
+		b.WriteString("\nTry fewer or shorter words, a prefix (refact*), or Hybrid mode to find related wording.")
+	} else {
+		b.WriteString("\nTry Full text for exact words, or fewer words.")
+	}
+	if res.Hint != "" {
+		b.WriteString("\n" + res.Hint)
+	}
+	if res.SearchableInScope == 0 {
+		b.WriteString("\nNothing is captured yet: check Adapters… in the tray, then Sync now.")
+	}
+	return b.String()
+}
+
+// Title is a result's heading: agent · project · date · matches.
+func Title(h view.SessionHits) string {
+	date := h.CreatedAt
+	if t, err := time.Parse(time.RFC3339Nano, h.CreatedAt); err == nil {
+		date = t.Local().Format("2006-01-02 15:04")
+	}
+	proj := h.Project
+	if proj == "" {
+		proj = "(no project)"
+	}
+	return fmt.Sprintf("%s · %s · %s · %d of %d messages", h.SourceAgent, proj, date, h.MatchedMessageCount, h.SessionMessagesCount)
+}
+
+// Snippet is a result's best line of text.
+func Snippet(h view.SessionHits) string {
+	if len(h.Matches) == 0 {
+		return ""
+	}
+	m := h.Matches[0]
+	return m.Role + ": " + strings.Join(strings.Fields(m.Text), " ")
+}
+
+// ResumeCommand is the command that restores and resumes h in its own agent.
+func ResumeCommand(h view.SessionHits) string {
+	return "pond resume " + h.SessionID + " --to " + h.SourceAgent
+}
+
+// searchEntry is the query field: arrows, Escape and Ctrl+C (with no selection) act on the
+// results instead of the text.
+type searchEntry struct {
+	widget.Entry
+	s *Search
+}
+
+func newSearchEntry(s *Search) *searchEntry {
+	e := &searchEntry{s: s}
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+func (e *searchEntry) TypedKey(k *fyne.KeyEvent) {
+	switch k.Name {
+	case fyne.KeyUp, fyne.KeyDown, fyne.KeyEscape:
+		e.s.key(k.Name)
+		return
+	}
+	e.Entry.TypedKey(k)
+}
+
+func (e *searchEntry) TypedShortcut(sc fyne.Shortcut) {
+	if _, ok := sc.(*fyne.ShortcutCopy); ok && e.SelectedText() == "" {
+		e.s.copyCommand()
+		return
+	}
+	if cs, ok := sc.(*desktop.CustomShortcut); ok && cs.KeyName == fyne.KeyReturn {
+		e.s.resume()
+		return
+	}
+	e.Entry.TypedShortcut(sc)
+}

@@ -1,0 +1,325 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/pondhq/pond/daemon/daemontest"
+	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/session/view"
+)
+
+// archive is a real daemon over a real socket holding the Claude Code fixtures, synced.
+func archive(t *testing.T) *daemontest.Served {
+	t.Helper()
+	s := daemontest.Start(t, "../../adapters/claudecode/testdata/projects")
+	ctx := context.Background()
+	if _, err := s.Client.SetConsent(ctx, &apitype.Consent{Capture: "granted"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Client.Sync(ctx, &apitype.SyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func wait(t *testing.T, ch chan struct{}) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no answer from the daemon within 20s")
+	}
+}
+
+func newSearch(t *testing.T, api API) (*Search, fyne.Window) {
+	a := test.NewTempApp(t)
+	w := a.NewWindow("search")
+	w.Resize(fyne.NewSize(800, 500))
+	s := NewSearch(api, w)
+	s.Debounce = 5 * time.Millisecond
+	s.HideTiming = true
+	s.Done = make(chan struct{}, 1)
+	return s, w
+}
+
+func TestSearchWindow(t *testing.T) {
+	time.Local = time.UTC
+	srv := archive(t)
+	s, w := newSearch(t, srv.Client)
+	var copied string
+	s.Copy = func(c string) { copied = c }
+	var opened, resumed view.SessionHits
+	s.OnOpen = func(h view.SessionHits) { opened = h }
+	s.OnResume = func(h view.SessionHits) { resumed = h }
+
+	w.Canvas().Focus(s.Entry)
+	test.Type(s.Entry, "test")
+	wait(t, s.Done)
+	if len(s.Results()) == 0 {
+		t.Fatalf("typing %q found nothing; status %q", "test", s.Status.Text)
+	}
+	got := Title(s.Results()[0])
+	if !strings.HasPrefix(got, "claude-code · /srv/demo · ") {
+		t.Errorf("title: got %q", got)
+	}
+	test.AssertRendersToMarkup(t, "search_results.xml", w.Canvas())
+
+	// keyboard: ↓ selects, Enter opens, Ctrl+Enter resumes, Ctrl+C copies the command
+	s.Entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
+	if h, _ := s.Selected(); h.SessionID == "" {
+		t.Fatal("↓ selected nothing")
+	}
+	s.Entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if opened.SessionID != s.Results()[0].SessionID {
+		t.Errorf("Enter opened %q, want %q", opened.SessionID, s.Results()[0].SessionID)
+	}
+	s.resume()
+	if resumed.SessionID == "" {
+		t.Error("Ctrl+Enter resumed nothing")
+	}
+	s.Entry.TypedShortcut(&fyne.ShortcutCopy{})
+	if want := "pond resume " + s.Results()[0].SessionID + " --to claude-code"; copied != want {
+		t.Errorf("Ctrl+C copied %q, want %q", copied, want)
+	}
+
+	// nothing matched: say what to try
+	s.Entry.SetText("zyxwvutsrq")
+	wait(t, s.Done)
+	if len(s.Results()) != 0 || !s.Empty.Visible() || !strings.Contains(s.Empty.Text, "Try") {
+		t.Errorf("empty: results %d, text %q", len(s.Results()), s.Empty.Text)
+	}
+
+	// semantic without a model: refused with the reason, back to full text
+	s.SetSemantic("Semantic search needs the model")
+	s.Mode.SetSelected("Semantic")
+	if s.Mode.Selected != "Full text" || s.Status.Text != "Semantic search needs the model" {
+		t.Errorf("semantic with no model: mode %q, status %q", s.Mode.Selected, s.Status.Text)
+	}
+}
+
+// TestSearchDropsStaleAnswers: only the last of a burst of keystrokes is shown.
+func TestSearchDropsStaleAnswers(t *testing.T) {
+	srv := archive(t)
+	s, w := newSearch(t, srv.Client)
+	w.Canvas().Focus(s.Entry)
+	s.Debounce = 50 * time.Millisecond
+	test.Type(s.Entry, "zyxw")
+	s.Entry.SetText("test")
+	wait(t, s.Done)
+	if s.Entry.Text != "test" || len(s.Results()) == 0 {
+		t.Errorf("after the burst: query %q, %d results", s.Entry.Text, len(s.Results()))
+	}
+	select {
+	case <-s.Done:
+		t.Error("a second answer was applied")
+	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+func TestTranscript(t *testing.T) {
+	time.Local = time.UTC
+	srv := archive(t)
+	res, err := srv.Client.Search(context.Background(), &apitype.SearchRequest{SearchRequest: view.SearchRequest{Query: "test"}})
+	if err != nil || len(res.Sessions) == 0 {
+		t.Fatalf("search: %v, %v", res, err)
+	}
+	a := test.NewTempApp(t)
+	w := a.NewWindow("t")
+	w.Resize(fyne.NewSize(700, 600))
+	tr := BuildTranscript(srv.Client, w, res.Sessions[0].SessionID, func() {})
+	tr.Done = make(chan struct{}, 1)
+	tr.Load()
+	wait(t, tr.Done)
+	test.AssertRendersToMarkup(t, "transcript.xml", w.Canvas())
+	if tr.Shown == 0 || len(tr.Box.Objects) != tr.Shown {
+		t.Fatalf("shown %d messages, %d turns", tr.Shown, len(tr.Box.Objects))
+	}
+	if !strings.Contains(tr.Header.Text, "claude-code · /srv/demo") {
+		t.Errorf("header: %q", tr.Header.Text)
+	}
+	// a tool call is folded and opens
+	var acc *widget.Accordion
+	for _, o := range tr.Box.Objects {
+		if acc = findAccordion(o); acc != nil {
+			break
+		}
+	}
+	if acc == nil {
+		t.Fatal("no folded tool call in the transcript")
+	}
+	if acc.Items[0].Open {
+		t.Error("tool call open before a click")
+	}
+	acc.Open(0)
+	if !acc.Items[0].Open {
+		t.Error("tool call did not open")
+	}
+}
+
+func findAccordion(o fyne.CanvasObject) *widget.Accordion {
+	switch v := o.(type) {
+	case *widget.Accordion:
+		return v
+	case *fyne.Container:
+		for _, c := range v.Objects {
+			if a := findAccordion(c); a != nil {
+				return a
+			}
+		}
+	}
+	return nil
+}
+
+func TestResumeOutcomes(t *testing.T) {
+	srv := archive(t)
+	res, err := srv.Client.Search(context.Background(), &apitype.SearchRequest{SearchRequest: view.SearchRequest{Query: "test"}})
+	if err != nil || len(res.Sessions) == 0 {
+		t.Fatalf("search: %v, %v", res, err)
+	}
+	test.NewTempApp(t)
+	tests := []struct {
+		name, session string
+		want          []view.ResumeStatus
+	}{
+		{"stored", res.Sessions[0].SessionID, []view.ResumeStatus{view.ResumeOK, view.ResumeCwdMissing}},
+		{"not-stored", "no-such-session", []view.ResumeStatus{view.ResumeNotStored}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan struct{})
+			var o *view.ResumeOutcome
+			var rerr error
+			Resume(srv.Client, tt.session, "claude-code", func(got *view.ResumeOutcome, err error) { o, rerr = got, err; close(done) })
+			wait(t, done)
+			if rerr != nil {
+				t.Fatalf("resume: %v", rerr)
+			}
+			ok := false
+			for _, w := range tt.want {
+				ok = ok || o.Status == w
+			}
+			if !ok {
+				t.Errorf("status: got %s want one of %v (%s)", o.Status, tt.want, o.Message)
+			}
+			if OutcomeText(o) == "" {
+				t.Error("no outcome text")
+			}
+		})
+	}
+}
+
+func TestConsentWindow(t *testing.T) {
+	srv := daemontest.Start(t, "../../adapters/claudecode/testdata/projects")
+	a := test.NewTempApp(t)
+	w := a.NewWindow("consent")
+	c := NewConsent(srv.Client, w, srv.Dirs.Data.Path)
+	waitFor(t, func() bool { return strings.Contains(c.Agents.Text, "claude-code") })
+	c.Done = make(chan struct{}, 1)
+	for _, tt := range []struct {
+		name string
+		btn  *widget.Button
+		want string
+	}{{"grant", c.Grant, "granted"}, {"decline", c.Decline, "declined"}} {
+		t.Run(tt.name, func(t *testing.T) {
+			test.Tap(tt.btn)
+			wait(t, c.Done)
+			got, err := srv.Client.Consent(context.Background())
+			if err != nil || got.Capture != tt.want {
+				t.Errorf("consent: got %+v, %v want %s", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestAdaptersWindow(t *testing.T) {
+	srv := archive(t)
+	a := test.NewTempApp(t)
+	w := a.NewWindow("adapters")
+	ad := NewAdapters(srv.Client, w)
+	waitFor(t, func() bool { return ad.Checks["claude-code"] != nil })
+	ad.Done = make(chan struct{}, 4)
+	var on bool
+	fyne.DoAndWait(func() { on = ad.Checks["claude-code"].Checked })
+	if !on {
+		t.Fatal("claude-code not shown as enabled after a sync")
+	}
+	fyne.DoAndWait(func() { ad.Checks["claude-code"].SetChecked(false) })
+	waitFor(t, func() bool {
+		r, err := srv.Client.Adapters(context.Background())
+		if err != nil {
+			return false
+		}
+		for _, x := range r.Adapters {
+			if x.Name == "claude-code" {
+				return !x.Enabled
+			}
+		}
+		return false
+	})
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for i := 0; i < 400; i++ {
+		ok := false
+		fyne.DoAndWait(func() { ok = cond() })
+		if ok {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("condition not met within 20s")
+}
+
+// TestOutcomeDialog: a restored session offers its command to copy and to open in a terminal.
+func TestOutcomeDialog(t *testing.T) {
+	a := test.NewTempApp(t)
+	w := a.NewWindow("r")
+	w.Resize(fyne.NewSize(700, 400))
+	var copied, dir string
+	var launched [][]string
+	Launch = func(argv [][]string, d string) (string, error) { launched, dir = argv, d; return "xterm", nil }
+	o := &view.ResumeOutcome{Status: view.ResumeOK, To: "claude-code", Native: true, Cwd: "/srv/demo",
+		Argv: [][]string{{"claude", "--resume", "abc"}}, Command: "cd /srv/demo && claude --resume abc"}
+	ShowOutcome(w, "pond resume abc --to claude-code", o, nil, func(c string) { copied = c })
+	for _, label := range []string{"Open in terminal", "Copy command"} {
+		b := findButton(w.Canvas().Overlays().Top(), label)
+		if b == nil {
+			t.Fatalf("no %q button", label)
+		}
+		test.Tap(b)
+	}
+	if len(launched) != 1 || launched[0][2] != "abc" || dir != o.Cwd || copied != o.Command {
+		t.Errorf("launched %q in %q, copied %q; want %q in %q, and %q", launched, dir, copied, o.Argv, o.Cwd, o.Command)
+	}
+}
+
+func findButton(o fyne.CanvasObject, label string) *widget.Button {
+	switch v := o.(type) {
+	case *widget.Button:
+		if v.Text == label {
+			return v
+		}
+	case *fyne.Container:
+		for _, c := range v.Objects {
+			if b := findButton(c, label); b != nil {
+				return b
+			}
+		}
+	case fyne.Widget:
+		r := test.WidgetRenderer(v)
+		for _, c := range r.Objects() {
+			if b := findButton(c, label); b != nil {
+				return b
+			}
+		}
+	}
+	return nil
+}
