@@ -446,14 +446,22 @@ func (s *Store) recomputeSearchText(ctx context.Context, stale map[session.Key]b
 			added[mk] = append(added[mk], *p)
 		}
 	}
+	keys := make([]sqlite.MessageKey, 0, len(stale))
+	for mk := range stale {
+		keys = append(keys, sqlite.MessageKey{SessionID: mk.SessionID, MessageID: mk.MessageID})
+	}
+	stored, err := s.mirror.StoredMessages(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
 	var out []sqlite.SearchTextUpdate
 	for mk := range stale {
-		role, was, stored, err := s.mirror.MessageParts(ctx, mk.SessionID, mk.MessageID)
-		if err != nil {
-			return nil, err
+		sm := stored[sqlite.MessageKey{SessionID: mk.SessionID, MessageID: mk.MessageID}]
+		if sm == nil {
+			return nil, fmt.Errorf("store: message %s/%s is not in the mirror", mk.SessionID, mk.MessageID)
 		}
-		parts := make([]session.Part, 0, len(stored)+len(added[mk]))
-		for _, sp := range stored {
+		parts := make([]session.Part, 0, len(sm.Parts)+len(added[mk]))
+		for _, sp := range sm.Parts {
 			p := session.Part{SessionID: mk.SessionID, MessageID: mk.MessageID, ID: sp.ID, Type: session.PartType(sp.Type), Provenance: session.Provenance(sp.Provenance)}
 			if err := partFromBody(&p, sp.VariantData, nil); err != nil {
 				return nil, err
@@ -461,8 +469,8 @@ func (s *Store) recomputeSearchText(ctx context.Context, stale map[session.Key]b
 			parts = append(parts, p)
 		}
 		parts = append(parts, added[mk]...)
-		text := session.SearchText(&session.Message{ID: mk.MessageID, Role: session.Role(role)}, parts)
-		if text != was {
+		text := session.SearchText(&session.Message{ID: mk.MessageID, Role: session.Role(sm.Role)}, parts)
+		if text != sm.SearchText {
 			out = append(out, sqlite.SearchTextUpdate{SessionID: mk.SessionID, MessageID: mk.MessageID, SearchText: text})
 		}
 	}

@@ -163,7 +163,7 @@ func (r *Reader) Export(ctx context.Context, q string, format string, timeout ti
 	if format != "ndjson" && format != "csv" && format != "parquet" {
 		return nil, fmt.Errorf("unknown export format %q (ndjson, csv or parquet)", format)
 	}
-	st, err := r.run(ctx, q, timeout)
+	st, err := r.run(ctx, q, timeout, 0)
 	if err != nil {
 		return nil, err
 	}

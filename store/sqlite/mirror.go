@@ -485,26 +485,63 @@ type StoredPart struct {
 	ID, Type, Provenance, VariantData string
 }
 
-// MessageParts returns a stored message's role, search text and parts.
-func (m *Mirror) MessageParts(ctx context.Context, sessionID, messageID string) (role, searchText string, parts []StoredPart, err error) {
-	err = m.db.QueryRowContext(ctx, `SELECT role, coalesce(search_text, '') FROM messages WHERE session_id = ? AND message_id = ?`, sessionID, messageID).Scan(&role, &searchText)
-	if err != nil {
-		return "", "", nil, fmt.Errorf("mirror: message %s/%s: %w", sessionID, messageID, err)
-	}
-	rows, err := m.db.QueryContext(ctx, `SELECT id, type, provenance, coalesce(variant_data, '') FROM parts
-		WHERE session_id = ? AND message_id = ? ORDER BY ordinal, id`, sessionID, messageID)
-	if err != nil {
-		return "", "", nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var p StoredPart
-		if err := rows.Scan(&p.ID, &p.Type, &p.Provenance, &p.VariantData); err != nil {
-			return "", "", nil, err
+// StoredMessage is what recomputing a stored message's search text needs of it.
+type StoredMessage struct {
+	Role, SearchText string
+	Parts            []StoredPart // in ordinal order
+}
+
+// StoredMessages reads the messages keys names with their parts, a few hundred keys per query;
+// a key the mirror lacks is left out of the answer.
+func (m *Mirror) StoredMessages(ctx context.Context, keys []MessageKey) (map[MessageKey]*StoredMessage, error) {
+	out := map[MessageKey]*StoredMessage{}
+	for len(keys) > 0 {
+		chunk := keys[:min(len(keys), 400)]
+		keys = keys[len(chunk):]
+		args := make([]any, 0, 2*len(chunk))
+		for _, k := range chunk {
+			args = append(args, k.SessionID, k.MessageID)
 		}
-		parts = append(parts, p)
+		in := `(session_id, message_id) IN (VALUES ` + strings.Repeat(",(?,?)", len(chunk))[1:] + `)`
+		rows, err := m.db.QueryContext(ctx, `SELECT session_id, message_id, role, coalesce(search_text, '') FROM messages WHERE `+in, args...)
+		if err != nil {
+			return nil, fmt.Errorf("mirror: read messages: %w", err)
+		}
+		for rows.Next() {
+			var k MessageKey
+			sm := &StoredMessage{}
+			if err := rows.Scan(&k.SessionID, &k.MessageID, &sm.Role, &sm.SearchText); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("mirror: read messages: %w", err)
+			}
+			out[k] = sm
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("mirror: read messages: %w", err)
+		}
+		rows, err = m.db.QueryContext(ctx, `SELECT session_id, message_id, id, type, provenance, coalesce(variant_data, '') FROM parts
+			WHERE `+in+` ORDER BY session_id, message_id, ordinal, id`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("mirror: read parts: %w", err)
+		}
+		for rows.Next() {
+			var k MessageKey
+			var p StoredPart
+			if err := rows.Scan(&k.SessionID, &k.MessageID, &p.ID, &p.Type, &p.Provenance, &p.VariantData); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("mirror: read parts: %w", err)
+			}
+			if sm := out[k]; sm != nil {
+				sm.Parts = append(sm.Parts, p)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("mirror: read parts: %w", err)
+		}
 	}
-	return role, searchText, parts, rows.Err()
+	return out, nil
 }
 
 // Counts are row counts per table.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -27,11 +28,15 @@ var ErrRefused = errors.New("refused")
 const (
 	DefaultTimeout = 30 * time.Second
 	MaxTimeout     = 600 * time.Second
-	DefaultRows    = 100
-	MaxRows        = 1000
-	TextBudget     = 80_000  // bytes of rendered text
-	JSONBudget     = 2 << 20 // bytes of JSON rows
-	CellChars      = 1000    // a longer cell is clipped
+	// MCPMaxTimeout is the timeout cap for SQL an agent sends (Options.MaxTimeout): a statement
+	// holds one connection of a small pool, and its snapshot keeps the mirror's write-ahead log
+	// from being copied back and restarted, for as long as it runs.
+	MCPMaxTimeout = 60 * time.Second
+	DefaultRows   = 100
+	MaxRows       = 1000
+	TextBudget    = 80_000  // bytes of rendered text
+	JSONBudget    = 2 << 20 // bytes of JSON rows
+	CellChars     = 1000    // a longer cell is clipped
 )
 
 // sqliteRecursive is SQLITE_RECURSIVE, which go-sqlite3 does not export: a recursive CTE.
@@ -54,6 +59,7 @@ func registerDriver() {
 				return err
 			}
 			c.RegisterAuthorizer(authorize)
+			c.SetLimit(sqlite3.SQLITE_LIMIT_LENGTH, maxValueBytes)
 			return nil
 		}})
 	})
@@ -181,13 +187,22 @@ func jsonGet(doc, path, kind string) any {
 
 // Reader runs read-only SQL against the mirror.
 type Reader struct {
-	db   *sql.DB
-	path string
+	db      *sql.DB
+	path    string
+	tempDir string
+	watch   tempWatch
 }
 
-// OpenReader opens the mirror at path for read-only queries.
+// OpenReader opens the mirror at path for read-only queries. Each statement is bounded in
+// time (Options), in the length of one value (maxValueBytes), and in temporary space: SQLite's
+// temporary files go to a private directory beside the mirror (tempDirName), and the
+// statements running when they hold more than maxTempBytes are stopped.
 func OpenReader(path string) (*Reader, error) {
 	registerDriver()
+	tempDir := filepath.Join(filepath.Dir(path), tempDirName)
+	if err := useTempDir(tempDir); err != nil {
+		return nil, err
+	}
 	q := url.Values{}
 	q.Set("mode", "ro")
 	q.Set("_query_only", "1")
@@ -197,7 +212,7 @@ func OpenReader(path string) (*Reader, error) {
 		return nil, err
 	}
 	db.SetMaxOpenConns(4)
-	return &Reader{db: db, path: path}, nil
+	return &Reader{db: db, path: path, tempDir: tempDir}, nil
 }
 
 // Close closes the reader.
@@ -206,7 +221,10 @@ func (r *Reader) Close() error { return r.db.Close() }
 // Options bound one query.
 type Options struct {
 	Limit   int           // rows returned (default 100, at most 1000)
-	Timeout time.Duration // default 30 s, at most 600 s
+	Timeout time.Duration // default 30 s, at most MaxTimeout
+	// MaxTimeout lowers the cap on Timeout (0: MaxTimeout); the MCP server passes
+	// MCPMaxTimeout.
+	MaxTimeout time.Duration
 }
 
 // CheckStatement refuses anything but exactly one SELECT, WITH, VALUES or EXPLAIN statement.
@@ -312,12 +330,17 @@ type statement struct {
 	cols    []string
 	ctx     context.Context
 	cancel  context.CancelFunc
+	stop    context.CancelCauseFunc // stops the statement for a reason of the reader's
 	timeout time.Duration
-	began   time.Time
+	// maxTimeout is the cap the timeout was clamped to, for the message when it runs out.
+	maxTimeout time.Duration
+	began      time.Time
+	reader     *Reader
 }
 
-// run checks q, clamps the timeout and starts the one statement; close it when done.
-func (r *Reader) run(ctx context.Context, q string, timeout time.Duration) (*statement, error) {
+// run checks q, clamps the timeout to maxTimeout (0: MaxTimeout) and starts the one
+// statement; close it when done.
+func (r *Reader) run(ctx context.Context, q string, timeout, maxTimeout time.Duration) (*statement, error) {
 	if err := CheckStatement(q); err != nil {
 		return nil, err
 	}
@@ -327,12 +350,21 @@ func (r *Reader) run(ctx context.Context, q string, timeout time.Duration) (*sta
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	st := &statement{timeout: min(timeout, MaxTimeout), began: time.Now()}
-	st.ctx, st.cancel = context.WithTimeout(ctx, st.timeout)
+	if maxTimeout <= 0 || maxTimeout > MaxTimeout {
+		maxTimeout = MaxTimeout
+	}
+	st := &statement{timeout: min(timeout, maxTimeout), maxTimeout: maxTimeout, began: time.Now(), reader: r}
+	stopCtx, stop := context.WithCancelCause(ctx)
+	st.ctx, st.cancel = context.WithTimeout(stopCtx, st.timeout)
+	st.stop = stop
+	r.watch.start(r.tempDir, st)
 	var err error
 	if st.rows, err = r.db.QueryContext(st.ctx, q); err != nil {
+		err = st.classify(err)
+		r.watch.done(st)
 		st.cancel()
-		return nil, classify(st.ctx, err, st.timeout)
+		stop(nil)
+		return nil, err
 	}
 	if st.cols, err = st.rows.Columns(); err != nil {
 		st.close()
@@ -365,14 +397,16 @@ func (st *statement) next() ([]any, error) {
 // err is the statement's final error, classified.
 func (st *statement) err() error {
 	if err := st.rows.Err(); err != nil {
-		return classify(st.ctx, err, st.timeout)
+		return st.classify(err)
 	}
 	return nil
 }
 
 func (st *statement) close() {
 	st.rows.Close()
+	st.reader.watch.done(st)
 	st.cancel()
+	st.stop(nil)
 }
 
 func (st *statement) elapsedMs() int64 { return time.Since(st.began).Milliseconds() }
@@ -395,7 +429,7 @@ func (r *Reader) Query(ctx context.Context, q string, opts Options) (*view.SQLRe
 		limit = DefaultRows
 	}
 	limit = min(limit, MaxRows)
-	st, err := r.run(ctx, q, opts.Timeout)
+	st, err := r.run(ctx, q, opts.Timeout, opts.MaxTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -434,11 +468,19 @@ func (r *Reader) Query(ctx context.Context, q string, opts Options) (*view.SQLRe
 	return res, nil
 }
 
-// classify turns SQLite's answers into the gate's: an authorizer denial is a refusal, a timeout
-// says so.
-func classify(ctx context.Context, err error, timeout time.Duration) error {
-	if ctx.Err() == context.DeadlineExceeded || strings.Contains(err.Error(), "interrupted") {
-		return fmt.Errorf("query stopped after the %s timeout (raise it with --timeout, at most %s)", timeout, MaxTimeout)
+// classify turns SQLite's answers into the gate's: an authorizer denial is a refusal; a
+// timeout, the temporary-space cap and the value length each say so.
+func (st *statement) classify(err error) error {
+	var se sqlite3.Error
+	switch {
+	case errors.Is(context.Cause(st.ctx), errTempSpace):
+		return fmt.Errorf("query stopped: it needed more than %d MiB of temporary space (sorting, DISTINCT, GROUP BY or a recursive query over many rows): narrow it with WHERE or LIMIT", maxTempBytes>>20)
+	case st.ctx.Err() == context.DeadlineExceeded || st.ctx.Err() == nil && strings.Contains(err.Error(), "interrupted"):
+		return fmt.Errorf("query stopped after the %s timeout (raise it with --timeout, at most %s)", st.timeout, st.maxTimeout)
+	case st.ctx.Err() != nil:
+		return st.ctx.Err()
+	case errors.As(err, &se) && se.Code == sqlite3.ErrTooBig:
+		return fmt.Errorf("query stopped: a value grew past %d MiB", maxValueBytes>>20)
 	}
 	msg := err.Error()
 	if strings.Contains(msg, "not authorized") || strings.Contains(msg, "readonly") || strings.Contains(msg, "read-only") ||
