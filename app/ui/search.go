@@ -290,7 +290,11 @@ func (s *Search) apply(q string, res *view.SearchResult, err error) {
 		if res.HasMore {
 			more = "+"
 		}
-		s.Status.SetText(fmt.Sprintf("%d%s sessions, %d matching messages (%s%s)", len(res.Sessions), more, res.MatchedTotal, res.Mode, s.timing(res)))
+		sessions := "sessions"
+		if len(res.Sessions) == 1 && more == "" {
+			sessions = "session"
+		}
+		s.Status.SetText(fmt.Sprintf("%d%s %s, %d matching messages (%s%s)", len(res.Sessions), more, sessions, res.MatchedTotal, res.Mode, s.timing(res)))
 	}
 	s.List.Refresh()
 	if len(s.results) > 0 {
