@@ -178,9 +178,12 @@ func peerUIDFrom(ctx context.Context) (int, error) {
 	return p.uid, p.err
 }
 
-// socketOf is the raw socket under a Unix-socket connection, which the peer checks ask the
-// kernel about.
+// socketOf is the raw socket under a Unix-socket connection (through GuardListener's
+// wrapper), which the peer checks ask the kernel about.
 func socketOf(c net.Conn) (syscall.RawConn, error) {
+	if w, ok := c.(interface{ NetConn() net.Conn }); ok {
+		c = w.NetConn()
+	}
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
 		return nil, fmt.Errorf("ipc: peer credentials need a Unix socket, not %T", c)
