@@ -43,7 +43,7 @@ func Main(roles map[string]func(args []string) int) {
 // says the cross-user check really ran.
 func Command(t testing.TB, role string, args ...string) *exec.Cmd {
 	t.Helper()
-	requireRoot(t)
+	Require(t)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +66,7 @@ func Command(t testing.TB, role string, args ...string) *exec.Cmd {
 // Give hands path over to nobody, so a process started by Command can create files in it.
 func Give(t testing.TB, path string) {
 	t.Helper()
-	requireRoot(t)
+	Require(t)
 	if err := os.Lchown(path, UID, GID); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,9 @@ func OpenPath(t testing.TB, dir string) {
 	}
 }
 
-func requireRoot(t testing.TB) {
+// Require skips t unless this process can start processes as another user: a test calls it
+// before a costly set-up that only a cross-user run needs.
+func Require(t testing.TB) {
 	t.Helper()
 	if !canSwitchUser() {
 		t.Skip("needs root on a Unix system to run a process as another user (CI runs the tests as root)")
