@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -55,7 +56,8 @@ func mcpPingAsOtherUser(args []string) int {
 	switch {
 	case line != "":
 		fmt.Print(line)
-	case errors.Is(err, io.EOF):
+	case errors.Is(err, io.EOF), errors.Is(err, syscall.ECONNRESET):
+		// A reset when the daemon closed before reading the ping, EOF when after.
 		fmt.Println("hung up")
 	default:
 		fmt.Println(err)
