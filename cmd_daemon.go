@@ -75,7 +75,6 @@ Logs go to stderr. Examples:
 	f.DurationVar(&keepVersions, "keep-versions", daemon.DefaultKeepVersions, "upkeep removes table versions older than this (0: every replaced version)")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&listen, "listen", "", "also serve the API on this loopback address (127.0.0.1:PORT); every request needs the bearer token in the state dir's api-token file")
-	f.BoolVar(&openSockets, "test-open-sockets", false, "tests only: let every user connect, so the peer-uid check answers 403")
-	f.MarkHidden("test-open-sockets")
+	addTestFlags(cmd, &openSockets)
 	return cmd
 }

@@ -90,8 +90,15 @@ func Run(ctx context.Context, opts Options) error {
 		opts.SyncEvery = time.Duration(max(cfg.Sync.IntervalMinutes, 1)) * time.Minute
 	}
 
-	// Listen first: a second daemon must fail here, before it opens the store.
+	// The lifetime lock, then the sockets, then the store: a second daemon must stop at the
+	// lock, before it touches the first one's sockets (ipc.Lock says why the dial in Listen
+	// is not enough) or opens the store. The lock is released last, after the sockets are gone.
 	lnOpts := ipc.ListenOptions{OpenToAll: opts.OpenSockets}
+	unlock, err := ipc.Lock(opts.Dirs.Runtime.Path, lnOpts)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	apiLn, err := ipc.Listen(ipc.APISocket(opts.Dirs.Runtime.Path), lnOpts)
 	if err != nil {
 		return err

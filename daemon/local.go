@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 
 	"github.com/pondhq/pond/daemon/capture"
@@ -33,8 +34,14 @@ type LocalOptions struct {
 // over the store opened here, writing under the store lock. Either way the command speaks
 // ipc.API, and follows progress on its Watch. close releases what Local opened.
 func Local(ctx context.Context, opts LocalOptions) (api ipc.API, close func(), err error) {
-	if c, err := ipc.Connect(ctx, ipc.APISocket(opts.Dirs.Runtime.Path)); err == nil {
+	c, err := ipc.Connect(ctx, ipc.APISocket(opts.Dirs.Runtime.Path))
+	if err == nil {
 		return c, c.Close, nil
+	}
+	if !errors.Is(err, ipc.ErrNoDaemon) {
+		// Something answers but cannot be used (another user's socket, ipc.ErrUntrusted): say
+		// so rather than write beside it in this process.
+		return nil, nil, err
 	}
 	svc := &Service{Dirs: opts.Dirs, Env: capture.Env(), Version: opts.Version, Log: opts.Log, Hub: ipc.NewHub(64)}
 	close = func() {

@@ -3,6 +3,7 @@ package ipc
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -131,6 +132,12 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apitype.Error{Code: apitype.CodeNotImplemented, Message: "this server has no event stream"})
 		return
 	}
+	if n := s.watchers.Add(1); n > int64(s.MaxWatchers) {
+		s.watchers.Add(-1)
+		writeError(w, &apitype.Error{Code: apitype.CodeBusy, Message: fmt.Sprintf("%d clients already follow the event stream, the most the daemon serves; try again once one leaves", s.MaxWatchers)})
+		return
+	}
+	defer s.watchers.Add(-1)
 	first, live, cancel := s.Hub.Subscribe(r.URL.Query().Get("since"))
 	defer cancel()
 	w.Header().Set("Content-Type", "application/x-ndjson")

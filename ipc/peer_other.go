@@ -4,6 +4,7 @@ package ipc
 
 import (
 	"errors"
+	"io/fs"
 	"net"
 )
 
@@ -15,5 +16,7 @@ var errNoPeerCred = errors.New("ipc: peer credentials are not implemented on thi
 func PeerUID(net.Conn) (int, error) { return -1, errNoPeerCred }
 
 func checkOwnDir(string) error { return nil }
+
+func othersMayWrite(fs.FileMode) bool { return false }
 
 func isRefused(error) bool { return false }

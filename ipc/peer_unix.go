@@ -5,6 +5,7 @@ package ipc
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"syscall"
@@ -31,12 +32,15 @@ func checkOwnDir(dir string) error {
 		return fmt.Errorf("ipc: runtime dir: %w", err)
 	}
 	if !st.IsDir() {
-		return fmt.Errorf("ipc: runtime dir %s is not a directory", dir)
+		return fmt.Errorf("%w: runtime dir %s is not a directory (a link is not followed)", ErrUntrusted, dir)
 	}
 	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
-		return fmt.Errorf("ipc: runtime dir %s belongs to uid %d, not to this user (%d); remove it or set POND_RUNTIME_DIR", dir, sys.Uid, os.Getuid())
+		return fmt.Errorf("%w: runtime dir %s belongs to uid %d, not to this user (%d), who may be serving there; remove it or set POND_RUNTIME_DIR to a directory of your own", ErrUntrusted, dir, sys.Uid, os.Getuid())
 	}
 	return nil
 }
+
+// othersMayWrite: a group- or world-writable directory lets other users add sockets to it.
+func othersMayWrite(m fs.FileMode) bool { return m.Perm()&0o022 != 0 }
 
 func isRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }

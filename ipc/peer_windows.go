@@ -5,6 +5,7 @@ package ipc
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"unsafe"
@@ -89,7 +90,7 @@ func checkOwnDir(dir string) error {
 		return fmt.Errorf("ipc: runtime dir: %w", err)
 	}
 	if !st.IsDir() {
-		return fmt.Errorf("ipc: runtime dir %s is not a directory", dir)
+		return fmt.Errorf("%w: runtime dir %s is not a directory (a link is not followed)", ErrUntrusted, dir)
 	}
 	sd, err := windows.GetNamedSecurityInfo(dir, windows.SE_FILE_OBJECT, windows.OWNER_SECURITY_INFORMATION)
 	if err != nil {
@@ -104,9 +105,14 @@ func checkOwnDir(dir string) error {
 		return fmt.Errorf("ipc: own account: %w", err)
 	}
 	if !owner.Equals(me.User.Sid) {
-		return fmt.Errorf("ipc: runtime dir %s belongs to %s, not to this account; remove it or set POND_RUNTIME_DIR", dir, owner)
+		return fmt.Errorf("%w: runtime dir %s belongs to %s, not to this account; remove it or set POND_RUNTIME_DIR", ErrUntrusted, dir, owner)
 	}
 	return nil
 }
+
+// othersMayWrite is false on Windows: Unix modes mean nothing there, and the directory under
+// %LOCALAPPDATA% inherits the profile's access list, which admits only the user, SYSTEM and
+// administrators (checkOwnDir checks the owner).
+func othersMayWrite(fs.FileMode) bool { return false }
 
 func isRefused(err error) bool { return errors.Is(err, windows.WSAECONNREFUSED) }

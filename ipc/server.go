@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pondhq/pond/ipc/apitype"
@@ -26,7 +27,12 @@ type Server struct {
 	Hub     *Hub
 	Version string
 	Log     *slog.Logger
+	// MaxConns bounds the connections each listener serves at once (default DefaultMaxConns);
+	// MaxWatchers the clients following /v1/watch at once (default DefaultMaxWatchers), so
+	// watchers alone cannot hold every connection.
+	MaxConns, MaxWatchers int
 
+	watchers  atomic.Int64
 	initOnce  sync.Once
 	closeOnce sync.Once
 	routes    map[string]map[string]http.HandlerFunc // path -> method -> handler
@@ -73,6 +79,12 @@ func (s *Server) init() {
 	s.initOnce.Do(func() {
 		if s.Log == nil {
 			s.Log = slog.New(slog.DiscardHandler)
+		}
+		if s.MaxConns <= 0 {
+			s.MaxConns = DefaultMaxConns
+		}
+		if s.MaxWatchers <= 0 {
+			s.MaxWatchers = DefaultMaxWatchers
 		}
 		s.done = make(chan struct{})
 		s.routes = map[string]map[string]http.HandlerFunc{}
@@ -293,7 +305,7 @@ func StatusOf(code string) int {
 		return http.StatusConflict
 	case apitype.CodeTooLarge:
 		return http.StatusRequestEntityTooLarge
-	case apitype.CodeStorage:
+	case apitype.CodeStorage, apitype.CodeBusy:
 		return http.StatusServiceUnavailable
 	case apitype.CodeNotImplemented:
 		return http.StatusNotImplemented
@@ -339,6 +351,13 @@ func newRequestID() string {
 	return "req_" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
+// How long the API waits for a request's headers, and keeps an idle keep-alive connection
+// (which holds one of MaxConns) open.
+const (
+	readHeaderTimeout = 10 * time.Second
+	idleTimeout       = 2 * time.Minute
+)
+
 // Serve serves the API on the Unix socket ln until ctx ends, then stops taking requests, ends
 // watch streams and waits up to five seconds for requests in flight.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
@@ -357,12 +376,17 @@ func (s *Server) ServeTCP(ctx context.Context, ln net.Listener, token string) er
 
 func (s *Server) serve(ctx context.Context, ln net.Listener, connContext func(context.Context, net.Conn) context.Context) error {
 	s.init()
+	// Timeouts on what a client sends, never on what the daemon writes: a watch stream, an
+	// export or a long sync answer may take as long as it takes (and an import's body streams
+	// for as long as the client sends it).
 	hs := &http.Server{
 		Handler:           http.HandlerFunc(s.serveHTTP),
 		ConnContext:       connContext,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.Log.Handler(), slog.LevelWarn),
 	}
+	ln = GuardListener(ln, s.MaxConns, s.Log)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -96,9 +96,34 @@ func Resolve(o Overrides) (Dirs, error) {
 		p.Path = abs
 		*f.dst = p
 	}
+	if d.Runtime.Source == FromDefault && def.runtime == "" {
+		d.Runtime.Path = runtimeFallback(d.State.Path)
+	}
 	return d, nil
 }
 
+// longestSocketName is the longest name Pond binds in the runtime directory (ipc.APISocket's
+// pond.sock).
+const longestSocketName = "pond.sock"
+
+// runtimeFallback is the runtime directory where the OS gives no per-user one (Linux without
+// XDG_RUNTIME_DIR: SSH, cron, containers; macOS always): "run" in the state directory, which
+// no other user can create first. A socket path is limited to maxSocketPath bytes, and a
+// deep home can push the state directory past it; then the fallback's fallback is pond-<uid>
+// in the temp directory. That name is predictable, so another local user may create it first:
+// ipc's Listen and Dial check that the directory is this user's own and writable by nobody
+// else, and refuse it otherwise, so such a user can at worst keep the daemon from starting,
+// never pose as it.
+func runtimeFallback(stateDir string) string {
+	dir := filepath.Join(stateDir, "run")
+	if len(filepath.Join(dir, longestSocketName)) <= maxSocketPath {
+		return dir
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("pond-%d", os.Getuid()))
+}
+
+// defaultDirs are the OS's defaults; runtime is empty where the OS has no per-user runtime
+// directory (Resolve then uses runtimeFallback).
 type defaultDirs struct{ configFile, data, state, cache, runtime string }
 
 func home() (string, error) {

@@ -1,12 +1,14 @@
 package paths
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 )
 
 const onnxRuntimeFile = "libonnxruntime.dylib"
+
+// maxSocketPath is the longest path a Unix socket can be bound to: sun_path's 104 bytes less
+// the terminating NUL.
+const maxSocketPath = 103
 
 func defaults() (defaultDirs, error) {
 	h, err := home()
@@ -19,6 +21,7 @@ func defaults() (defaultDirs, error) {
 		data:       support,
 		state:      filepath.Join(support, "state"),
 		cache:      filepath.Join(h, "Library", "Caches", "pond"),
-		runtime:    filepath.Join(os.TempDir(), fmt.Sprintf("pond-%d", os.Getuid())),
+		// runtime is left to Resolve (runtimeFallback): macOS has no per-user runtime directory,
+		// and $TMPDIR is not set for every launchd job.
 	}, nil
 }

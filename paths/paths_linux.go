@@ -1,12 +1,15 @@
 package paths
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 )
 
 const onnxRuntimeFile = "libonnxruntime.so.1"
+
+// maxSocketPath is the longest path a Unix socket can be bound to: sun_path's 108 bytes less
+// the terminating NUL.
+const maxSocketPath = 107
 
 func defaults() (defaultDirs, error) {
 	var d defaultDirs
@@ -29,12 +32,10 @@ func defaults() (defaultDirs, error) {
 		}
 		*x.dst = filepath.Join(base, "pond")
 	}
+	// Without a session runtime directory (a bare SSH login, cron, a container) runtime stays
+	// empty and Resolve puts it under the state directory (runtimeFallback).
 	if rt := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
 		d.runtime = filepath.Join(rt, "pond")
-	} else {
-		// No session runtime directory (a bare SSH login, a container): a per-user directory
-		// in the temp dir, created 0700 and checked for ownership by whoever creates it.
-		d.runtime = filepath.Join(os.TempDir(), fmt.Sprintf("pond-%d", os.Getuid()))
 	}
 	return d, nil
 }

@@ -8,6 +8,10 @@ import (
 
 const onnxRuntimeFile = "onnxruntime.dll"
 
+// maxSocketPath is the longest path an AF_UNIX socket can be bound to (afunix.h's
+// UNIX_PATH_MAX, 108, less the terminating NUL).
+const maxSocketPath = 107
+
 func defaults() (defaultDirs, error) {
 	roaming, local := os.Getenv("APPDATA"), os.Getenv("LOCALAPPDATA")
 	if roaming == "" || local == "" {

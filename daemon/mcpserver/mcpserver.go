@@ -272,11 +272,14 @@ func wireError(code int64, pondCode string, retryable bool, msg string, details 
 }
 
 // ServeListener serves one MCP session per connection accepted on ln until ctx ends. Peers of
-// another uid are disconnected before a byte is read.
+// another uid are disconnected before a byte is read. Accepting goes through
+// ipc.GuardListener: a failure for want of file descriptors is retried, not the end of the
+// daemon, and at most ipc.DefaultMaxConns sessions are open at once.
 func ServeListener(ctx context.Context, ln net.Listener, s *mcp.Server, log *slog.Logger) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	ln = ipc.GuardListener(ln, ipc.DefaultMaxConns, log)
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
 	var wg sync.WaitGroup

@@ -49,6 +49,7 @@ const (
 	CodeUnknownAdapter = "unknown_adapter"
 	CodeSyncRunning    = "sync_running"
 	CodeNotImplemented = "not_implemented"
+	CodeBusy           = "busy" // the daemon serves as many clients as it takes; retry
 )
 
 // Error is the error body's inner object: {"error": {"code", "message", "details"}}.
