@@ -16,6 +16,7 @@ import (
 	"github.com/pondhq/pond/daemon"
 	"github.com/pondhq/pond/ipc"
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/present"
 	"github.com/pondhq/pond/session/view"
 )
 
@@ -41,7 +42,7 @@ func main() {
 	if err != nil {
 		code, msg := exit(err)
 		if msg != "" {
-			fmt.Fprintln(os.Stderr, "pond:", msg)
+			fmt.Fprintln(os.Stderr, "pond:", present.Escape(msg)) // an error may quote archived text
 		}
 		os.Exit(code)
 	}

@@ -124,7 +124,7 @@ func (h *handlers) status(ctx context.Context, _ *mcp.CallToolRequest, _ StatusI
 	}
 	fmt.Fprintf(&b, "capturing: %s (consent %s)\n", orNone(on), st.Consent)
 	fmt.Fprintf(&b, "semantic search: %v\n", st.Embeddings.Enabled)
-	return text(b.String()), nil, nil
+	return text(b.String(), SearchBudget), nil, nil
 }
 
 const sqlDoc = `Run ONE read-only SQL statement (SELECT, WITH or EXPLAIN) over the archive's SQLite mirror: tables sessions, messages, parts and views tool_calls, session_summary. Read the resource schema://pond-sql for columns and worked examples. Results are an ASCII table of at most 100 rows by default (limit up to 1000), cells clipped at 1000 characters; paginate with a keyset (WHERE timestamp < last_seen ORDER BY timestamp DESC). Use it for exact strings in tool bodies (parts.variant_data), counts, and the latest turns of a session.`
@@ -146,7 +146,7 @@ func (h *handlers) sql(ctx context.Context, _ *mcp.CallToolRequest, in SQLIn) (*
 	if err != nil {
 		return nil, nil, mapError(err)
 	}
-	return text(renderTable(res)), nil, nil
+	return text(renderTable(res), SearchBudget), nil, nil
 }
 
 // renderTable draws a result as an ASCII table within SearchBudget, with a footer saying what
@@ -230,8 +230,10 @@ func contents(uri, mime, s string) *mcp.ReadResourceResult {
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: s}}}
 }
 
-func text(s string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+// text is a tool's answer: s with the control characters of archived text escaped
+// (present.Escape: the agent's client may show it on a terminal), within budget.
+func text(s string, budget int) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: present.Bound(present.Escape(s), budget)}}}
 }
 
 func orNone(s []string) string {
@@ -251,7 +253,7 @@ func mapError(err error) error {
 	}
 	switch ae.Code {
 	case apitype.CodeValidation, apitype.CodeRefused, apitype.CodeUnknownAdapter:
-		return errors.New(ae.Message)
+		return errors.New(present.Escape(ae.Message)) // it may quote archived text
 	case apitype.CodeNotFound:
 		return wireError(CodeNotFound, ae.Code, false, ae.Message, ae.Details)
 	case apitype.CodeVersion:
