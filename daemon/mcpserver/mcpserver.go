@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -134,7 +135,7 @@ type SQLIn struct {
 	Query          string `json:"query,omitempty" jsonschema:"one read-only SELECT, WITH or EXPLAIN statement"`
 	SQL            string `json:"sql,omitempty" jsonschema:"alias of query"`
 	Limit          int    `json:"limit,omitempty" jsonschema:"rows to show (default 100, at most 1000)"`
-	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"stop the query after this many seconds (default 30, at most 600)"`
+	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"stop the query after this many seconds (default 30, at most 60)"`
 	Format         string `json:"format,omitempty" jsonschema:"text (the only format served so far)"`
 }
 
@@ -142,20 +143,31 @@ func (h *handlers) sql(ctx context.Context, _ *mcp.CallToolRequest, in SQLIn) (*
 	if in.Format != "" && in.Format != "text" {
 		return nil, nil, fmt.Errorf("format %q is not served over MCP yet; use format text (or the CLI: pond sql --format %s)", in.Format, in.Format)
 	}
-	res, err := h.api.SQL(ctx, &apitype.SQLRequest{Query: in.Query, SQL: in.SQL, Limit: in.Limit, TimeoutSeconds: in.TimeoutSeconds})
+	// An agent's statement gets the lower cap: the API (and the CLI) allow up to 600 s.
+	timeout, asked := in.TimeoutSeconds, in.TimeoutSeconds
+	if limit := int(view.SQLMCPMaxTimeout / time.Second); timeout > limit {
+		timeout = limit
+	}
+	res, err := h.api.SQL(ctx, &apitype.SQLRequest{Query: in.Query, SQL: in.SQL, Limit: in.Limit, TimeoutSeconds: timeout})
 	if err != nil {
 		return nil, nil, mapError(err)
 	}
-	return text(renderTable(res), SearchBudget), nil, nil
+	return text(renderTable(res, asked), SearchBudget), nil, nil
 }
 
 // renderTable draws a result as an ASCII table within SearchBudget, with a footer saying what
-// was shown.
-func renderTable(res *view.SQLResult) string {
+// was shown and the timeout it ran under (and that it was lowered, when asked was above it).
+func renderTable(res *view.SQLResult, asked int) string {
 	table, shown := present.Table{MaxWidth: 120, Budget: SearchBudget - 200}.Render(res)
 	var b strings.Builder
 	b.WriteString(table)
 	fmt.Fprintf(&b, "(%d rows in %d ms; showing %d", res.RowCount, res.ElapsedMs, shown)
+	if res.TimeoutSeconds > 0 {
+		fmt.Fprintf(&b, "; timeout %d s", res.TimeoutSeconds)
+		if asked > res.TimeoutSeconds {
+			fmt.Fprintf(&b, " (timeout_seconds %d lowered to the MCP cap)", asked)
+		}
+	}
 	if res.Truncated || shown < res.RowCount {
 		b.WriteString("; more rows exist: raise limit or paginate with a keyset")
 	}
