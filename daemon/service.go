@@ -248,7 +248,7 @@ func (s *Service) Ingest(ctx context.Context, req *apitype.IngestRequest) (*apit
 		if err := s.acquireWrite(ctx, false); err != nil {
 			return nil, err
 		}
-		out, err := s.Store.Upsert(ctx, events, store.Stamp{Adapter: "api", PondVersion: s.Version})
+		out, err := s.Store.Upsert(ctx, events, store.Stamp{Adapter: store.RouteAPI, PondVersion: s.Version})
 		s.releaseWrite()
 		if err != nil {
 			return nil, err

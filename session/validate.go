@@ -43,6 +43,15 @@ func (e *ValidationError) Error() string {
 type Validator struct {
 	// MaxValueBytes caps a single value; 0 means DefaultMaxValueBytes.
 	MaxValueBytes int
+	// Untrusted marks rows from outside this machine's adapters (the ingest route, an import).
+	// Their options.source (the agent's own records, which a native restore replays) and
+	// options.pond (what Pond records: a restore's origin, truncations) are not believed: both
+	// are kept apart, whole, under options.untrusted, where nothing reads them back as the
+	// agent's or Pond's own.
+	Untrusted bool
+	// AgentFamily, when set, is the only source_agent family (the part before a slash) the rows
+	// may claim; another is kept as its sub-kind: "claude-code" becomes "api/claude-code".
+	AgentFamily string
 
 	sessions map[string]bool // passed CheckKeys
 	messages map[Key]bool    // passed CheckKeys
@@ -84,6 +93,9 @@ func (v *Validator) CheckKeys(e *Event) error {
 			return invalid(e, "parent_message_id", "set without parent_session_id")
 		case s.ParentSessionID == s.ID:
 			return invalid(e, "parent_session_id", "names the session itself")
+		}
+		if f := v.AgentFamily; f != "" && s.SourceAgent != f && !strings.HasPrefix(s.SourceAgent, f+"/") {
+			s.SourceAgent = f + "/" + s.SourceAgent
 		}
 		s.CreatedAt = normTime(s.CreatedAt)
 		v.sessions[s.ID] = true
@@ -164,11 +176,17 @@ func (v *Validator) checkValues(e *Event) error {
 		if k := badOption(s.Options); k != "" {
 			return invalid(e, "options."+k, "not valid JSON")
 		}
+		if v.Untrusted {
+			s.Options = keepApart(s.Options)
+		}
 		capOptions(s.Options, max)
 	case KindMessage:
 		m := e.Message
 		if k := badOption(m.Options); k != "" {
 			return invalid(e, "options."+k, "not valid JSON")
+		}
+		if v.Untrusted {
+			m.Options = keepApart(m.Options)
 		}
 		m.Content = capText(m.Content, max, ensure(&m.Options), "content")
 		stripIngest(m.Options)
@@ -183,6 +201,9 @@ func (v *Validator) checkValues(e *Event) error {
 		}
 		if k := badOption(p.Options); k != "" {
 			return invalid(e, "options."+k, "not valid JSON")
+		}
+		if v.Untrusted {
+			p.Options = keepApart(p.Options)
 		}
 		p.Text = capText(p.Text, max, ensure(&p.Options), "text")
 		p.Params = capJSON(p.Params, max, p.Options, "params")
@@ -325,4 +346,34 @@ func stripIngest(o Options) {
 		return
 	}
 	o["pond"], _ = json.Marshal(pond)
+}
+
+// UntrustedKey is the options entry that keeps an untrusted row's options.source and
+// options.pond (Validator.Untrusted), and an options.untrusted it already had, as they came.
+const UntrustedKey = "untrusted"
+
+// keepApart moves o's pond, source and untrusted entries under options.untrusted, each value
+// byte for byte (json.Marshal would compact them).
+func keepApart(o Options) Options {
+	var apart []byte
+	for _, k := range []string{"pond", "source", UntrustedKey} {
+		raw, ok := o[k]
+		if !ok {
+			continue
+		}
+		if apart == nil {
+			o = o.Clone()
+			apart = []byte{'{'}
+		} else {
+			apart = append(apart, ',')
+		}
+		apart = append(apart, `"`+k+`":`...)
+		apart = append(apart, raw...)
+		delete(o, k)
+	}
+	if apart == nil {
+		return o
+	}
+	o[UntrustedKey] = append(apart, '}')
+	return o
 }
