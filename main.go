@@ -87,7 +87,7 @@ func describe(err error) string {
 		advice = "; stop it first, or use it (pond status)"
 	case !errors.As(err, &ae):
 	case ae.Code == apitype.CodeDeclined:
-		advice = "; run `pond consent grant` to capture sessions"
+		advice = "; run `pond consent grant` to capture sessions (`--agent NAME` for one agent)"
 	case ae.Message == view.MsgEmbeddingsOff && ae.Code == apitype.CodeValidation:
 		advice = ": install a model with `pond model install` to turn it on, or search with --mode fts"
 	case ae.Message == view.MsgEmbeddingsOff:
