@@ -23,7 +23,8 @@ which agents' plugins launch). declined: nothing is captured, not even by pond s
 (the start): only a pond sync you type captures.
 
 An agent's own answer holds for it; the others follow the answer for every agent. An answer for
-one agent becomes the answer for every agent too only while that was never given.`,
+one agent becomes the answer for every agent too only while that was never given; an answer for
+every agent replaces the agents' own.`,
 	}
 	var agent string
 	set := func(c config.Consent) func(*cobra.Command, []string) error {

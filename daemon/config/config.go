@@ -132,10 +132,12 @@ func (c *Config) ConsentFor(agent string) Consent {
 
 // SetConsent records an answer. With an agent it is that agent's own, and becomes the global
 // answer too only while the global one is still NotAsked: a plugin answering for its agent
-// never overrides what the user said for all. Without one it is the global answer.
+// never overrides what the user said for all. Without one it is the answer for every agent
+// and replaces the agents' own, so that "decline" (or the tray's Pause) stops all capture.
 func (c *Config) SetConsent(agent string, answer Consent) {
 	if agent == "" {
 		c.Consent.Capture = answer
+		c.Consent.Agents = nil
 		return
 	}
 	if answer == NotAsked {

@@ -29,6 +29,9 @@ func TestConsentPerAgent(t *testing.T) {
 			map[string]Consent{"claude-code": Granted, "codex-cli": Declined}},
 		{"agent_declines", []answer{{"", "granted"}, {"codex-cli", "declined"}}, Granted, map[string]Consent{"codex-cli": Declined},
 			map[string]Consent{"claude-code": Granted, "codex-cli": Declined}},
+		// An answer for every agent replaces the agents' own.
+		{"global_after_agent", []answer{{"", "declined"}, {"claude-code", "granted"}, {"", "declined"}}, Declined, nil,
+			map[string]Consent{"claude-code": Declined}},
 		{"agent_back_to_global", []answer{{"", "granted"}, {"codex-cli", "declined"}, {"codex-cli", "not_asked"}}, Granted, map[string]Consent{},
 			map[string]Consent{"codex-cli": Granted}},
 	} {
