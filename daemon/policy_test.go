@@ -73,9 +73,10 @@ func TestIngestKeepsProvenanceApart(t *testing.T) {
 		}
 	}
 	row := s.sqlRow(t, `SELECT source_agent, json_extract(options, '$.source') AS source, json_extract(options, '$.pond') AS pond,
-		json_extract(options, '$.untrusted.source.path') AS kept FROM sessions WHERE session_id = 'planted'`)
-	if row["source_agent"] != "api/claude-code" || row["source"] != nil || row["pond"] != nil || row["kept"] != "projects/../../.bash_profile" {
-		t.Errorf("planted session: %v; want source_agent api/claude-code, options.source and options.pond kept apart under options.untrusted", row)
+		json_extract(options, '$.untrusted.source.path') AS kept, json_extract(options, '$.untrusted.source_agent') AS claimed
+		FROM sessions WHERE session_id = 'planted'`)
+	if row["source_agent"] != "api" || row["claimed"] != "claude-code" || row["source"] != nil || row["pond"] != nil || row["kept"] != "projects/../../.bash_profile" {
+		t.Errorf("planted session: %v; want source_agent api, and the claimed agent, options.source and options.pond kept apart under options.untrusted", row)
 	}
 	row = s.sqlRow(t, `SELECT json_extract(options, '$.source') AS source, json_extract(options, '$.untrusted.source.line') AS kept,
 		json_extract(options, '$.pond.ingest.adapter') AS adapter FROM messages WHERE session_id = 'planted'`)

@@ -50,12 +50,15 @@ type Validator struct {
 	// agent's or Pond's own.
 	Untrusted bool
 	// AgentFamily, when set, is the only source_agent family (the part before a slash) the rows
-	// may claim; another is kept as its sub-kind: "claude-code" becomes "api/claude-code".
+	// may claim: a session claiming another (the API sending "claude-code") gets AgentFamily
+	// itself, and the claim is kept under options.untrusted.source_agent. Not as a sub-kind:
+	// "api/claude-code" would read as a sub-agent session, which search leaves out.
 	AgentFamily string
 
-	sessions map[string]bool // passed CheckKeys
-	messages map[Key]bool    // passed CheckKeys
-	rejected map[Key]bool    // sessions and messages CheckContent rejected
+	sessions map[string]bool   // passed CheckKeys
+	claimed  map[string]string // session id -> the source_agent it claimed outside AgentFamily
+	messages map[Key]bool      // passed CheckKeys
+	rejected map[Key]bool      // sessions and messages CheckContent rejected
 }
 
 // Check validates e against the stream so far.
@@ -95,7 +98,11 @@ func (v *Validator) CheckKeys(e *Event) error {
 			return invalid(e, "parent_session_id", "names the session itself")
 		}
 		if f := v.AgentFamily; f != "" && s.SourceAgent != f && !strings.HasPrefix(s.SourceAgent, f+"/") {
-			s.SourceAgent = f + "/" + s.SourceAgent
+			if v.claimed == nil {
+				v.claimed = map[string]string{}
+			}
+			v.claimed[s.ID] = s.SourceAgent
+			s.SourceAgent = f
 		}
 		s.CreatedAt = normTime(s.CreatedAt)
 		v.sessions[s.ID] = true
@@ -176,8 +183,8 @@ func (v *Validator) checkValues(e *Event) error {
 		if k := badOption(s.Options); k != "" {
 			return invalid(e, "options."+k, "not valid JSON")
 		}
-		if v.Untrusted {
-			s.Options = keepApart(s.Options)
+		if v.Untrusted || v.claimed[s.ID] != "" {
+			s.Options = keepApart(s.Options, v.claimed[s.ID])
 		}
 		capOptions(s.Options, max)
 	case KindMessage:
@@ -186,7 +193,7 @@ func (v *Validator) checkValues(e *Event) error {
 			return invalid(e, "options."+k, "not valid JSON")
 		}
 		if v.Untrusted {
-			m.Options = keepApart(m.Options)
+			m.Options = keepApart(m.Options, "")
 		}
 		m.Content = capText(m.Content, max, ensure(&m.Options), "content")
 		stripIngest(m.Options)
@@ -203,7 +210,7 @@ func (v *Validator) checkValues(e *Event) error {
 			return invalid(e, "options."+k, "not valid JSON")
 		}
 		if v.Untrusted {
-			p.Options = keepApart(p.Options)
+			p.Options = keepApart(p.Options, "")
 		}
 		p.Text = capText(p.Text, max, ensure(&p.Options), "text")
 		p.Params = capJSON(p.Params, max, p.Options, "params")
@@ -349,29 +356,41 @@ func stripIngest(o Options) {
 }
 
 // UntrustedKey is the options entry that keeps an untrusted row's options.source and
-// options.pond (Validator.Untrusted), and an options.untrusted it already had, as they came.
+// options.pond (Validator.Untrusted), an options.untrusted it already had, and the source_agent
+// it claimed outside Validator.AgentFamily, as they came.
 const UntrustedKey = "untrusted"
 
 // keepApart moves o's pond, source and untrusted entries under options.untrusted, each value
-// byte for byte (json.Marshal would compact them).
-func keepApart(o Options) Options {
+// byte for byte (json.Marshal would compact them), with the claimed source_agent when set.
+func keepApart(o Options, claimedAgent string) Options {
 	var apart []byte
-	for _, k := range []string{"pond", "source", UntrustedKey} {
-		raw, ok := o[k]
-		if !ok {
-			continue
-		}
+	add := func(k string, raw []byte) {
 		if apart == nil {
-			o = o.Clone()
 			apart = []byte{'{'}
 		} else {
 			apart = append(apart, ',')
 		}
 		apart = append(apart, `"`+k+`":`...)
 		apart = append(apart, raw...)
-		delete(o, k)
+	}
+	o = o.Clone()
+	if o == nil {
+		o = Options{}
+	}
+	for _, k := range []string{"pond", "source", UntrustedKey} {
+		if raw, ok := o[k]; ok {
+			add(k, raw)
+			delete(o, k)
+		}
+	}
+	if claimedAgent != "" {
+		b, _ := json.Marshal(claimedAgent)
+		add("source_agent", b)
 	}
 	if apart == nil {
+		if len(o) == 0 {
+			return nil
+		}
 		return o
 	}
 	o[UntrustedKey] = append(apart, '}')

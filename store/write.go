@@ -80,7 +80,8 @@ type Stamp struct {
 
 // The routes by which rows from outside this machine's adapters arrive (Stamp.Adapter). Their
 // rows are untrusted: options.source and options.pond are kept apart (session.Validator's
-// Untrusted), the API's source_agent is forced into the "api" family, and neither may add
+// Untrusted), a session from the API is the "api" agent's (the agent it names is kept apart
+// too), and neither may add
 // messages, parts or child sessions to a session a local adapter stored first, which a native
 // restore would replay into the agent as its own.
 const (
