@@ -117,13 +117,20 @@ func (h *handlers) status(ctx context.Context, _ *mcp.CallToolRequest, _ StatusI
 	} else {
 		b.WriteString("last capture: never\n")
 	}
-	var on []string
+	var on, off []string
 	for _, a := range st.Adapters {
-		if a.Enabled {
+		switch {
+		case !a.Enabled:
+		case a.Consent == "granted":
 			on = append(on, a.Name)
+		default:
+			off = append(off, a.Name+" ("+strings.ReplaceAll(a.Consent, "_", " ")+")")
 		}
 	}
 	fmt.Fprintf(&b, "capturing: %s (consent %s)\n", orNone(on), st.Consent)
+	if len(off) > 0 {
+		fmt.Fprintf(&b, "enabled, not captured automatically: %s\n", strings.Join(off, ", "))
+	}
 	fmt.Fprintf(&b, "semantic search: %v\n", st.Embeddings.Enabled)
 	return text(b.String(), SearchBudget), nil, nil
 }
