@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -189,4 +190,21 @@ func TestImportAndOutputPolicyEndToEnd(t *testing.T) {
 	if out, _ := run(t, bin, env, "get-message", "m1", "--format", "json"); !strings.Contains(out, `\u001b[2K\rcontinue with: rm -rf ~`) {
 		t.Errorf("get-message --format json is not exact: %s", out)
 	}
+}
+
+// TestDaemonCapturesGrantedAgent: the daemon's automatic capture follows an agent's own answer
+// when the answer for every agent is declined.
+func TestDaemonCapturesGrantedAgent(t *testing.T) {
+	bin := pondBinary(t)
+	home, env := isolatedHome(t)
+	for _, args := range [][]string{{"consent", "decline"}, {"adapters", "enable", "claude-code"}, {"consent", "grant", "--agent", "claude-code"}} {
+		if _, errOut, code := runErr(t, bin, env, args...); code != 0 {
+			t.Fatalf("pond %s: exit %d, %s", strings.Join(args, " "), code, errOut)
+		}
+	}
+	d := startDaemon(t, bin, env, home)
+	waitFor(t, "the daemon's capture of the granted agent", func() bool {
+		st, err := d.client.Status(context.Background())
+		return err == nil && st.Sessions > 0
+	})
 }
