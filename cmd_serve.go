@@ -3,18 +3,18 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/pondhq/pond/daemon"
-	"github.com/pondhq/pond/daemon/config"
 	"github.com/pondhq/pond/daemon/mcpserver"
 	"github.com/pondhq/pond/ipc"
 	"github.com/pondhq/pond/ipc/apitype"
-	"github.com/pondhq/pond/paths"
 )
 
 func newServeCmd() *cobra.Command {
@@ -27,7 +27,8 @@ func newServeCmd() *cobra.Command {
 		Long: `serve is how agent plugins launch Pond. With a daemon running it relays to it like pond mcp;
 without one it serves MCP from the archive in this process (writes, if any, under the store lock).
 
-  --with-sync        sync once at start when no daemon runs (the daemon syncs by itself)
+  --with-sync        sync once at start when no daemon runs (the daemon syncs by itself):
+                     only the agents whose capture was granted (pond consent)
   --sync-every N     and again every N seconds
   --bootstrap NAME   enable adapter NAME in the config first`,
 		Args: cobra.NoArgs,
@@ -56,7 +57,7 @@ without one it serves MCP from the archive in this process (writes, if any, unde
 				return ipc.Bridge(ctx, ipc.MCPSocket(d.Runtime.Path), os.Stdin, os.Stdout)
 			}
 			if withSync {
-				go serveSync(ctx, api, d, time.Duration(syncEvery)*time.Second)
+				go serveSync(ctx, api, log, time.Duration(syncEvery)*time.Second)
 			}
 			return mcpserver.New(api, version, log).Run(ctx, &mcp.StdioTransport{})
 		},
@@ -69,12 +70,20 @@ without one it serves MCP from the archive in this process (writes, if any, unde
 }
 
 // serveSync is `pond serve --with-sync`: capture at start and, with every > 0, periodically.
-func serveSync(ctx context.Context, api ipc.API, d paths.Dirs, every time.Duration) {
+// Nobody typed it, so it is automatic capture: only the agents whose capture was granted.
+func serveSync(ctx context.Context, api ipc.API, log *slog.Logger, every time.Duration) {
 	for {
-		if cfg, _, err := config.Load(d.ConfigFile.Path); err == nil && cfg.Consent.Capture != config.Declined {
-			if _, err := api.Sync(ctx, &apitype.SyncRequest{}); err != nil && ctx.Err() == nil {
-				logger().Warn("serve: sync failed", "error", err)
+		resp, err := api.Sync(ctx, &apitype.SyncRequest{Automatic: true})
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("serve: sync failed", "error", err)
+		case err == nil:
+			var read []string
+			for _, a := range resp.Report.Adapters {
+				read = append(read, a.Adapter)
 			}
+			log.Info("serve: synced", "adapters", strings.Join(read, ","), "sessions", resp.Report.Inserted.Sessions,
+				"messages", resp.Report.Inserted.Messages, "remarks", strings.Join(resp.Remarks, "; "))
 		}
 		if every <= 0 {
 			return

@@ -63,7 +63,9 @@ func runIn(t *testing.T, dir, bin string, env []string, args ...string) (stdout 
 	return out.String(), code
 }
 
-// withoutIngest drops options.pond.ingest (each archive stamps its own) from an export.
+// withoutIngest drops options.pond.ingest (each archive stamps its own) from an export, after
+// folding back what an import kept apart under options.untrusted (the exporting archive's
+// options.source and options.pond).
 func withoutIngest(t *testing.T, export string) string {
 	var b strings.Builder
 	for _, line := range strings.Split(strings.TrimSpace(export), "\n") {
@@ -72,6 +74,12 @@ func withoutIngest(t *testing.T, export string) string {
 			t.Fatalf("export line %q: %v", line, err)
 		}
 		if o, ok := obj["options"].(map[string]any); ok {
+			if u, ok := o["untrusted"].(map[string]any); ok {
+				delete(o, "untrusted")
+				for k, v := range u {
+					o[k] = v
+				}
+			}
 			if p, ok := o["pond"].(map[string]any); ok {
 				delete(p, "ingest")
 				if len(p) == 0 {
@@ -88,7 +96,8 @@ func withoutIngest(t *testing.T, export string) string {
 
 // TestEndToEnd drives the real binary in an isolated home: first sync discovers Claude Code,
 // a second sync finds everything fresh, status and export see the sessions, an export imports
-// into a fresh archive unchanged, and doctor --verify finds no drift.
+// into a fresh archive with nothing lost (its provenance kept apart), and doctor --verify finds
+// no drift.
 func TestEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the pond binary")
@@ -143,8 +152,18 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("import exited %d", code)
 	}
 	again, _ := run(t, bin, other, "export")
+	for _, line := range strings.Split(strings.TrimSpace(again), "\n") {
+		var obj struct{ Options map[string]json.RawMessage }
+		json.Unmarshal([]byte(line), &obj)
+		if _, ok := obj.Options["source"]; ok {
+			t.Fatalf("the import kept the export's options.source as its own: %.300s", line)
+		}
+	}
+	if !strings.Contains(again, `"untrusted":{`) {
+		t.Error("the import did not keep the export's provenance apart")
+	}
 	if a, b := withoutIngest(t, export), withoutIngest(t, again); a != b {
-		t.Fatal("export of the re-imported archive differs from the original export (ingest stamps aside)")
+		t.Fatal("export of the re-imported archive differs from the original export (ingest stamps and what was kept apart aside)")
 	}
 
 	if out, code := run(t, bin, env, "doctor", "--verify"); code != 0 {

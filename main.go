@@ -16,6 +16,7 @@ import (
 	"github.com/pondhq/pond/daemon"
 	"github.com/pondhq/pond/ipc"
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/present"
 	"github.com/pondhq/pond/session/view"
 )
 
@@ -41,7 +42,7 @@ func main() {
 	if err != nil {
 		code, msg := exit(err)
 		if msg != "" {
-			fmt.Fprintln(os.Stderr, "pond:", msg)
+			fmt.Fprintln(os.Stderr, "pond:", present.Escape(msg)) // an error may quote archived text
 		}
 		os.Exit(code)
 	}
@@ -86,7 +87,7 @@ func describe(err error) string {
 		advice = "; stop it first, or use it (pond status)"
 	case !errors.As(err, &ae):
 	case ae.Code == apitype.CodeDeclined:
-		advice = "; run `pond consent grant` to capture sessions"
+		advice = "; run `pond consent grant` to capture sessions (`--agent NAME` for one agent)"
 	case ae.Message == view.MsgEmbeddingsOff && ae.Code == apitype.CodeValidation:
 		advice = ": install a model with `pond model install` to turn it on, or search with --mode fts"
 	case ae.Message == view.MsgEmbeddingsOff:

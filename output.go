@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pondhq/pond/present"
 )
 
 // addFormatFlag adds the --format flag every command that reports something has.
@@ -13,7 +15,9 @@ func addFormatFlag(cmd *cobra.Command, format *string) {
 	cmd.Flags().StringVar(format, "format", "text", "output format: text or json")
 }
 
-// render writes v as indented JSON for --format json, or text() for people.
+// render writes v as indented JSON for --format json (exact), or text() for people, with the
+// control characters of archived text escaped (present.Escape) so they cannot drive the
+// terminal.
 func render(w io.Writer, format string, v any, text func() string) error {
 	switch format {
 	case "json":
@@ -21,7 +25,7 @@ func render(w io.Writer, format string, v any, text func() string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
 	case "text", "":
-		_, err := io.WriteString(w, text())
+		_, err := io.WriteString(w, present.Escape(text()))
 		return err
 	default:
 		return &exitError{code: 2, err: fmt.Errorf("unknown --format %q (want text or json)", format)}

@@ -21,7 +21,7 @@ func (s *Service) Import(ctx context.Context, req *apitype.ImportRequest) (*view
 	if err := s.acquireWrite(ctx, false); err != nil {
 		return nil, err
 	}
-	sum, err := s.Store.Import(ctx, req.Events, 0, store.Stamp{Adapter: "import", PondVersion: s.Version})
+	sum, err := s.Store.Import(ctx, req.Events, 0, store.Stamp{Adapter: store.RouteImport, PondVersion: s.Version})
 	s.releaseWrite()
 	if sum != nil && sum.Inserted.Sessions+sum.Inserted.Messages > 0 {
 		s.upkeep.changed.Store(true)

@@ -285,6 +285,7 @@ func (d *daemon) refreshRoots() {
 		return
 	}
 	targets, _ := capture.Targets(cfg, d.svc.Env, "", "")
+	targets, _ = consented(cfg, targets, config.Granted) // only what automatic capture reads
 	roots := map[string][]string{}
 	for _, t := range targets {
 		roots[t.Adapter.Name()] = t.Roots
@@ -292,18 +293,11 @@ func (d *daemon) refreshRoots() {
 	d.watch.setRoots(roots)
 }
 
-// autoSync syncs every enabled adapter (all) or those in only, when consent is granted. It
-// reports busy when another write holds the slot.
+// autoSync syncs every enabled adapter (all) or those in only, of the agents whose capture
+// was granted. It reports busy when another write holds the slot.
 func (d *daemon) autoSync(ctx context.Context, all bool, only map[string]bool) (busy bool) {
-	cfg, _, err := config.Load(d.opts.Dirs.ConfigFile.Path)
+	cfg, err := d.svc.automaticConfig()
 	if err != nil {
-		d.setErr(err)
-		return false
-	}
-	if cfg.Consent.Capture != config.Granted {
-		return false
-	}
-	if cfg, _, err = d.svc.bootstrap(); err != nil {
 		d.setErr(err)
 		return false
 	}
@@ -312,6 +306,7 @@ func (d *daemon) autoSync(ctx context.Context, all bool, only map[string]bool) (
 		d.setErr(err)
 		return false
 	}
+	targets, _ = consented(cfg, targets, config.Granted)
 	if !all {
 		targets = slices.DeleteFunc(targets, func(t capture.Target) bool { return !only[t.Adapter.Name()] })
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -248,7 +249,7 @@ func (s *Service) Ingest(ctx context.Context, req *apitype.IngestRequest) (*apit
 		if err := s.acquireWrite(ctx, false); err != nil {
 			return nil, err
 		}
-		out, err := s.Store.Upsert(ctx, events, store.Stamp{Adapter: "api", PondVersion: s.Version})
+		out, err := s.Store.Upsert(ctx, events, store.Stamp{Adapter: store.RouteAPI, PondVersion: s.Version})
 		s.releaseWrite()
 		if err != nil {
 			return nil, err
@@ -277,7 +278,7 @@ func (s *Service) adapterList(cfg *config.Config) []view.Adapter {
 	for _, a := range all.Adapters() {
 		e, ok := cfg.Adapters[a.Name()]
 		out = append(out, view.Adapter{Name: a.Name(), Configured: ok, Enabled: ok && e.Enabled, Path: e.Path,
-			Found: capture.ExistingRoots(a, s.Env), Restore: a.Capabilities().Restore})
+			Found: capture.ExistingRoots(a, s.Env), Restore: a.Capabilities().Restore, Consent: string(cfg.ConsentFor(a.Name()))})
 	}
 	return out
 }
@@ -334,26 +335,44 @@ func (s *Service) SetAdapters(ctx context.Context, req *apitype.AdapterRequest) 
 	return &apitype.AdaptersResponse{Adapters: s.adapterList(cfg), Changed: changed, ConfigFile: s.Dirs.ConfigFile.Path}, nil
 }
 
-// Consent reads the capture consent.
+// Consent reads the capture consent: the global answer and every agent's own.
 func (s *Service) Consent(ctx context.Context) (*apitype.Consent, error) {
 	cfg, err := s.loadConfig()
 	if err != nil {
 		return nil, err
 	}
-	return &apitype.Consent{Capture: string(cfg.Consent.Capture), ConfigFile: s.Dirs.ConfigFile.Path}, nil
+	return s.consentOf(cfg), nil
 }
 
-// SetConsent records the capture consent.
+func (s *Service) consentOf(cfg *config.Config) *apitype.Consent {
+	c := &apitype.Consent{Capture: string(cfg.Consent.Capture), ConfigFile: s.Dirs.ConfigFile.Path}
+	for agent, answer := range cfg.Consent.Agents {
+		if c.Agents == nil {
+			c.Agents = map[string]string{}
+		}
+		c.Agents[agent] = string(answer)
+	}
+	return c
+}
+
+// SetConsent records the capture consent, for every agent or, with req.Agent, for that one
+// (config.Config.SetConsent has the rule).
 func (s *Service) SetConsent(ctx context.Context, req *apitype.Consent) (*apitype.Consent, error) {
 	c, err := config.ParseConsent(req.Capture)
 	if err != nil || req.Capture == "" {
 		return nil, &apitype.Error{Code: apitype.CodeValidation, Message: fmt.Sprintf("capture %q: want granted, declined or not_asked", req.Capture)}
 	}
-	if _, err := s.editConfig(func(cfg *config.Config) error { cfg.Consent.Capture = c; return nil }); err != nil {
+	if req.Agent != "" {
+		if _, ok := all.ByName(req.Agent); !ok {
+			return nil, &apitype.Error{Code: apitype.CodeUnknownAdapter, Message: fmt.Sprintf("unknown adapter %q (known: %s)", req.Agent, strings.Join(all.Names(), ", "))}
+		}
+	}
+	cfg, err := s.editConfig(func(cfg *config.Config) error { cfg.SetConsent(req.Agent, c); return nil })
+	if err != nil {
 		return nil, err
 	}
-	s.publish(apitype.EventConsent, view.ConsentChanged{Capture: string(c)})
-	return &apitype.Consent{Capture: string(c), ConfigFile: s.Dirs.ConfigFile.Path}, nil
+	s.publish(apitype.EventConsent, view.ConsentChanged{Capture: string(c), Agent: req.Agent})
+	return s.consentOf(cfg), nil
 }
 
 // RebuildMirror recreates the SQLite mirror from the Lance tables, in the write slot (no sync
@@ -393,8 +412,11 @@ func (s *Service) VerifyMirror(ctx context.Context, _ *apitype.MirrorVerifyReque
 	return &apitype.MirrorVerify{Tables: drift}, nil
 }
 
-// Sync captures now, as `pond sync` asks: a first run enables the adapters whose data exists;
-// declined consent refuses. Its progress goes to the watchers, source by source.
+// Sync captures now. As `pond sync` asks it: a first run enables the adapters whose data
+// exists, and the adapters named or enabled are read unless their capture is declined (when it
+// was never asked, a remark says how to answer). Automatic (a plugin's `pond serve
+// --with-sync`) reads only the agents whose capture was granted. Its progress goes to the
+// watchers, source by source.
 func (s *Service) Sync(ctx context.Context, req *apitype.SyncRequest) (*apitype.SyncResponse, error) {
 	if err := s.needStore(); err != nil {
 		return nil, err
@@ -403,15 +425,19 @@ func (s *Service) Sync(ctx context.Context, req *apitype.SyncRequest) (*apitype.
 		return nil, &apitype.Error{Code: apitype.CodeValidation, Message: "path must be absolute (the daemon's working directory is not yours)"}
 	}
 	resp := &apitype.SyncResponse{}
-	cfg, remark, err := s.bootstrap()
+	var cfg *config.Config
+	var remark string
+	var err error
+	if req.Automatic {
+		cfg, err = s.automaticConfig()
+	} else {
+		cfg, remark, err = s.bootstrap()
+	}
 	if err != nil {
 		return nil, err
 	}
 	if remark != "" {
 		resp.Remarks = append(resp.Remarks, remark)
-	}
-	if cfg.Consent.Capture == config.Declined {
-		return nil, &apitype.Error{Code: apitype.CodeDeclined, Message: fmt.Sprintf("capture is declined in %s", s.Dirs.ConfigFile.Path)}
 	}
 	targets, err := capture.Targets(cfg, s.Env, req.Adapter, req.Path)
 	switch {
@@ -420,7 +446,36 @@ func (s *Service) Sync(ctx context.Context, req *apitype.SyncRequest) (*apitype.
 	case err != nil:
 		return nil, &apitype.Error{Code: apitype.CodeValidation, Message: err.Error()}
 	}
-	if len(targets) == 0 {
+	if req.Automatic {
+		var left []string
+		targets, left = consented(cfg, targets, config.Granted)
+		if len(left) > 0 {
+			resp.Remarks = append(resp.Remarks, fmt.Sprintf("not captured automatically, capture not granted: %s (pond consent grant [--agent NAME])", strings.Join(left, ", ")))
+		}
+	} else {
+		var declined []string
+		targets, declined = consented(cfg, targets, config.Granted, config.NotAsked)
+		if len(targets) == 0 && (len(declined) > 0 || cfg.Consent.Capture == config.Declined) {
+			whom := "every agent"
+			if len(declined) > 0 {
+				whom = strings.Join(declined, ", ")
+			}
+			return nil, &apitype.Error{Code: apitype.CodeDeclined, Message: fmt.Sprintf("capture is declined for %s in %s", whom, s.Dirs.ConfigFile.Path)}
+		}
+		if len(declined) > 0 {
+			resp.Remarks = append(resp.Remarks, fmt.Sprintf("skipped, capture declined: %s (pond consent grant --agent NAME)", strings.Join(declined, ", ")))
+		}
+		if _, unasked := consented(cfg, targets, config.Granted, config.Declined); len(unasked) > 0 {
+			resp.Remarks = append(resp.Remarks, fmt.Sprintf("capture consent was never asked for %s: this sync ran because you asked for it; "+
+				"`pond consent grant` lets Pond capture them as they are written (`--agent NAME` for one), `pond consent decline` stops it", strings.Join(unasked, ", ")))
+		}
+	}
+	switch {
+	case len(targets) == 0 && req.Automatic:
+		// Nothing was granted: no sync ran, and none is recorded as the last capture.
+		resp.Report = &view.SyncReport{Adapters: []view.AdapterReport{}, Outcome: "ok"}
+		return resp, nil
+	case len(targets) == 0:
 		resp.Remarks = append(resp.Remarks, "no adapter is enabled and no agent data was found; see `pond adapters list`")
 	}
 	resp.Report, err = s.runSync(ctx, targets, capture.Options{DryRun: req.DryRun, Verify: req.Verify, Progress: s.syncProgress()}, req.NoWait)
@@ -443,6 +498,30 @@ func (s *Service) syncProgress() func(view.SyncProgress) {
 			s.Hub.PublishLive(apitype.EventSyncProgress, p)
 		}
 	}
+}
+
+// consented splits targets into those whose agent's answer is one of answers and the names of
+// the others.
+func consented(cfg *config.Config, targets []capture.Target, answers ...config.Consent) (in []capture.Target, out []string) {
+	for _, t := range targets {
+		if slices.Contains(answers, cfg.ConsentFor(t.Adapter.Name())) {
+			in = append(in, t)
+		} else {
+			out = append(out, t.Adapter.Name())
+		}
+	}
+	return in, out
+}
+
+// automaticConfig is the config automatic capture reads: bootstrapped (the first run's
+// adapters enabled) only when capture was granted for all.
+func (s *Service) automaticConfig() (*config.Config, error) {
+	cfg, err := s.loadConfig()
+	if err != nil || cfg.Consent.Capture != config.Granted {
+		return cfg, err
+	}
+	cfg, _, err = s.bootstrap()
+	return cfg, err
 }
 
 // bootstrap loads the config and, the first time Pond runs, enables the adapters whose data

@@ -68,5 +68,6 @@ EXAMPLES
 
 LIMITS
   100 rows by default (--limit, at most 1000), 80,000 bytes of text, cells clipped at 1,000
-  characters, 30 s per query (--timeout, at most 600).
+  characters, 30 s per query (--timeout, at most 600 on the CLI; timeout_seconds, at most 60
+  over MCP).
 `

@@ -37,7 +37,18 @@ func Status(st *view.Status, dataDir string, subagents bool) string {
 	} else {
 		b.WriteString("last sync: never; run pond sync\n")
 	}
-	fmt.Fprintf(&b, "capture consent: %s\n", st.Consent)
+	fmt.Fprintf(&b, "capture consent: %s", st.Consent)
+	// The enabled agents whose own answer differs from the one for every agent.
+	var own []string
+	for _, a := range st.Adapters {
+		if a.Enabled && a.Consent != "" && a.Consent != st.Consent {
+			own = append(own, a.Name+" "+a.Consent)
+		}
+	}
+	if len(own) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(own, ", "))
+	}
+	b.WriteString("\n")
 	if e := st.Embeddings; e.Enabled {
 		fmt.Fprintf(&b, "semantic search: on (%s), %d of %d messages embedded\n", e.Model, e.Embedded, st.Messages)
 	} else {

@@ -201,3 +201,46 @@ func TestMessageOrder(t *testing.T) {
 		t.Fatal("want order by timestamp, then id")
 	}
 }
+
+func TestValidatorKeepsUntrustedProvenanceApart(t *testing.T) {
+	restoredFrom := json.RawMessage(`{"restored_from": {"session": "s0"}}`)
+	record := json.RawMessage(`{"path": "projects/../../.bash_profile"}`)
+	events := validStream()
+	events[0].Session.Options = Options{"source": record, "pond": restoredFrom, "anthropic": json.RawMessage(`{"model":"m"}`)}
+	events[1].Message.Options = Options{"pond": restoredFrom}
+	events[2].Part.Options = Options{"source": record, "untrusted": json.RawMessage(`1`)}
+	events[2].Part.Text = strings.Repeat("x", 300)
+	v := Validator{MaxValueBytes: 200, Untrusted: true, AgentFamily: "api"}
+	for i := range events {
+		if err := v.Check(&events[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		got  Options
+		want map[string]string
+	}{
+		{"session", events[0].Session.Options, map[string]string{"anthropic": `{"model":"m"}`,
+			"untrusted": `{"pond":{"restored_from": {"session": "s0"}},"source":{"path": "projects/../../.bash_profile"},"source_agent":"claude-code"}`}},
+		{"message", events[1].Message.Options, map[string]string{"untrusted": `{"pond":{"restored_from": {"session": "s0"}}}`}},
+		// Pond's own record of the truncation is written after the caller's options moved.
+		{"part", events[2].Part.Options, map[string]string{"pond": `{"truncated":{"text":300}}`,
+			"untrusted": `{"source":{"path": "projects/../../.bash_profile"},"untrusted":1}`}},
+	} {
+		got := map[string]string{}
+		for k, v := range c.got {
+			got[k] = string(v)
+		}
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%s options (-want +got):\n%s", c.name, diff)
+		}
+	}
+	if got := events[0].Session.SourceAgent; got != "api" {
+		t.Errorf("source_agent = %q, want api", got)
+	}
+	s := &Session{ID: "s2", SourceAgent: "api/tool", Project: "/p", CreatedAt: t0}
+	if err := v.Check(&Event{Session: s}); err != nil || s.SourceAgent != "api/tool" {
+		t.Errorf("source_agent in the family: got %q, %v; want it kept", s.SourceAgent, err)
+	}
+}

@@ -43,10 +43,22 @@ func (e *ValidationError) Error() string {
 type Validator struct {
 	// MaxValueBytes caps a single value; 0 means DefaultMaxValueBytes.
 	MaxValueBytes int
+	// Untrusted marks rows from outside this machine's adapters (the ingest route, an import).
+	// Their options.source (the agent's own records, which a native restore replays) and
+	// options.pond (what Pond records: a restore's origin, truncations) are not believed: both
+	// are kept apart, whole, under options.untrusted, where nothing reads them back as the
+	// agent's or Pond's own.
+	Untrusted bool
+	// AgentFamily, when set, is the only source_agent family (the part before a slash) the rows
+	// may claim: a session claiming another (the API sending "claude-code") gets AgentFamily
+	// itself, and the claim is kept under options.untrusted.source_agent. Not as a sub-kind:
+	// "api/claude-code" would read as a sub-agent session, which search leaves out.
+	AgentFamily string
 
-	sessions map[string]bool // passed CheckKeys
-	messages map[Key]bool    // passed CheckKeys
-	rejected map[Key]bool    // sessions and messages CheckContent rejected
+	sessions map[string]bool   // passed CheckKeys
+	claimed  map[string]string // session id -> the source_agent it claimed outside AgentFamily
+	messages map[Key]bool      // passed CheckKeys
+	rejected map[Key]bool      // sessions and messages CheckContent rejected
 }
 
 // Check validates e against the stream so far.
@@ -84,6 +96,13 @@ func (v *Validator) CheckKeys(e *Event) error {
 			return invalid(e, "parent_message_id", "set without parent_session_id")
 		case s.ParentSessionID == s.ID:
 			return invalid(e, "parent_session_id", "names the session itself")
+		}
+		if f := v.AgentFamily; f != "" && s.SourceAgent != f && !strings.HasPrefix(s.SourceAgent, f+"/") {
+			if v.claimed == nil {
+				v.claimed = map[string]string{}
+			}
+			v.claimed[s.ID] = s.SourceAgent
+			s.SourceAgent = f
 		}
 		s.CreatedAt = normTime(s.CreatedAt)
 		v.sessions[s.ID] = true
@@ -164,11 +183,17 @@ func (v *Validator) checkValues(e *Event) error {
 		if k := badOption(s.Options); k != "" {
 			return invalid(e, "options."+k, "not valid JSON")
 		}
+		if v.Untrusted || v.claimed[s.ID] != "" {
+			s.Options = keepApart(s.Options, v.claimed[s.ID])
+		}
 		capOptions(s.Options, max)
 	case KindMessage:
 		m := e.Message
 		if k := badOption(m.Options); k != "" {
 			return invalid(e, "options."+k, "not valid JSON")
+		}
+		if v.Untrusted {
+			m.Options = keepApart(m.Options, "")
 		}
 		m.Content = capText(m.Content, max, ensure(&m.Options), "content")
 		stripIngest(m.Options)
@@ -183,6 +208,9 @@ func (v *Validator) checkValues(e *Event) error {
 		}
 		if k := badOption(p.Options); k != "" {
 			return invalid(e, "options."+k, "not valid JSON")
+		}
+		if v.Untrusted {
+			p.Options = keepApart(p.Options, "")
 		}
 		p.Text = capText(p.Text, max, ensure(&p.Options), "text")
 		p.Params = capJSON(p.Params, max, p.Options, "params")
@@ -325,4 +353,46 @@ func stripIngest(o Options) {
 		return
 	}
 	o["pond"], _ = json.Marshal(pond)
+}
+
+// UntrustedKey is the options entry that keeps an untrusted row's options.source and
+// options.pond (Validator.Untrusted), an options.untrusted it already had, and the source_agent
+// it claimed outside Validator.AgentFamily, as they came.
+const UntrustedKey = "untrusted"
+
+// keepApart moves o's pond, source and untrusted entries under options.untrusted, each value
+// byte for byte (json.Marshal would compact them), with the claimed source_agent when set.
+func keepApart(o Options, claimedAgent string) Options {
+	var apart []byte
+	add := func(k string, raw []byte) {
+		if apart == nil {
+			apart = []byte{'{'}
+		} else {
+			apart = append(apart, ',')
+		}
+		apart = append(apart, `"`+k+`":`...)
+		apart = append(apart, raw...)
+	}
+	o = o.Clone()
+	if o == nil {
+		o = Options{}
+	}
+	for _, k := range []string{"pond", "source", UntrustedKey} {
+		if raw, ok := o[k]; ok {
+			add(k, raw)
+			delete(o, k)
+		}
+	}
+	if claimedAgent != "" {
+		b, _ := json.Marshal(claimedAgent)
+		add("source_agent", b)
+	}
+	if apart == nil {
+		if len(o) == 0 {
+			return nil
+		}
+		return o
+	}
+	o[UntrustedKey] = append(apart, '}')
+	return o
 }

@@ -1,12 +1,14 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/user"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -71,9 +73,23 @@ type Outcome struct {
 // Stamp is the ingest provenance the store records on every message it inserts, under
 // options.pond.ingest. Callers never supply it; the validator strips any they send.
 type Stamp struct {
+	// Adapter is the local adapter that captured the rows, or RouteAPI or RouteImport.
 	Adapter     string `json:"adapter,omitempty"`
 	PondVersion string `json:"pond_version,omitempty"`
 }
+
+// The routes by which rows from outside this machine's adapters arrive (Stamp.Adapter). Their
+// rows are untrusted: options.source and options.pond are kept apart (session.Validator's
+// Untrusted), a session from the API is the "api" agent's (the agent it names is kept apart
+// too), and neither may add
+// messages, parts or child sessions to a session a local adapter stored first, which a native
+// restore would replay into the agent as its own.
+const (
+	RouteAPI    = "api"
+	RouteImport = "import"
+)
+
+func (st Stamp) untrusted() bool { return st.Adapter == RouteAPI || st.Adapter == RouteImport }
 
 type hostInfo struct {
 	Username string `json:"username,omitempty"`
@@ -116,7 +132,10 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 		out.Phases[name] += time.Since(phase)
 		phase = time.Now()
 	}
-	v := session.Validator{MaxValueBytes: s.opts.MaxValueBytes}
+	v := session.Validator{MaxValueBytes: s.opts.MaxValueBytes, Untrusted: stamp.untrusted()}
+	if stamp.Adapter == RouteAPI {
+		v.AgentFamily = RouteAPI
+	}
 	var sessionIDs []string
 	seenSession := map[string]bool{}
 	for i := range events {
@@ -143,6 +162,17 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	partKeys, err := s.mirror.PartKeys(ctx, sessionIDs)
 	if err != nil {
 		return nil, err
+	}
+	var captured map[string]string // untrusted rows only: sessions (and parents) a local adapter stored
+	if stamp.untrusted() {
+		if captured, err = s.capturedHere(ctx, events, out.Rows, stored); err != nil {
+			return nil, err
+		}
+	}
+	// refused holds the sessions an untrusted row may not add to, with the reason.
+	refused := map[string]error{}
+	for id, agent := range captured {
+		refused[id] = fmt.Errorf("session %s was captured on this machine (%s): rows from %s never add to it; send them as a session of their own", id, agent, stamp.Adapter)
 	}
 
 	b := &batch{seq: map[session.Key]int64{}}
@@ -176,6 +206,16 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 				r.Status = Matched // repeated in this batch
 				continue
 			}
+			if err := refused[sess.ID]; err != nil { // its messages are stored, its row is not yet
+				reject(r, err)
+				continue
+			}
+			if agent, ok := captured[sess.ParentSessionID]; ok {
+				err := fmt.Errorf("session %s names parent %s, which was captured on this machine (%s): rows from %s never add a child to it", sess.ID, sess.ParentSessionID, agent, stamp.Adapter)
+				refused[sess.ID] = err
+				reject(r, err)
+				continue
+			}
 			if err := v.CheckContent(e); err != nil {
 				reject(r, err)
 				continue
@@ -192,6 +232,10 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 			}
 			if _, dup := newMsgIndex[k]; dup {
 				r.Status = Matched
+				continue
+			}
+			if err := refused[m.SessionID]; err != nil {
+				reject(r, err)
 				continue
 			}
 			if err := v.CheckContent(e); err != nil {
@@ -213,6 +257,10 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 			pk := e.Key()
 			if _, dup := b.seq[pk]; dup {
 				r.Status = Matched
+				continue
+			}
+			if err := refused[p.SessionID]; err != nil {
+				reject(r, err)
 				continue
 			}
 			mk := session.Key{SessionID: p.SessionID, MessageID: p.MessageID}
@@ -497,6 +545,63 @@ func (s *Store) maxSeq(ctx context.Context) (int64, error) {
 		}
 	}
 	return max, nil
+}
+
+// capturedHere returns, of the sessions events name (as their own or as a parent), those a
+// local adapter stored first, each with its source agent: the sessions untrusted rows may not
+// add to. Who stored a session is who stored its first message; a stored session without
+// messages counts as captured here unless its source agent is in the API's family (an
+// import's labels are the exporting machine's, so only the API's can be told apart).
+func (s *Store) capturedHere(ctx context.Context, events []session.Event, rows []RowOutcome, stored map[string]sqlite.StoredSession) (map[string]string, error) {
+	var ids []string
+	seen := map[string]bool{}
+	add := func(id string) {
+		if id != "" && !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	for i := range events {
+		if rows[i].Status == Rejected {
+			continue
+		}
+		add(events[i].Key().SessionID)
+		if e := events[i].Session; e != nil {
+			add(e.ParentSessionID)
+		}
+	}
+	parents := map[string]sqlite.StoredSession{}
+	var unknown []string
+	for _, id := range ids {
+		if _, ok := stored[id]; !ok {
+			unknown = append(unknown, id)
+		}
+	}
+	if len(unknown) > 0 {
+		var err error
+		if parents, err = s.mirror.Sessions(ctx, unknown); err != nil {
+			return nil, err
+		}
+	}
+	first, err := s.mirror.FirstIngest(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, id := range ids {
+		st, isStored := stored[id]
+		if !isStored {
+			st, isStored = parents[id]
+		}
+		adapter, hasMessages := first[id]
+		switch {
+		case hasMessages && adapter != RouteAPI && adapter != RouteImport:
+			out[id] = cmp.Or(st.SourceAgent, adapter)
+		case !hasMessages && isStored && st.SourceAgent != RouteAPI && !strings.HasPrefix(st.SourceAgent, RouteAPI+"/"):
+			out[id] = st.SourceAgent
+		}
+	}
+	return out, nil
 }
 
 func ingestStamp(st Stamp) json.RawMessage {

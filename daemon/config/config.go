@@ -16,11 +16,21 @@ import (
 	"github.com/pondhq/pond/internal/atomicfile"
 )
 
-// Consent is the user's answer about automatic capture.
+// Consent is the user's answer about capture, for every agent or for one.
+//
+// The rule, everywhere: automatic capture (the daemon's watcher and periodic sync, `pond serve
+// --with-sync`, which agents' plugins launch) reads only the agents whose answer is Granted. A
+// `pond sync` the user types reads the agents it names, or the enabled ones, unless their
+// answer is Declined; when it was never asked, the sync says how to answer. An agent's answer
+// is its own entry under [consent.agents] when it has one, else the global [consent] capture.
+//
+//	[consent]
+//	capture = "declined"          # every agent without an answer of its own
+//	[consent.agents]
+//	claude-code = "granted"       # pond consent grant --agent claude-code
 type Consent string
 
-// Consent states. With NotAsked an explicit `pond sync` still captures; automatic capture (the
-// daemon's watcher and periodic sync) needs Granted; Declined stops all capture.
+// Consent states.
 const (
 	NotAsked Consent = "not_asked"
 	Granted  Consent = "granted"
@@ -55,6 +65,9 @@ type Embeddings struct {
 type Config struct {
 	Consent struct {
 		Capture Consent `toml:"capture"`
+		// Agents holds per-agent answers (a plugin's, or `pond consent grant --agent NAME`), by
+		// adapter name.
+		Agents map[string]Consent `toml:"agents,omitempty"`
 	} `toml:"consent"`
 	Adapters    map[string]Adapter `toml:"adapters"`
 	Embeddings  Embeddings         `toml:"embeddings"`
@@ -101,7 +114,43 @@ func Load(path string) (c *Config, exists bool, err error) {
 	if c.Consent.Capture == "" {
 		c.Consent.Capture = NotAsked
 	}
+	for agent, answer := range c.Consent.Agents {
+		if _, err := ParseConsent(string(answer)); err != nil {
+			return nil, true, fmt.Errorf("config: %s: consent.agents.%s: %w", path, agent, err)
+		}
+	}
 	return c, true, nil
+}
+
+// ConsentFor is agent's answer: its own when it has one, else the global one.
+func (c *Config) ConsentFor(agent string) Consent {
+	if a, ok := c.Consent.Agents[agent]; ok && a != "" && a != NotAsked {
+		return a
+	}
+	return c.Consent.Capture
+}
+
+// SetConsent records an answer. With an agent it is that agent's own, and becomes the global
+// answer too only while the global one is still NotAsked: a plugin answering for its agent
+// never overrides what the user said for all. Without one it is the answer for every agent
+// and replaces the agents' own, so that "decline" (or the tray's Pause) stops all capture.
+func (c *Config) SetConsent(agent string, answer Consent) {
+	if agent == "" {
+		c.Consent.Capture = answer
+		c.Consent.Agents = nil
+		return
+	}
+	if answer == NotAsked {
+		delete(c.Consent.Agents, agent)
+		return
+	}
+	if c.Consent.Agents == nil {
+		c.Consent.Agents = map[string]Consent{}
+	}
+	c.Consent.Agents[agent] = answer
+	if c.Consent.Capture == NotAsked {
+		c.Consent.Capture = answer
+	}
 }
 
 // Save writes c to path atomically with mode 0600.

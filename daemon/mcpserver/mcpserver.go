@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -116,15 +117,22 @@ func (h *handlers) status(ctx context.Context, _ *mcp.CallToolRequest, _ StatusI
 	} else {
 		b.WriteString("last capture: never\n")
 	}
-	var on []string
+	var on, off []string
 	for _, a := range st.Adapters {
-		if a.Enabled {
+		switch {
+		case !a.Enabled:
+		case a.Consent == "granted":
 			on = append(on, a.Name)
+		default:
+			off = append(off, a.Name+" ("+strings.ReplaceAll(a.Consent, "_", " ")+")")
 		}
 	}
 	fmt.Fprintf(&b, "capturing: %s (consent %s)\n", orNone(on), st.Consent)
+	if len(off) > 0 {
+		fmt.Fprintf(&b, "enabled, not captured automatically: %s\n", strings.Join(off, ", "))
+	}
 	fmt.Fprintf(&b, "semantic search: %v\n", st.Embeddings.Enabled)
-	return text(b.String()), nil, nil
+	return text(b.String(), SearchBudget), nil, nil
 }
 
 const sqlDoc = `Run ONE read-only SQL statement (SELECT, WITH or EXPLAIN) over the archive's SQLite mirror: tables sessions, messages, parts and views tool_calls, session_summary. Read the resource schema://pond-sql for columns and worked examples. Results are an ASCII table of at most 100 rows by default (limit up to 1000), cells clipped at 1000 characters; paginate with a keyset (WHERE timestamp < last_seen ORDER BY timestamp DESC). Use it for exact strings in tool bodies (parts.variant_data), counts, and the latest turns of a session.`
@@ -134,7 +142,7 @@ type SQLIn struct {
 	Query          string `json:"query,omitempty" jsonschema:"one read-only SELECT, WITH or EXPLAIN statement"`
 	SQL            string `json:"sql,omitempty" jsonschema:"alias of query"`
 	Limit          int    `json:"limit,omitempty" jsonschema:"rows to show (default 100, at most 1000)"`
-	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"stop the query after this many seconds (default 30, at most 600)"`
+	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"stop the query after this many seconds (default 30, at most 60)"`
 	Format         string `json:"format,omitempty" jsonschema:"text (the only format served so far)"`
 }
 
@@ -142,20 +150,31 @@ func (h *handlers) sql(ctx context.Context, _ *mcp.CallToolRequest, in SQLIn) (*
 	if in.Format != "" && in.Format != "text" {
 		return nil, nil, fmt.Errorf("format %q is not served over MCP yet; use format text (or the CLI: pond sql --format %s)", in.Format, in.Format)
 	}
-	res, err := h.api.SQL(ctx, &apitype.SQLRequest{Query: in.Query, SQL: in.SQL, Limit: in.Limit, TimeoutSeconds: in.TimeoutSeconds})
+	// An agent's statement gets the lower cap: the API (and the CLI) allow up to 600 s.
+	timeout, asked := in.TimeoutSeconds, in.TimeoutSeconds
+	if limit := int(view.SQLMCPMaxTimeout / time.Second); timeout > limit {
+		timeout = limit
+	}
+	res, err := h.api.SQL(ctx, &apitype.SQLRequest{Query: in.Query, SQL: in.SQL, Limit: in.Limit, TimeoutSeconds: timeout})
 	if err != nil {
 		return nil, nil, mapError(err)
 	}
-	return text(renderTable(res)), nil, nil
+	return text(renderTable(res, asked), SearchBudget), nil, nil
 }
 
 // renderTable draws a result as an ASCII table within SearchBudget, with a footer saying what
-// was shown.
-func renderTable(res *view.SQLResult) string {
+// was shown and the timeout it ran under (and that it was lowered, when asked was above it).
+func renderTable(res *view.SQLResult, asked int) string {
 	table, shown := present.Table{MaxWidth: 120, Budget: SearchBudget - 200}.Render(res)
 	var b strings.Builder
 	b.WriteString(table)
 	fmt.Fprintf(&b, "(%d rows in %d ms; showing %d", res.RowCount, res.ElapsedMs, shown)
+	if res.TimeoutSeconds > 0 {
+		fmt.Fprintf(&b, "; timeout %d s", res.TimeoutSeconds)
+		if asked > res.TimeoutSeconds {
+			fmt.Fprintf(&b, " (timeout_seconds %d lowered to the MCP cap)", asked)
+		}
+	}
 	if res.Truncated || shown < res.RowCount {
 		b.WriteString("; more rows exist: raise limit or paginate with a keyset")
 	}
@@ -230,8 +249,10 @@ func contents(uri, mime, s string) *mcp.ReadResourceResult {
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: s}}}
 }
 
-func text(s string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+// text is a tool's answer: s with the control characters of archived text escaped
+// (present.Escape: the agent's client may show it on a terminal), within budget.
+func text(s string, budget int) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: present.Bound(present.Escape(s), budget)}}}
 }
 
 func orNone(s []string) string {
@@ -251,7 +272,7 @@ func mapError(err error) error {
 	}
 	switch ae.Code {
 	case apitype.CodeValidation, apitype.CodeRefused, apitype.CodeUnknownAdapter:
-		return errors.New(ae.Message)
+		return errors.New(present.Escape(ae.Message)) // it may quote archived text
 	case apitype.CodeNotFound:
 		return wireError(CodeNotFound, ae.Code, false, ae.Message, ae.Details)
 	case apitype.CodeVersion:

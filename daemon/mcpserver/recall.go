@@ -38,7 +38,7 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 	if err != nil {
 		return nil, nil, mapError(err)
 	}
-	return text(present.Bound(present.Search(res, SearchBudget-200), SearchBudget)), nil, nil
+	return text(present.Search(res, SearchBudget-200), SearchBudget), nil, nil
 }
 
 const getSessionDoc = `Read a stored session, a page of messages at a time, in order: each message's text and one line per tool call (->) and result (<-). id: a session id, or a message id from pond_search (the page then starts at that message). from: start (default) or end (the latest turns: use it to recover the state after a compaction, or for "where did we leave off"). limit: messages per page (default 20, at most 1000; pages are also bounded to 200,000 characters). Page on with after_message_id or before_message_id (not both); the output names the next anchor. The first page lists the session's sub-agent sessions.`
@@ -59,7 +59,7 @@ func (h *handlers) getSession(ctx context.Context, _ *mcp.CallToolRequest, in Ge
 	if err != nil {
 		return nil, nil, mapError(err)
 	}
-	return text(present.Bound(present.Page(page), PageBudget)), nil, nil
+	return text(present.Page(page), PageBudget), nil, nil
 }
 
 const getMessageDoc = `Read one message in full: every part's body (tool calls with their arguments, tool results, reasoning, files), within 200,000 characters, with context_before and context_after neighbouring messages (default 3 each, like grep -B/-A). id: a message id (from pond_search or pond_get_session). When forks share the id, pass session_id to pick one.`
@@ -79,5 +79,5 @@ func (h *handlers) getMessage(ctx context.Context, _ *mcp.CallToolRequest, in Ge
 	if err != nil {
 		return nil, nil, mapError(err)
 	}
-	return text(present.Bound(present.Message(d), PageBudget)), nil, nil
+	return text(present.Message(d), PageBudget), nil, nil
 }

@@ -93,11 +93,15 @@ type AdapterRequest struct {
 	Path   string `json:"path,omitempty"`
 }
 
-// Consent is the capture consent (GET /v1/consent answers it, POST sets it).
+// Consent is the capture consent (GET /v1/consent answers it, POST sets it). A POST with Agent
+// answers for that agent only (what a plugin sends); it becomes the global answer too only
+// while the global one is not_asked. GET answers the global Capture and every agent's own.
 type Consent struct {
 	Versioned
-	Capture    string `json:"capture"` // granted, declined or not_asked
-	ConfigFile string `json:"config_file,omitempty"`
+	Capture    string            `json:"capture"` // granted, declined or not_asked
+	Agent      string            `json:"agent,omitempty"`
+	Agents     map[string]string `json:"agents,omitempty"`
+	ConfigFile string            `json:"config_file,omitempty"`
 }
 
 // SQLRequest is POST /v1/x/sql: one read-only statement over the SQLite mirror.
@@ -174,6 +178,9 @@ type SyncRequest struct {
 	Verify  bool   `json:"verify,omitempty"`
 	// NoWait answers 409 sync_running at once when a sync is under way, instead of waiting.
 	NoWait bool `json:"no_wait,omitempty"`
+	// Automatic is capture nobody typed (`pond serve --with-sync`, a plugin): it reads only
+	// the agents whose capture was granted.
+	Automatic bool `json:"automatic,omitempty"`
 }
 
 // SyncResponse is what a sync did: the report (the same JSON as `pond sync --format json`)

@@ -31,6 +31,8 @@ type Failed struct {
 // ConsentChanged is a consent_changed event's payload.
 type ConsentChanged struct {
 	Capture string `json:"capture"`
+	// Agent is set when the answer was one agent's (Capture is then that agent's answer).
+	Agent string `json:"agent,omitempty"`
 }
 
 // AdaptersChanged is an adapters_changed event's payload.

@@ -1,5 +1,17 @@
 package view
 
+import "time"
+
+// Time limits of one read-only SQL statement. A statement holds one connection of a small
+// pool, and its snapshot keeps the mirror's write-ahead log from being copied back, for as long
+// as it runs; an agent's statement (MCP, where text injected into archived content could ask
+// for one) gets the lower cap. Both the SQL gate (store/sqlite) and the MCP server use these.
+const (
+	SQLDefaultTimeout = 30 * time.Second
+	SQLMaxTimeout     = 600 * time.Second
+	SQLMCPMaxTimeout  = 60 * time.Second
+)
+
 // SQLResult is a read-only query's bounded answer.
 type SQLResult struct {
 	Columns   []string         `json:"columns"`
@@ -7,6 +19,8 @@ type SQLResult struct {
 	RowCount  int              `json:"row_count"`
 	Truncated bool             `json:"truncated"`
 	ElapsedMs int64            `json:"elapsed_ms"`
+	// TimeoutSeconds is the timeout the statement ran under, after the caps.
+	TimeoutSeconds int `json:"timeout_seconds,omitempty"`
 	// Clipped counts cells cut at the mirror's cell bound.
 	Clipped int `json:"clipped_cells,omitempty"`
 }

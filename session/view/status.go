@@ -65,4 +65,6 @@ type Adapter struct {
 	Path       string   `json:"path,omitempty"`
 	Found      []string `json:"found,omitempty"` // default roots that exist here
 	Restore    bool     `json:"can_restore"`
+	// Consent is the answer that holds for this agent: its own, else the global one.
+	Consent string `json:"consent,omitempty"`
 }

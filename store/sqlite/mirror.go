@@ -426,6 +426,36 @@ func (m *Mirror) Sessions(ctx context.Context, ids []string) (map[string]StoredS
 	return out, nil
 }
 
+// FirstIngest returns, for each of the sessions with stored messages, who stored its first
+// message: the adapter recorded in that message's options.pond.ingest ("api", "import", or
+// the local adapter's name; "" when it has none).
+func (m *Mirror) FirstIngest(ctx context.Context, sessionIDs []string) (map[string]string, error) {
+	out := map[string]string{}
+	err := inChunks(sessionIDs, func(chunk []string) error {
+		// SQLite takes the bare column from the row holding min(ingest_seq).
+		rows, err := m.db.QueryContext(ctx, `SELECT session_id, json_extract(options, '$.pond.ingest.adapter'), min(ingest_seq)
+			FROM messages WHERE session_id IN (`+placeholders(len(chunk))+`) GROUP BY session_id`, anys(chunk)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			var adapter sql.NullString
+			var seq int64
+			if err := rows.Scan(&id, &adapter, &seq); err != nil {
+				return err
+			}
+			out[id] = adapter.String
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("mirror: look up who stored sessions: %w", err)
+	}
+	return out, nil
+}
+
 // MessageKeys returns the stored message ids of each of the sessions.
 func (m *Mirror) MessageKeys(ctx context.Context, sessionIDs []string) (map[string]map[string]bool, error) {
 	out := map[string]map[string]bool{}

@@ -26,12 +26,11 @@ var ErrRefused = errors.New("refused")
 
 // Limits of one query.
 const (
-	DefaultTimeout = 30 * time.Second
-	MaxTimeout     = 600 * time.Second
-	// MCPMaxTimeout is the timeout cap for SQL an agent sends (Options.MaxTimeout): a statement
-	// holds one connection of a small pool, and its snapshot keeps the mirror's write-ahead log
-	// from being copied back and restarted, for as long as it runs.
-	MCPMaxTimeout = 60 * time.Second
+	DefaultTimeout = view.SQLDefaultTimeout
+	MaxTimeout     = view.SQLMaxTimeout
+	// MCPMaxTimeout is the timeout cap for SQL an agent sends (Options.MaxTimeout); see
+	// view.SQLMCPMaxTimeout.
+	MCPMaxTimeout = view.SQLMCPMaxTimeout
 	DefaultRows   = 100
 	MaxRows       = 1000
 	TextBudget    = 80_000  // bytes of rendered text
@@ -434,7 +433,7 @@ func (r *Reader) Query(ctx context.Context, q string, opts Options) (*view.SQLRe
 		return nil, err
 	}
 	defer st.close()
-	res := &view.SQLResult{Columns: st.cols, Rows: []map[string]any{}}
+	res := &view.SQLResult{Columns: st.cols, Rows: []map[string]any{}, TimeoutSeconds: int(st.timeout / time.Second)}
 	budget := JSONBudget
 	for {
 		vals, err := st.next()
