@@ -11,6 +11,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"os"
 	"runtime"
 	"strconv"
@@ -65,6 +66,40 @@ type Env struct {
 	// OpenSQLite opens an agent's SQLite database read-only without ever locking the agent out.
 	// Provided by the caller (the store owns the SQLite driver); nil when unavailable.
 	OpenSQLite func(path string) (*sql.DB, error)
+	// Limits bound what one read may take of a source; the zero value is the defaults.
+	Limits Limits
+}
+
+// Default bounds of a read (Limits). A line or a decompressed source that large is no session
+// an agent wrote: it is reported as malformed and skipped, never held in memory whole.
+const (
+	DefaultMaxLineBytes         = 64 << 20
+	DefaultMaxDecompressedBytes = 1 << 30
+)
+
+// ErrTooLarge says a line or a decompressed source is over its Limits.
+var ErrTooLarge = errors.New("over the size cap")
+
+// Limits bound what reading one source may take. A zero field takes its default; tests set
+// small ones.
+type Limits struct {
+	LineBytes         int64 // one line of a line-based source (DefaultMaxLineBytes)
+	DecompressedBytes int64 // a compressed source once decompressed (DefaultMaxDecompressedBytes)
+}
+
+// Line is the cap on one line.
+func (l Limits) Line() int64 { return orDefault(l.LineBytes, DefaultMaxLineBytes) }
+
+// Decompressed is the cap on a decompressed source.
+func (l Limits) Decompressed() int64 {
+	return orDefault(l.DecompressedBytes, DefaultMaxDecompressedBytes)
+}
+
+func orDefault(v, def int64) int64 {
+	if v > 0 {
+		return v
+	}
+	return def
 }
 
 // CurrentEnv is the environment of this process.

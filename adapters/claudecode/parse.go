@@ -29,7 +29,7 @@ func (Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source, 
 	if !ok || !p.fits(st.Session.ID) {
 		cur = adapters.Cursor{} // a state that does not fit this file: start over
 	}
-	jf, err := jsonl.Open(src.Path, cur)
+	jf, err := jsonl.Open(src.Path, cur, env.Limits)
 	if err != nil {
 		return adapters.Cursor{}, fmt.Errorf("claude-code: read %s: %w", src.Key, err)
 	}
@@ -37,7 +37,7 @@ func (Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source, 
 	if jf.Resumed() {
 		p.sess, p.last, p.open, p.tools, p.seen = st.Session, st.Last, st.Open, st.Tools, st.Seen
 	}
-	next, err := jf.Lines(ctx, p.line)
+	next, err := jf.Lines(ctx, p.line, out.Malformed)
 	if err != nil {
 		return adapters.Cursor{}, fmt.Errorf("claude-code: read %s: %w", src.Key, err)
 	}

@@ -22,7 +22,7 @@ import (
 // file is read whole whenever it changes, and the cursor's state says what of it is archived.
 func (*Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source, cur adapters.Cursor, out adapters.Emitter) (adapters.Cursor, error) {
 	if strings.HasSuffix(src.Path, ".jsonl") {
-		return readJSONL(ctx, src, cur, out)
+		return readJSONL(ctx, env.Limits, src, cur, out)
 	}
 	return readLegacy(ctx, src, cur, out)
 }
@@ -59,12 +59,12 @@ func newReader(out adapters.Emitter, src adapters.Source, st *state, isJSONL boo
 	return rd
 }
 
-func readJSONL(ctx context.Context, src adapters.Source, cur adapters.Cursor, out adapters.Emitter) (adapters.Cursor, error) {
+func readJSONL(ctx context.Context, lim adapters.Limits, src adapters.Source, cur adapters.Cursor, out adapters.Emitter) (adapters.Cursor, error) {
 	st := decodeState(cur.State)
 	if st == nil {
 		cur = adapters.Cursor{} // nothing to go on from
 	}
-	f, err := jsonl.Open(src.Path, cur)
+	f, err := jsonl.Open(src.Path, cur, lim)
 	if err != nil {
 		return adapters.Cursor{}, fmt.Errorf("gemini: read %s: %w", src.Path, err)
 	}
@@ -73,7 +73,7 @@ func readJSONL(ctx context.Context, src adapters.Source, cur adapters.Cursor, ou
 		st = &state{V: stateVersion}
 	}
 	rd := newReader(out, src, st, true)
-	next, err := f.Lines(ctx, rd.line)
+	next, err := f.Lines(ctx, rd.line, out.Malformed)
 	if err != nil {
 		return adapters.Cursor{}, fmt.Errorf("gemini: read %s: %w", src.Path, err)
 	}
