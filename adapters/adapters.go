@@ -12,6 +12,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strconv"
@@ -83,7 +85,7 @@ var ErrTooLarge = errors.New("over the size cap")
 // Limits bound what reading one source may take. A zero field takes its default; tests set
 // small ones.
 type Limits struct {
-	LineBytes         int64 // one line of a line-based source (DefaultMaxLineBytes)
+	LineBytes         int64 // one line of a line-based source, or a whole-file document (DefaultMaxLineBytes)
 	DecompressedBytes int64 // a compressed source once decompressed (DefaultMaxDecompressedBytes)
 }
 
@@ -93,6 +95,24 @@ func (l Limits) Line() int64 { return orDefault(l.LineBytes, DefaultMaxLineBytes
 // Decompressed is the cap on a decompressed source.
 func (l Limits) Decompressed() int64 {
 	return orDefault(l.DecompressedBytes, DefaultMaxDecompressedBytes)
+}
+
+// ReadFile reads a whole-file record (a JSON document) of at most max bytes; a larger file is
+// adapters.ErrTooLarge, without reading it into memory.
+func ReadFile(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s: %w of %d bytes a document", path, ErrTooLarge, max)
+	}
+	return data, nil
 }
 
 func orDefault(v, def int64) int64 {

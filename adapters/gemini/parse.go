@@ -24,7 +24,7 @@ func (*Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source,
 	if strings.HasSuffix(src.Path, ".jsonl") {
 		return readJSONL(ctx, env.Limits, src, cur, out)
 	}
-	return readLegacy(ctx, src, cur, out)
+	return readLegacy(ctx, env.Limits, src, cur, out)
 }
 
 // reader turns one source's records into events.
@@ -164,12 +164,16 @@ func (rd *reader) set(n *node, raw []byte, no int) error {
 	return nil
 }
 
-func readLegacy(ctx context.Context, src adapters.Source, cur adapters.Cursor, out adapters.Emitter) (adapters.Cursor, error) {
-	data, err := os.ReadFile(src.Path)
+func readLegacy(ctx context.Context, lim adapters.Limits, src adapters.Source, cur adapters.Cursor, out adapters.Emitter) (adapters.Cursor, error) {
+	next := adapters.Cursor{Stamp: src.Stamp, State: cur.State}
+	data, err := adapters.ReadFile(src.Path, lim.Line())
+	if errors.Is(err, adapters.ErrTooLarge) {
+		out.Malformed(adapters.Location{Path: src.Path}, fmt.Errorf("gemini: not read: %w", err))
+		return next, nil // read again when it changes
+	}
 	if err != nil {
 		return adapters.Cursor{}, fmt.Errorf("gemini: read %s: %w", src.Path, err)
 	}
-	next := adapters.Cursor{Stamp: src.Stamp, State: cur.State}
 	fields, at, err := topLevel(data)
 	if err != nil {
 		out.Malformed(adapters.Location{Path: src.Path, Line: lineAt(data, at)}, err)
