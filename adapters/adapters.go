@@ -189,6 +189,17 @@ type Emitter interface {
 	Unknown(at Location, what string)
 }
 
+// Checkpointer is implemented by an Emitter that stores a long source in several batches while
+// it is read, so that a source of any size needs bounded memory and a crash costs only what
+// came after the last batch. An adapter that can resume mid-source (adapters/jsonl's
+// File.Checkpoints does it for line-based ones) asks WantCheckpoint after a record and, when it
+// says yes, gives the cursor that resumes right after that record: Stamp left empty, since the
+// source has not been read whole.
+type Checkpointer interface {
+	WantCheckpoint() bool
+	Checkpoint(cur Cursor)
+}
+
 // RestoreMarkKey is the key under which a session Pond restored into another agent records
 // where it came from, inside the agent's own session metadata (written by the agent's encoder).
 const RestoreMarkKey = restore.MarkKey

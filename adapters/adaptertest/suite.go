@@ -231,6 +231,60 @@ func Run(t *testing.T, cfg Config) {
 		}
 	})
 
+	t.Run("checkpoints", func(t *testing.T) {
+		// A cursor the adapter offers mid-source (adapters.Checkpointer) resumes exactly: what
+		// was emitted before it and what a read from it emits are the keys of the whole read.
+		root := fixture(t)
+		file, _ := LargestJSONL(t, root)
+		if file == "" {
+			t.Skip("no line-based source in the fixture")
+		}
+		e := env(t.TempDir())
+		srcs, err := a.Scan(t.Context(), e, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var src adapters.Source
+		for _, s := range srcs {
+			if s.Path == file {
+				src = s
+			}
+		}
+		var whole checkpointing
+		if _, err := a.Read(t.Context(), e, src, adapters.Cursor{}, &whole); err != nil {
+			t.Fatal(err)
+		}
+		if len(whole.at) == 0 {
+			t.Skip("the adapter offers no cursor mid-source")
+		}
+		all := keySet(whole.Events)
+		for i, cur := range whole.cursors {
+			if cur.Stamp != "" {
+				t.Errorf("checkpoint %d has the stamp %q: a source not read whole must not look fresh", i, cur.Stamp)
+			}
+			var rest Collector
+			if _, err := a.Read(t.Context(), e, src, cur, &rest); err != nil {
+				t.Fatalf("read from checkpoint %d: %v", i, err)
+			}
+			got := keySet(whole.Events[:whole.at[i]])
+			again := 0 // messages and parts emitted before the checkpoint and again after it
+			for k := range keySet(rest.Events) {
+				if got[k] && strings.Contains(k, "/") {
+					again++
+				}
+				got[k] = true
+			}
+			// A resumed read repeats the session, and at most the message it adds parts to:
+			// more means it did not resume where the cursor says.
+			if again > 1 {
+				t.Errorf("read resumed from checkpoint %d (line %d) emits %d messages and parts again, want at most one", i, cur.Line, again)
+			}
+			if diff := diffKeys(all, got); diff != "" {
+				t.Errorf("read resumed from checkpoint %d (line %d) yields other keys than the whole read:\n%s", i, cur.Line, diff)
+			}
+		}
+	})
+
 	t.Run("restore", func(t *testing.T) {
 		enc, isEncoder := a.(restore.Encoder)
 		if declared := a.Capabilities().Restore; declared != isEncoder {
@@ -403,6 +457,20 @@ func LargestJSONL(t *testing.T, root string) (string, [][]byte) {
 		lines = lines[:len(lines)-1]
 	}
 	return best, lines
+}
+
+// checkpointing is a Collector that asks for a cursor after every record, and keeps each with
+// how many events came before it.
+type checkpointing struct {
+	Collector
+	cursors []adapters.Cursor
+	at      []int
+}
+
+func (c *checkpointing) WantCheckpoint() bool { return true }
+
+func (c *checkpointing) Checkpoint(cur adapters.Cursor) {
+	c.cursors, c.at = append(c.cursors, cur), append(c.at, len(c.Events))
 }
 
 // clip shortens reports for a failure message (a report may quote a long line).

@@ -83,6 +83,14 @@ func (p *parser) readPlain(cur adapters.Cursor) (adapters.Cursor, error) {
 		}
 	}
 	defer jf.Close()
+	jf.Checkpoints(p.out, func() (json.RawMessage, bool) {
+		if p.st.Session == nil || len(p.pending) > 0 {
+			return nil, false // records held back until the session is decided
+		}
+		p.st.V = stateVersion
+		st, err := json.Marshal(p.st)
+		return st, err == nil
+	})
 	next, err := jf.Lines(p.ctx, p.line, p.out.Malformed)
 	if err == nil {
 		err = p.finish()

@@ -31,6 +31,9 @@ type File struct {
 	line    int
 	resumed bool
 	maxLine int64
+	// Where Lines offers cursors mid-file (Checkpoints).
+	ckpt  adapters.Checkpointer
+	state func() (json.RawMessage, bool)
 	// openLine: the last line consumed had no line break yet (it was complete JSON); its break,
 	// when it arrives, ends that line rather than starting a new one.
 	openLine bool
@@ -65,6 +68,31 @@ func Open(path string, cur adapters.Cursor, lim adapters.Limits) (*File, error) 
 // Resumed reports whether reading goes on from the cursor (true) or starts over (false); an
 // adapter starting over discards the parse state it kept in the cursor.
 func (jf *File) Resumed() bool { return jf.resumed }
+
+// Checkpoints makes Lines offer out, when it is an adapters.Checkpointer that asks for one, the
+// cursor after a line, with the parse state state gives at that point; state says false while
+// the adapter could not resume from there (records held back).
+func (jf *File) Checkpoints(out adapters.Emitter, state func() (json.RawMessage, bool)) {
+	jf.ckpt, _ = out.(adapters.Checkpointer)
+	jf.state = state
+}
+
+// checkpoint offers a cursor at offset, line when one is wanted.
+func (jf *File) checkpoint(offset int64, line int) error {
+	if jf.ckpt == nil || !jf.ckpt.WantCheckpoint() {
+		return nil
+	}
+	st, ok := jf.state()
+	if !ok {
+		return nil
+	}
+	anchor, err := anchorAt(jf.f, offset)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", jf.path, err)
+	}
+	jf.ckpt.Checkpoint(adapters.Cursor{Offset: offset, Line: line, Anchor: anchor, State: st})
+	return nil
+}
 
 // Close closes the file.
 func (jf *File) Close() error { return jf.f.Close() }
@@ -106,6 +134,9 @@ func (jf *File) Lines(ctx context.Context, fn func(line []byte, no int) error, b
 				if ferr := fn(l.body, line); ferr != nil {
 					return adapters.Cursor{}, ferr
 				}
+			}
+			if cerr := jf.checkpoint(offset, line); cerr != nil {
+				return adapters.Cursor{}, cerr
 			}
 		}
 		if errors.Is(err, io.EOF) {
