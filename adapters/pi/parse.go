@@ -55,6 +55,11 @@ func (a *Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Sourc
 		}
 	}
 	defer jf.Close()
+	jf.Checkpoints(out, func() (json.RawMessage, bool) {
+		p.st.V = stateVersion
+		st, err := json.Marshal(p.st)
+		return st, err == nil
+	})
 	next, err := jf.Lines(ctx, p.line, out.Malformed)
 	if err != nil {
 		return adapters.Cursor{}, fmt.Errorf("pi: %w", err)
