@@ -16,7 +16,7 @@ type Status struct {
 	Embeddings      Embeddings   `json:"embeddings"`
 	Indexes         []TableIndex `json:"indexes"`
 	// Limits are the bounds capture keeps to.
-	Limits Limits `json:"limits"`
+	Limits Limits `json:"limits,omitzero"`
 	// Upkeep is the daemon's last upkeep run (absent before its first, and without a daemon).
 	Upkeep *Upkeep `json:"upkeep,omitempty"`
 	// Daemon is set when a daemon answered (absent when the CLI read the store itself).
