@@ -11,6 +11,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strconv"
@@ -65,6 +68,58 @@ type Env struct {
 	// OpenSQLite opens an agent's SQLite database read-only without ever locking the agent out.
 	// Provided by the caller (the store owns the SQLite driver); nil when unavailable.
 	OpenSQLite func(path string) (*sql.DB, error)
+	// Limits bound what one read may take of a source; the zero value is the defaults.
+	Limits Limits
+}
+
+// Default bounds of a read (Limits). A line or a decompressed source that large is no session
+// an agent wrote: it is reported as malformed and skipped, never held in memory whole.
+const (
+	DefaultMaxLineBytes         = 64 << 20
+	DefaultMaxDecompressedBytes = 1 << 30
+)
+
+// ErrTooLarge says a line or a decompressed source is over its Limits.
+var ErrTooLarge = errors.New("over the size cap")
+
+// Limits bound what reading one source may take. A zero field takes its default; tests set
+// small ones.
+type Limits struct {
+	LineBytes         int64 // one line of a line-based source, or a whole-file document (DefaultMaxLineBytes)
+	DecompressedBytes int64 // a compressed source once decompressed (DefaultMaxDecompressedBytes)
+}
+
+// Line is the cap on one line.
+func (l Limits) Line() int64 { return orDefault(l.LineBytes, DefaultMaxLineBytes) }
+
+// Decompressed is the cap on a decompressed source.
+func (l Limits) Decompressed() int64 {
+	return orDefault(l.DecompressedBytes, DefaultMaxDecompressedBytes)
+}
+
+// ReadFile reads a whole-file record (a JSON document) of at most max bytes; a larger file is
+// adapters.ErrTooLarge, without reading it into memory.
+func ReadFile(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s: %w of %d bytes a document", path, ErrTooLarge, max)
+	}
+	return data, nil
+}
+
+func orDefault(v, def int64) int64 {
+	if v > 0 {
+		return v
+	}
+	return def
 }
 
 // CurrentEnv is the environment of this process.
@@ -132,6 +187,17 @@ type Emitter interface {
 	// Unknown reports a record type (or key) the adapter does not map and keeps only as raw
 	// options, so that format drift is visible.
 	Unknown(at Location, what string)
+}
+
+// Checkpointer is implemented by an Emitter that stores a long source in several batches while
+// it is read, so that a source of any size needs bounded memory and a crash costs only what
+// came after the last batch. An adapter that can resume mid-source (adapters/jsonl's
+// File.Checkpoints does it for line-based ones) asks WantCheckpoint after a record and, when it
+// says yes, gives the cursor that resumes right after that record: Stamp left empty, since the
+// source has not been read whole.
+type Checkpointer interface {
+	WantCheckpoint() bool
+	Checkpoint(cur Cursor)
 }
 
 // RestoreMarkKey is the key under which a session Pond restored into another agent records

@@ -157,7 +157,8 @@ func (s *Service) Status(ctx context.Context) (*view.Status, error) {
 	}
 	st := &view.Status{ProtocolVersion: apitype.ProtocolVersion, Version: s.Version, Consent: string(cfg.Consent.Capture),
 		Adapters: s.adapterList(cfg), Agents: []view.AgentCount{},
-		Embeddings: view.Embeddings{Enabled: cfg.Embeddings.Enabled, Model: cfg.Embeddings.Model}}
+		Embeddings: view.Embeddings{Enabled: cfg.Embeddings.Enabled, Model: cfg.Embeddings.Model},
+		Limits:     view.Limits{ValueBytes: session.DefaultMaxValueBytes, LineBytes: s.Env.Limits.Line(), DecompressedBytes: s.Env.Limits.Decompressed()}}
 	c, err := s.Store.Mirror().Counts(ctx)
 	if err != nil {
 		return nil, err

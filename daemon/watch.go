@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -40,12 +41,14 @@ func newWatcher(log *slog.Logger, debounce time.Duration) (*watcher, error) {
 
 func (w *watcher) close() error { return w.fs.Close() }
 
-// setRoots makes the watched roots exactly roots (adapter -> its roots).
+// setRoots makes the watched roots exactly roots (adapter -> its roots). A root that is a
+// symbolic link (a dotfile manager's ~/.claude -> ~/dotfiles/claude) is watched where it
+// leads: the kernel reports changes under the folder it watches, by that folder's path.
 func (w *watcher) setRoots(roots map[string][]string) {
 	want := map[string]string{}
 	for a, rs := range roots {
 		for _, r := range rs {
-			want[filepath.Clean(r)] = a
+			want[resolve(r)] = a
 		}
 	}
 	w.mu.Lock()
@@ -60,7 +63,7 @@ func (w *watcher) setRoots(roots map[string][]string) {
 	w.roots = want
 	added := false
 	for r, a := range want {
-		w.addTree(r)
+		w.addTree(r, a)
 		if _, ok := old[r]; !ok {
 			// Files written before this watch existed raised no event: read the root once.
 			w.pending[a] = true
@@ -82,10 +85,37 @@ func (w *watcher) count() int {
 	return len(w.dirs)
 }
 
-// addTree watches dir and every folder below it (callers hold mu).
-func (w *watcher) addTree(dir string) {
+// resolve is path with its symbolic links followed, or cleaned as it is when it cannot be
+// resolved (it does not exist yet).
+func resolve(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	return filepath.Clean(path)
+}
+
+// addTree watches dir and every folder below it for adapter (callers hold mu). A symbolic link
+// to a folder, dir itself or one below it, is followed; a target outside the roots joins them,
+// since the kernel names its changes by the target's path.
+func (w *watcher) addTree(dir, adapter string) {
+	dir = resolve(dir)
+	if _, under := w.rootOf(dir, w.roots); !under {
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			return
+		}
+		w.roots[dir] = adapter
+	}
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
+		if err != nil {
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if !w.dirs[resolve(p)] { // a link back into what is watched already is a loop
+				w.addTree(p, adapter)
+			}
+			return nil
+		}
+		if !d.IsDir() {
 			return nil
 		}
 		if w.dirs[p] {
@@ -165,7 +195,7 @@ func (w *watcher) run(ctx context.Context) {
 			w.mu.Lock()
 			a, known := w.rootOf(ev.Name, w.roots)
 			if known && ev.Has(fsnotify.Create) {
-				w.addTree(ev.Name) // a new folder, and whatever was already written into it
+				w.addTree(ev.Name, a) // a new folder, and whatever was already written into it
 			}
 			if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 				delete(w.dirs, ev.Name)

@@ -49,6 +49,10 @@ func Status(st *view.Status, dataDir string, subagents bool) string {
 		fmt.Fprintf(&b, " (%s)", strings.Join(own, ", "))
 	}
 	b.WriteString("\n")
+	if l := st.Limits; l.ValueBytes > 0 {
+		fmt.Fprintf(&b, "limits: a value over %s is stored as a size marker; a line over %s, or a compressed file's content past %s, is reported as malformed\n",
+			bytesText(l.ValueBytes), bytesText(l.LineBytes), bytesText(l.DecompressedBytes))
+	}
 	if e := st.Embeddings; e.Enabled {
 		fmt.Fprintf(&b, "semantic search: on (%s), %d of %d messages embedded\n", e.Model, e.Embedded, st.Messages)
 	} else {
@@ -168,4 +172,17 @@ func ModelVerify(rep *view.ModelVerify) string {
 	}
 	b.WriteString("reinstall it with `pond model install` (or --from DIR)\n")
 	return b.String()
+}
+
+// bytesText is n in binary units, as the limits are set: "8 MiB", "1 GiB".
+func bytesText(n int64) string {
+	for _, u := range []struct {
+		unit string
+		size int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d %s", n/u.size, u.unit)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

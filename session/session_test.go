@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -242,5 +243,55 @@ func TestValidatorKeepsUntrustedProvenanceApart(t *testing.T) {
 	s := &Session{ID: "s2", SourceAgent: "api/tool", Project: "/p", CreatedAt: t0}
 	if err := v.Check(&Event{Session: s}); err != nil || s.SourceAgent != "api/tool" {
 		t.Errorf("source_agent in the family: got %q, %v; want it kept", s.SourceAgent, err)
+	}
+}
+
+// TestValidatorRepairsUTF8: invalid UTF-8 anywhere in an event becomes U+FFFD, so the archive's
+// text columns accept it; an options object keeps its bytes as written under OriginalKey, and
+// Original gives them back exactly.
+func TestValidatorRepairsUTF8(t *testing.T) {
+	events := validStream()
+	record := "{\"text\":\"caf\xe9 \xff\",\"n\":1}"
+	events[1].Message.Options = Options{
+		"source": json.RawMessage(`{"line":3,"record":` + record + `}`),
+		"title":  json.RawMessage("\"bad \xc0\""),
+		"empty":  json.RawMessage("{\"\xff\":1}"),
+	}
+	events[2].Part.Text = "t\xed\xa0\x80"
+	events[2].Part.Name = "n\xff"
+	v := Validator{}
+	for i := range events {
+		if err := v.Check(&events[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, p := events[1].Message, events[2].Part
+	for k, raw := range m.Options {
+		if !utf8.Valid(raw) || !json.Valid(raw) {
+			t.Errorf("options.%s = %q: want valid UTF-8 and JSON", k, raw)
+		}
+	}
+	if got := string(m.Options["title"]); got != "\"bad \uFFFD\"" {
+		t.Errorf("options.title = %q, want the invalid byte replaced", got)
+	}
+	orig, ok := Original(m.Options["source"])
+	if !ok || string(orig) != `{"line":3,"record":`+record+`}` {
+		t.Errorf("Original(options.source) = %q, %v; want the bytes as written", orig, ok)
+	}
+	var src struct {
+		Line   int                   `json:"line"`
+		Record struct{ Text string } `json:"record"`
+	}
+	if err := json.Unmarshal(m.Options["source"], &src); err != nil || src.Line != 3 || src.Record.Text != "caf\uFFFD \uFFFD" {
+		t.Errorf("repaired options.source reads %+v, %v; want its fields with U+FFFD", src, err)
+	}
+	if _, ok := Original(m.Options["title"]); ok {
+		t.Errorf("Original of a repaired string claims original bytes")
+	}
+	if p.Text != "t\uFFFD" || p.Name != "n\uFFFD" {
+		t.Errorf("part text %q, name %q: want U+FFFD for the invalid bytes", p.Text, p.Name)
+	}
+	if _, ok := Original(json.RawMessage(`{"a":1}`)); ok {
+		t.Errorf("Original of a value never repaired claims original bytes")
 	}
 }

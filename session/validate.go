@@ -28,8 +28,9 @@ func (e *ValidationError) Error() string {
 }
 
 // Validator checks a stream of events in order and normalises each in place: times become UTC
-// at microsecond precision (what the store keeps), oversized values become truncation markers,
-// and caller-supplied ingest provenance is removed (the store stamps its own). The same
+// at microsecond precision (what the store keeps), invalid UTF-8 becomes U+FFFD (an options
+// object keeps its original bytes: OriginalKey), oversized values become truncation markers, and
+// caller-supplied ingest provenance is removed (the store stamps its own). The same
 // validator guards adapters' output, the ingest route and `pond import`.
 //
 // It checks in two stages. CheckKeys is the cheap one: identity, order and the closed sets
@@ -80,6 +81,7 @@ func (v *Validator) CheckKeys(e *Event) error {
 		v.sessions = map[string]bool{}
 		v.messages = map[Key]bool{}
 	}
+	repairKeys(e)
 	switch e.Kind() {
 	case KindSession:
 		s := e.Session
@@ -163,6 +165,7 @@ func (v *Validator) CheckContent(e *Event) error {
 		}
 	}
 	if err == nil {
+		repairContent(e)
 		err = v.checkValues(e)
 	}
 	if k := e.Kind(); err != nil && (k == KindSession || k == KindMessage) {

@@ -128,33 +128,70 @@ func Run(t *testing.T, cfg Config) {
 	})
 
 	t.Run("malformed", func(t *testing.T) {
-		root := fixture(t)
-		file, lines := LargestJSONL(t, root)
-		if len(lines) < 2 {
-			t.Skip("no line-based source of two lines or more in the fixture")
+		// A line that is not JSON, one nested far beyond adapters.MaxDepth (16 MB of it: it
+		// once overflowed the stack), and one over the line cap (set just above the fixture's
+		// longest line), each in the middle of the file: reported at its line, skipped, the
+		// rest read, and the cursor past it.
+		longest := 0
+		_, lines := LargestJSONL(t, fixture(t))
+		for _, l := range lines {
+			longest = max(longest, len(l))
 		}
-		var whole Collector
-		ReadRoot(t, a, env(t.TempDir()), root, nil, &whole)
-		// A line that is not JSON, in the middle of the file: reported at its line, skipped.
-		at := len(lines) / 2
-		bad := append(append(append([][]byte{}, lines[:at]...), []byte("{\"truncated\": tr\n")), lines[at:]...)
-		if err := os.WriteFile(file, bytes.Join(bad, nil), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		var c Collector
-		ReadRoot(t, a, env(t.TempDir()), root, nil, &c)
-		found := false
-		for _, p := range c.Bad {
-			found = found || p.At.Path == file && p.At.Line == at+1
-		}
-		if !found || len(c.Bad) != len(whole.Bad)+1 {
-			t.Errorf("got malformed reports %v; want the ones of the fixture (%d) and %s:%d", c.Bad, len(whole.Bad), file, at+1)
-		}
-		got := keySet(c.Events)
-		for k := range keySet(whole.Events) {
-			if !got[k] {
-				t.Errorf("with a malformed line the read misses %s", k)
-			}
+		for _, tc := range []struct {
+			name string
+			line string
+		}{
+			{"truncated", `{"truncated": tr`},
+			{"deep", strings.Repeat("[", 8<<20) + strings.Repeat("]", 8<<20)},
+			{"deep-object", strings.Repeat(`{"a":`, 3<<20) + "1" + strings.Repeat("}", 3<<20)},
+			{"over-cap", `{"type":"user","text":"` + strings.Repeat("x", 2*longest) + `"}`},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				root := fixture(t)
+				file, lines := LargestJSONL(t, root)
+				if len(lines) < 2 {
+					t.Skip("no line-based source of two lines or more in the fixture")
+				}
+				capped := func(home string) adapters.Env {
+					e := env(home)
+					e.Limits.LineBytes = int64(longest)
+					return e
+				}
+				var whole Collector
+				ReadRoot(t, a, capped(t.TempDir()), root, nil, &whole)
+				at := len(lines) / 2
+				bad := append(append(append([][]byte{}, lines[:at]...), []byte(tc.line+"\n")), lines[at:]...)
+				if err := os.WriteFile(file, bytes.Join(bad, nil), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				var c Collector
+				cursors := ReadRoot(t, a, capped(t.TempDir()), root, nil, &c)
+				found := false
+				for _, p := range c.Bad {
+					found = found || p.At.Path == file && p.At.Line == at+1
+				}
+				if !found || len(c.Bad) != len(whole.Bad)+1 {
+					t.Errorf("got %d malformed reports %v; want the ones of the fixture (%d) and %s:%d", len(c.Bad), clip(c.Bad), len(whole.Bad), file, at+1)
+				}
+				got := keySet(c.Events)
+				for k := range keySet(whole.Events) {
+					if !got[k] {
+						t.Errorf("with a malformed line the read misses %s", k)
+					}
+				}
+				if !a.Capabilities().Incremental {
+					return
+				}
+				// The cursor is past the line: a read from it does not meet the line again.
+				touch(t, root, time.Now().Add(time.Minute))
+				var again Collector
+				ReadRoot(t, a, capped(t.TempDir()), root, cursors, &again)
+				for _, p := range again.Bad {
+					if p.At.Path == file && p.At.Line == at+1 {
+						t.Errorf("a read from the cursors reports line %d again: the cursor did not move past it", at+1)
+					}
+				}
+			})
 		}
 	})
 
@@ -187,6 +224,60 @@ func Run(t *testing.T, cfg Config) {
 		}
 		if len(grown.Bad) != len(whole.Bad) {
 			t.Errorf("a growing file reports %d malformed records, the whole file %d: %v", len(grown.Bad), len(whole.Bad), grown.Bad)
+		}
+	})
+
+	t.Run("checkpoints", func(t *testing.T) {
+		// A cursor the adapter offers mid-source (adapters.Checkpointer) resumes exactly: what
+		// was emitted before it and what a read from it emits are the keys of the whole read.
+		root := fixture(t)
+		file, _ := LargestJSONL(t, root)
+		if file == "" {
+			t.Skip("no line-based source in the fixture")
+		}
+		e := env(t.TempDir())
+		srcs, err := a.Scan(t.Context(), e, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var src adapters.Source
+		for _, s := range srcs {
+			if s.Path == file {
+				src = s
+			}
+		}
+		var whole checkpointing
+		if _, err := a.Read(t.Context(), e, src, adapters.Cursor{}, &whole); err != nil {
+			t.Fatal(err)
+		}
+		if len(whole.at) == 0 {
+			t.Skip("the adapter offers no cursor mid-source")
+		}
+		all := keySet(whole.Events)
+		for i, cur := range whole.cursors {
+			if cur.Stamp != "" {
+				t.Errorf("checkpoint %d has the stamp %q: a source not read whole must not look fresh", i, cur.Stamp)
+			}
+			var rest Collector
+			if _, err := a.Read(t.Context(), e, src, cur, &rest); err != nil {
+				t.Fatalf("read from checkpoint %d: %v", i, err)
+			}
+			got := keySet(whole.Events[:whole.at[i]])
+			again := 0 // messages and parts emitted before the checkpoint and again after it
+			for k := range keySet(rest.Events) {
+				if got[k] && strings.Contains(k, "/") {
+					again++
+				}
+				got[k] = true
+			}
+			// A resumed read repeats the session, and at most the message it adds parts to:
+			// more means it did not resume where the cursor says.
+			if again > 1 {
+				t.Errorf("read resumed from checkpoint %d (line %d) emits %d messages and parts again, want at most one", i, cur.Line, again)
+			}
+			if diff := diffKeys(all, got); diff != "" {
+				t.Errorf("read resumed from checkpoint %d (line %d) yields other keys than the whole read:\n%s", i, cur.Line, diff)
+			}
 		}
 	})
 
@@ -368,6 +459,32 @@ func LargestJSONL(t *testing.T, root string) (string, [][]byte) {
 		lines = lines[:len(lines)-1]
 	}
 	return best, lines
+}
+
+// checkpointing is a Collector that asks for a cursor after every record, and keeps each with
+// how many events came before it.
+type checkpointing struct {
+	Collector
+	cursors []adapters.Cursor
+	at      []int
+}
+
+func (c *checkpointing) WantCheckpoint() bool { return true }
+
+func (c *checkpointing) Checkpoint(cur adapters.Cursor) {
+	c.cursors, c.at = append(c.cursors, cur), append(c.at, len(c.Events))
+}
+
+// clip shortens reports for a failure message (a report may quote a long line).
+func clip(ps []Problem) []Problem {
+	out := make([]Problem, len(ps))
+	for i, p := range ps {
+		out[i] = p
+		if len(p.What) > 200 {
+			out[i].What = p.What[:200] + "…"
+		}
+	}
+	return out
 }
 
 // keySet is the distinct archive keys of events.

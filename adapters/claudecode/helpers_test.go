@@ -18,7 +18,11 @@ const (
 	mainKey = "projects/-srv-demo/" + mainID + ".jsonl"
 )
 
-var testEnv = adaptertest.FakeEnv("linux", "/home/nobody", nil)
+var testEnv = func() adapters.Env {
+	env := adaptertest.FakeEnv("linux", "/home/nobody", nil)
+	env.Limits = adaptertest.FuzzLimits // the fuzz seeds hold a line over it
+	return env
+}()
 
 // readTestdata reads every source under testdata.
 func readTestdata(t *testing.T) *adaptertest.Collector {

@@ -29,7 +29,7 @@ func (Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source, 
 	if !ok || !p.fits(st.Session.ID) {
 		cur = adapters.Cursor{} // a state that does not fit this file: start over
 	}
-	jf, err := jsonl.Open(src.Path, cur)
+	jf, err := jsonl.Open(src.Path, cur, env.Limits)
 	if err != nil {
 		return adapters.Cursor{}, fmt.Errorf("claude-code: read %s: %w", src.Key, err)
 	}
@@ -37,7 +37,14 @@ func (Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source, 
 	if jf.Resumed() {
 		p.sess, p.last, p.open, p.tools, p.seen = st.Session, st.Last, st.Open, st.Tools, st.Seen
 	}
-	next, err := jf.Lines(ctx, p.line)
+	jf.Checkpoints(out, func() (json.RawMessage, bool) {
+		if p.sess == nil {
+			return nil, false // lines held back until the session is known
+		}
+		st, err := p.state()
+		return st, err == nil
+	})
+	next, err := jf.Lines(ctx, p.line, out.Malformed)
 	if err != nil {
 		return adapters.Cursor{}, fmt.Errorf("claude-code: read %s: %w", src.Key, err)
 	}
@@ -50,7 +57,15 @@ func (Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source, 
 		}
 	}
 	next.Stamp = src.Stamp
-	next.State, err = json.Marshal(cursorState{
+	if next.State, err = p.state(); err != nil {
+		return adapters.Cursor{}, fmt.Errorf("claude-code: read %s: %w", src.Key, err)
+	}
+	return next, nil
+}
+
+// state is the parse state a read resumed from here needs.
+func (p *parser) state() (json.RawMessage, error) {
+	return json.Marshal(cursorState{
 		V:       stateVersion,
 		Session: p.sess,
 		Last:    p.last,
@@ -58,10 +73,6 @@ func (Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source, 
 		Tools:   p.tools,
 		Seen:    p.seen,
 	})
-	if err != nil {
-		return adapters.Cursor{}, fmt.Errorf("claude-code: read %s: %w", src.Key, err)
-	}
-	return next, nil
 }
 
 // parser turns one source's lines into events.

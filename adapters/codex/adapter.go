@@ -145,7 +145,13 @@ func (*Adapter) Scan(ctx context.Context, env adapters.Env, root string) ([]adap
 	var found []adapters.Source
 	for _, sub := range rolloutDirs {
 		dir := filepath.Join(root, sub)
-		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		// sessions/ may be a symbolic link (to a bigger disk, a dotfile tree): walk where it
+		// leads, and name what is found by the path through it.
+		walk := dir
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			walk = r
+		}
+		err := filepath.WalkDir(walk, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
 					return nil // no such folder, or removed while walking
@@ -158,6 +164,11 @@ func (*Adapter) Scan(ctx context.Context, env adapters.Env, root string) ([]adap
 			if d.IsDir() || !rolloutName.MatchString(d.Name()) {
 				return nil
 			}
+			inner, err := filepath.Rel(walk, path)
+			if err != nil {
+				return err
+			}
+			path = filepath.Join(dir, inner)
 			fi, err := os.Stat(path) // follows a symlinked file
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -106,5 +107,24 @@ func TestScanLayout(t *testing.T) {
 	}
 	if _, err := New().Scan(context.Background(), adapters.Env{}, filepath.Join(root, "missing")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing root: err %v, want fs.ErrNotExist", err)
+	}
+}
+
+// TestScanSymlinkedSessions: sessions/ as a symbolic link to another folder (a bigger disk, a
+// dotfile tree) is scanned where it leads, its sources named by the path through the link.
+func TestScanSymlinkedSessions(t *testing.T) {
+	root, elsewhere := t.TempDir(), t.TempDir()
+	const id = "0195c000-0000-7000-8000-000000000004"
+	name := "2026/05/01/rollout-2026-05-01T10-00-00-" + id + ".jsonl"
+	writeFile(t, filepath.Join(elsewhere, filepath.FromSlash(name)), []byte("{}\n"))
+	if err := os.Symlink(elsewhere, filepath.Join(root, "sessions")); err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := New().Scan(context.Background(), adapters.Env{}, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(srcs) != 1 || srcs[0].Key != "sessions/"+name || srcs[0].Path != filepath.Join(root, "sessions", filepath.FromSlash(name)) {
+		t.Errorf("sources %+v; want the rollout behind the link, keyed sessions/%s", srcs, name)
 	}
 }

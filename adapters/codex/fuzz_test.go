@@ -51,7 +51,7 @@ func FuzzRead(f *testing.F) {
 		whole := filepath.Join(dir, "whole", name)
 		writeFile(t, whole, data)
 		var want adaptertest.Collector
-		if _, err := New().Read(t.Context(), adapters.Env{}, sourceOf(t, whole), adapters.Cursor{}, &want); err != nil {
+		if _, err := New().Read(t.Context(), adapters.Env{Limits: adaptertest.FuzzLimits}, sourceOf(t, whole), adapters.Cursor{}, &want); err != nil {
 			t.Fatalf("whole read: %v", err)
 		}
 		checkLossless(t, whole, &want)
@@ -69,12 +69,12 @@ func FuzzRead(f *testing.F) {
 		split := filepath.Join(dir, "split", name)
 		writeFile(t, split, data[:i])
 		var first, second adaptertest.Collector
-		cur, err := New().Read(t.Context(), adapters.Env{}, sourceOf(t, split), adapters.Cursor{}, &first)
+		cur, err := New().Read(t.Context(), adapters.Env{Limits: adaptertest.FuzzLimits}, sourceOf(t, split), adapters.Cursor{}, &first)
 		if err != nil {
 			t.Fatalf("first read: %v", err)
 		}
 		appendFile(t, split, data[i:])
-		if _, err := New().Read(t.Context(), adapters.Env{}, sourceOf(t, split), cur, &second); err != nil {
+		if _, err := New().Read(t.Context(), adapters.Env{Limits: adaptertest.FuzzLimits}, sourceOf(t, split), cur, &second); err != nil {
 			t.Fatalf("second read: %v", err)
 		}
 		msgs := append(first.Messages(), second.Messages()...)

@@ -71,7 +71,8 @@ type sourceOpt struct {
 func sourceOptOf(t testing.TB, m session.Message) sourceOpt {
 	t.Helper()
 	var s sourceOpt
-	if err := json.Unmarshal(m.Options["source"], &s); err != nil {
+	raw, _ := session.Original(m.Options["source"]) // the bytes as written, when the archive repaired them
+	if err := json.Unmarshal(raw, &s); err != nil {
 		t.Fatalf("message %s: options.source: %v", m.ID, err)
 	}
 	return s

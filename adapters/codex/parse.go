@@ -62,7 +62,7 @@ type call struct {
 // Read implements adapters.Adapter. A plain rollout is read incrementally; a compressed one is
 // decompressed and read whole whenever it changed (Codex compresses only finished rollouts).
 func (*Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source, cur adapters.Cursor, out adapters.Emitter) (adapters.Cursor, error) {
-	p := &parser{ctx: ctx, src: src, out: out, drift: map[string]bool{}}
+	p := &parser{ctx: ctx, src: src, out: out, lim: env.Limits, drift: map[string]bool{}}
 	if strings.HasSuffix(src.Path, ".zst") {
 		return p.readCompressed()
 	}
@@ -70,7 +70,7 @@ func (*Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source,
 }
 
 func (p *parser) readPlain(cur adapters.Cursor) (adapters.Cursor, error) {
-	jf, err := jsonl.Open(p.src.Path, cur)
+	jf, err := jsonl.Open(p.src.Path, cur, p.lim)
 	if err != nil {
 		return adapters.Cursor{}, fmt.Errorf("codex: %w", err)
 	}
@@ -78,12 +78,20 @@ func (p *parser) readPlain(cur adapters.Cursor) (adapters.Cursor, error) {
 		// Not a cursor this adapter wrote: start over.
 		jf.Close()
 		p.st = state{}
-		if jf, err = jsonl.Open(p.src.Path, adapters.Cursor{}); err != nil {
+		if jf, err = jsonl.Open(p.src.Path, adapters.Cursor{}, p.lim); err != nil {
 			return adapters.Cursor{}, fmt.Errorf("codex: %w", err)
 		}
 	}
 	defer jf.Close()
-	next, err := jf.Lines(p.ctx, p.line)
+	jf.Checkpoints(p.out, func() (json.RawMessage, bool) {
+		if p.st.Session == nil || len(p.pending) > 0 {
+			return nil, false // records held back until the session is decided
+		}
+		p.st.V = stateVersion
+		st, err := json.Marshal(p.st)
+		return st, err == nil
+	})
+	next, err := jf.Lines(p.ctx, p.line, p.out.Malformed)
 	if err == nil {
 		err = p.finish()
 	}
@@ -109,7 +117,19 @@ func (p *parser) readCompressed() (adapters.Cursor, error) {
 		return adapters.Cursor{}, fmt.Errorf("codex: read %s: %w", p.src.Path, err)
 	}
 	defer dec.Close()
-	err = jsonl.Each(p.ctx, pathReader{dec, p.src.Path}, p.line)
+	// A small file can expand without bound: past the cap the rest is reported, not read, and
+	// what came before is kept (the cursor's stamp keeps the file from being read again until
+	// it changes).
+	capped := &capReader{r: pathReader{dec, p.src.Path}, left: p.lim.Decompressed()}
+	last := 0
+	err = jsonl.Each(p.ctx, capped, p.src.Path, p.lim.Line(), func(line []byte, no int) error {
+		last = no
+		return p.line(line, no)
+	}, p.out.Malformed)
+	if errors.Is(err, adapters.ErrTooLarge) {
+		p.out.Malformed(p.at(last+1), fmt.Errorf("codex: the rest of the file not read: decompressed, it is %w of %d bytes", err, p.lim.Decompressed()))
+		err = nil
+	}
 	if err == nil {
 		err = p.finish()
 	}
@@ -133,6 +153,29 @@ func (r pathReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// capReader reads at most left bytes of r; reading more is adapters.ErrTooLarge.
+type capReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capReader) Read(b []byte) (int, error) {
+	if c.left <= 0 {
+		// One byte more tells a stream of exactly the cap from a longer one.
+		var one [1]byte
+		if n, err := c.r.Read(one[:]); n == 0 {
+			return 0, err
+		}
+		return 0, adapters.ErrTooLarge
+	}
+	if int64(len(b)) > c.left {
+		b = b[:c.left]
+	}
+	n, err := c.r.Read(b)
+	c.left -= int64(n)
+	return n, err
+}
+
 // restore loads a cursor's state.
 func (p *parser) restore(raw json.RawMessage) error {
 	if len(raw) == 0 {
@@ -152,6 +195,7 @@ type parser struct {
 	ctx     context.Context
 	src     adapters.Source
 	out     adapters.Emitter
+	lim     adapters.Limits
 	st      state
 	emitted bool     // the session was emitted in this read
 	pending []record // records held back until the session is decided

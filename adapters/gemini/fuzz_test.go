@@ -52,7 +52,7 @@ func fuzzRead(t *testing.T, path string, data []byte, cur adapters.Cursor, c *ad
 		t.Fatal(err)
 	}
 	src := adapters.Source{Key: filepath.Base(path), Path: path, Stamp: adapters.FileStamp(info), Size: info.Size(), ModTime: info.ModTime()}
-	next, err := New().Read(context.Background(), adapters.Env{}, src, cur, c)
+	next, err := New().Read(context.Background(), adapters.Env{Limits: adaptertest.FuzzLimits}, src, cur, c)
 	if err != nil {
 		t.Fatalf("read: %v", err)
 	}

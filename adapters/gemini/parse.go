@@ -22,9 +22,9 @@ import (
 // file is read whole whenever it changes, and the cursor's state says what of it is archived.
 func (*Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source, cur adapters.Cursor, out adapters.Emitter) (adapters.Cursor, error) {
 	if strings.HasSuffix(src.Path, ".jsonl") {
-		return readJSONL(ctx, src, cur, out)
+		return readJSONL(ctx, env.Limits, src, cur, out)
 	}
-	return readLegacy(ctx, src, cur, out)
+	return readLegacy(ctx, env.Limits, src, cur, out)
 }
 
 // reader turns one source's records into events.
@@ -59,12 +59,12 @@ func newReader(out adapters.Emitter, src adapters.Source, st *state, isJSONL boo
 	return rd
 }
 
-func readJSONL(ctx context.Context, src adapters.Source, cur adapters.Cursor, out adapters.Emitter) (adapters.Cursor, error) {
+func readJSONL(ctx context.Context, lim adapters.Limits, src adapters.Source, cur adapters.Cursor, out adapters.Emitter) (adapters.Cursor, error) {
 	st := decodeState(cur.State)
 	if st == nil {
 		cur = adapters.Cursor{} // nothing to go on from
 	}
-	f, err := jsonl.Open(src.Path, cur)
+	f, err := jsonl.Open(src.Path, cur, lim)
 	if err != nil {
 		return adapters.Cursor{}, fmt.Errorf("gemini: read %s: %w", src.Path, err)
 	}
@@ -73,7 +73,7 @@ func readJSONL(ctx context.Context, src adapters.Source, cur adapters.Cursor, ou
 		st = &state{V: stateVersion}
 	}
 	rd := newReader(out, src, st, true)
-	next, err := f.Lines(ctx, rd.line)
+	next, err := f.Lines(ctx, rd.line, out.Malformed)
 	if err != nil {
 		return adapters.Cursor{}, fmt.Errorf("gemini: read %s: %w", src.Path, err)
 	}
@@ -164,12 +164,16 @@ func (rd *reader) set(n *node, raw []byte, no int) error {
 	return nil
 }
 
-func readLegacy(ctx context.Context, src adapters.Source, cur adapters.Cursor, out adapters.Emitter) (adapters.Cursor, error) {
-	data, err := os.ReadFile(src.Path)
+func readLegacy(ctx context.Context, lim adapters.Limits, src adapters.Source, cur adapters.Cursor, out adapters.Emitter) (adapters.Cursor, error) {
+	next := adapters.Cursor{Stamp: src.Stamp, State: cur.State}
+	data, err := adapters.ReadFile(src.Path, lim.Line())
+	if errors.Is(err, adapters.ErrTooLarge) {
+		out.Malformed(adapters.Location{Path: src.Path}, fmt.Errorf("gemini: not read: %w", err))
+		return next, nil // read again when it changes
+	}
 	if err != nil {
 		return adapters.Cursor{}, fmt.Errorf("gemini: read %s: %w", src.Path, err)
 	}
-	next := adapters.Cursor{Stamp: src.Stamp, State: cur.State}
 	fields, at, err := topLevel(data)
 	if err != nil {
 		out.Malformed(adapters.Location{Path: src.Path, Line: lineAt(data, at)}, err)

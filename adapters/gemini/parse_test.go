@@ -343,6 +343,7 @@ func TestMalformed(t *testing.T) {
 		{"legacy_not_an_object", "session-a.json", `[{"id":"u"}]`, []int{1}, 0},
 		{"legacy_trailing_data", "session-a.json", `{"sessionId":"s"} x`, []int{1}, 0},
 		{"legacy_bad_element", "session-a.json", "{\"sessionId\":\"s\",\"messages\":[\n7,\n{\"id\":\"u\",\"type\":\"user\",\"content\":\"hi\"}]}", []int{2}, 1},
+		{"legacy_over_cap", "session-a.json", `{"sessionId":"s","messages":[{"id":"u","type":"user","content":"` + strings.Repeat("x", int(adaptertest.FuzzLimits.LineBytes)) + `"}]}`, []int{0}, 0},
 		{"jsonl_bad_lines", "session-a.jsonl", meta + "\n[1,2]\nnull\n{oops\n" + `{"id":"u","type":"user","content":"hi"}` + "\n", []int{2, 3, 4}, 1},
 	}
 	for _, tc := range tests {

@@ -30,19 +30,23 @@ type File struct {
 	offset  int64
 	line    int
 	resumed bool
+	maxLine int64
+	// Where Lines offers cursors mid-file (Checkpoints).
+	ckpt  adapters.Checkpointer
+	state func() (json.RawMessage, bool)
 	// openLine: the last line consumed had no line break yet (it was complete JSON); its break,
 	// when it arrives, ends that line rather than starting a new one.
 	openLine bool
 }
 
 // Open opens path and positions it after cur's last whole line when the file still holds the
-// same bytes there; otherwise at the start.
-func Open(path string, cur adapters.Cursor) (*File, error) {
+// same bytes there; otherwise at the start. Lines are read within lim.
+func Open(path string, cur adapters.Cursor, lim adapters.Limits) (*File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	jf := &File{f: f, path: path}
+	jf := &File{f: f, path: path, maxLine: lim.Line()}
 	if cur.Offset > 0 && cur.Anchor != "" {
 		if st, err := f.Stat(); err == nil && st.Size() >= cur.Offset {
 			if a, err := anchorAt(f, cur.Offset); err == nil && a == cur.Anchor {
@@ -65,15 +69,42 @@ func Open(path string, cur adapters.Cursor) (*File, error) {
 // adapter starting over discards the parse state it kept in the cursor.
 func (jf *File) Resumed() bool { return jf.resumed }
 
+// Checkpoints makes Lines offer out, when it is an adapters.Checkpointer that asks for one, the
+// cursor after a line, with the parse state state gives at that point; state says false while
+// the adapter could not resume from there (records held back).
+func (jf *File) Checkpoints(out adapters.Emitter, state func() (json.RawMessage, bool)) {
+	jf.ckpt, _ = out.(adapters.Checkpointer)
+	jf.state = state
+}
+
+// checkpoint offers a cursor at offset, line when one is wanted.
+func (jf *File) checkpoint(offset int64, line int) error {
+	if jf.ckpt == nil || !jf.ckpt.WantCheckpoint() {
+		return nil
+	}
+	st, ok := jf.state()
+	if !ok {
+		return nil
+	}
+	anchor, err := anchorAt(jf.f, offset)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", jf.path, err)
+	}
+	jf.ckpt.Checkpoint(adapters.Cursor{Offset: offset, Line: line, Anchor: anchor, State: st})
+	return nil
+}
+
 // Close closes the file.
 func (jf *File) Close() error { return jf.f.Close() }
 
 // Lines calls fn with each whole line after the start position (without its line break, blank
 // lines skipped) and its 1-based line number. A last line without a line break is passed only
 // when it is complete JSON; otherwise it is left for the next read (the agent is still
-// writing it). Each line is in a buffer of its own, which fn may keep. It returns the cursor
-// after the last line passed, without Stamp and State, which the adapter fills in.
-func (jf *File) Lines(ctx context.Context, fn func(line []byte, no int) error) (adapters.Cursor, error) {
+// writing it). A line longer than the file's Limits is never held: it is reported to bad
+// (wrapping adapters.ErrTooLarge) and passed over, so the cursor moves past it. Each line is in
+// a buffer of its own, which fn may keep. It returns the cursor after the last line passed,
+// without Stamp and State, which the adapter fills in.
+func (jf *File) Lines(ctx context.Context, fn func(line []byte, no int) error, bad func(adapters.Location, error)) (adapters.Cursor, error) {
 	r := bufio.NewReaderSize(jf.f, 256<<10)
 	offset, line := jf.offset, jf.line
 	first := true
@@ -81,15 +112,13 @@ func (jf *File) Lines(ctx context.Context, fn func(line []byte, no int) error) (
 		if err := ctx.Err(); err != nil {
 			return adapters.Cursor{}, err
 		}
-		raw, err := r.ReadBytes('\n')
-		if len(raw) > 0 {
-			complete := raw[len(raw)-1] == '\n'
-			body := bytes.TrimRight(raw, "\r\n")
-			if !complete && !json.Valid(body) {
+		l, err := readLine(r, jf.maxLine)
+		if l.n > 0 {
+			if !l.complete && (l.over || !json.Valid(l.body)) {
 				break // half-written: pick it up next time
 			}
-			offset += int64(len(raw))
-			if first && jf.openLine && len(body) == 0 {
+			offset += l.n
+			if first && jf.openLine && !l.over && len(l.body) == 0 {
 				first = false
 				if errors.Is(err, io.EOF) {
 					break
@@ -98,10 +127,16 @@ func (jf *File) Lines(ctx context.Context, fn func(line []byte, no int) error) (
 			}
 			first = false
 			line++
-			if len(bytes.TrimSpace(body)) > 0 {
-				if ferr := fn(body, line); ferr != nil {
+			switch {
+			case l.over:
+				report(bad, jf.path, line, l.n, jf.maxLine)
+			case len(bytes.TrimSpace(l.body)) > 0:
+				if ferr := fn(l.body, line); ferr != nil {
 					return adapters.Cursor{}, ferr
 				}
+			}
+			if cerr := jf.checkpoint(offset, line); cerr != nil {
+				return adapters.Cursor{}, cerr
 			}
 		}
 		if errors.Is(err, io.EOF) {
@@ -118,6 +153,55 @@ func (jf *File) Lines(ctx context.Context, fn func(line []byte, no int) error) (
 	return adapters.Cursor{Offset: offset, Line: line, Anchor: anchor}, nil
 }
 
+// report tells bad (when set) that a line was over the cap.
+func report(bad func(adapters.Location, error), path string, no int, n, max int64) {
+	if bad != nil {
+		bad(adapters.Location{Path: path, Line: no}, fmt.Errorf("line of %d bytes not read: %w of %d bytes a line", n, adapters.ErrTooLarge, max))
+	}
+}
+
+// rawLine is one line as readLine found it.
+type rawLine struct {
+	body     []byte // without its line break; nil when over
+	n        int64  // bytes consumed, line break included
+	complete bool   // it ended with a line break
+	over     bool   // longer than the cap: its bytes were passed over, not kept
+}
+
+// readLine reads up to and including the next line break, keeping at most max bytes of the line
+// (a longer line is read through and dropped, so memory stays bounded). The error is r's: io.EOF
+// after a last line without a break.
+func readLine(r *bufio.Reader, max int64) (rawLine, error) {
+	var l rawLine
+	var buf []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		l.n += int64(len(chunk))
+		if !l.over {
+			body := l.n
+			if len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
+				body-- // the break does not count, nor a \r before it
+				if len(chunk) > 1 && chunk[len(chunk)-2] == '\r' {
+					body--
+				}
+			}
+			if body > max {
+				l.over, buf = true, nil
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		l.complete = err == nil
+		if !l.over {
+			l.body = bytes.TrimRight(buf, "\r\n")
+		}
+		return l, err
+	}
+}
+
 // anchorAt digests the anchorLen bytes before offset.
 func anchorAt(f *os.File, offset int64) (string, error) {
 	n := min(int64(anchorLen), offset)
@@ -130,21 +214,24 @@ func anchorAt(f *os.File, offset int64) (string, error) {
 }
 
 // Each calls fn with every non-blank line of r (a whole stream, e.g. a decompressed file) and its
-// line number. A last line without a line break counts like any other. Each line is in a buffer
-// of its own, which fn may keep.
-func Each(ctx context.Context, r io.Reader, fn func(line []byte, no int) error) error {
+// line number. A last line without a line break counts like any other. A line longer than
+// maxLine is reported to bad (when set; at path) and passed over. Each line is in a buffer of
+// its own, which fn may keep.
+func Each(ctx context.Context, r io.Reader, path string, maxLine int64, fn func(line []byte, no int) error, bad func(adapters.Location, error)) error {
 	br := bufio.NewReaderSize(r, 256<<10)
 	no := 0
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		raw, err := br.ReadBytes('\n')
-		if len(raw) > 0 {
+		l, err := readLine(br, maxLine)
+		if l.n > 0 && (err == nil || errors.Is(err, io.EOF)) {
 			no++
-			body := bytes.TrimRight(raw, "\r\n")
-			if len(bytes.TrimSpace(body)) > 0 {
-				if ferr := fn(body, no); ferr != nil {
+			switch {
+			case l.over:
+				report(bad, path, no, l.n, maxLine)
+			case len(bytes.TrimSpace(l.body)) > 0:
+				if ferr := fn(l.body, no); ferr != nil {
 					return ferr
 				}
 			}

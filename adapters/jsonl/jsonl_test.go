@@ -1,18 +1,24 @@
 package jsonl
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/pondhq/pond/adapters"
 )
 
 func readAll(t *testing.T, path string, cur adapters.Cursor) (lines []string, resumed bool, next adapters.Cursor) {
 	t.Helper()
-	f, err := Open(path, cur)
+	f, err := Open(path, cur, adapters.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +26,7 @@ func readAll(t *testing.T, path string, cur adapters.Cursor) (lines []string, re
 	next, err = f.Lines(context.Background(), func(line []byte, no int) error {
 		lines = append(lines, string(line))
 		return nil
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,10 +78,10 @@ func TestIncrementalRead(t *testing.T) {
 
 func TestEach(t *testing.T) {
 	var got []int
-	err := Each(context.Background(), strings.NewReader("x\n\ny\nz"), func(line []byte, no int) error {
+	err := Each(context.Background(), strings.NewReader("x\n\ny\nz"), "", 10, func(line []byte, no int) error {
 		got = append(got, no)
 		return nil
-	})
+	}, nil)
 	if err != nil || len(got) != 3 || got[2] != 4 {
 		t.Fatalf("Each: lines %v, err %v; want [1 3 4]", got, err)
 	}
@@ -87,12 +93,12 @@ func FuzzLines(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, off int64) {
 		path := filepath.Join(t.TempDir(), "f.jsonl")
 		os.WriteFile(path, data, 0o600)
-		jf, err := Open(path, adapters.Cursor{Offset: off, Anchor: "x"})
+		jf, err := Open(path, adapters.Cursor{Offset: off, Anchor: "x"}, adapters.Limits{LineBytes: 8})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer jf.Close()
-		cur, err := jf.Lines(context.Background(), func([]byte, int) error { return nil })
+		cur, err := jf.Lines(context.Background(), func([]byte, int) error { return nil }, func(adapters.Location, error) {})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,13 +116,13 @@ func TestLineNumbersAcrossUnterminatedLine(t *testing.T) {
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("\n{\"a\":3}\n")
 	f.Close()
-	jf, err := Open(path, cur)
+	jf, err := Open(path, cur, adapters.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer jf.Close()
 	var nos []int
-	next, err := jf.Lines(context.Background(), func(line []byte, no int) error { nos = append(nos, no); return nil })
+	next, err := jf.Lines(context.Background(), func(line []byte, no int) error { nos = append(nos, no); return nil }, nil)
 	if err != nil || len(nos) != 1 || nos[0] != 3 || next.Line != 3 {
 		t.Fatalf("line numbers %v (cursor line %d), %v; want [3]", nos, next.Line, err)
 	}
@@ -149,15 +155,83 @@ func TestLinesAreKept(t *testing.T) {
 		}
 	}
 	check("Lines", func(fn func([]byte, int) error) error {
-		f, err := Open(path, adapters.Cursor{})
+		f, err := Open(path, adapters.Cursor{}, adapters.Limits{})
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		_, err = f.Lines(context.Background(), fn)
+		_, err = f.Lines(context.Background(), fn, nil)
 		return err
 	})
 	check("Each", func(fn func([]byte, int) error) error {
-		return Each(context.Background(), strings.NewReader(b.String()), fn)
+		return Each(context.Background(), strings.NewReader(b.String()), path, adapters.Limits{}.Line(), fn, nil)
 	})
+}
+
+// TestLineCap: a line over the cap is reported at its line and passed over without being held
+// (what reading it allocates stays far below its size); the cursor moves past it and the lines
+// around it are read. Over the cap and still without its break, it waits like any half-written
+// line.
+func TestLineCap(t *testing.T) {
+	const max = 1 << 20
+	long := `{"text":"` + strings.Repeat("x", 32<<20) + `"}`
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte("{\"a\":1}\n"+long), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	read := func(cur adapters.Cursor) (lines []string, bad []adapters.Location, next adapters.Cursor, alloc uint64) {
+		f, err := Open(path, cur, adapters.Limits{LineBytes: max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		next, err = f.Lines(context.Background(), func(line []byte, no int) error {
+			lines = append(lines, string(line[:min(len(line), 16)])) // never a long line in a failure
+			return nil
+		}, func(at adapters.Location, err error) {
+			if !errors.Is(err, adapters.ErrTooLarge) {
+				t.Errorf("report at %v: %v, want adapters.ErrTooLarge", at, err)
+			}
+			bad = append(bad, at)
+		})
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lines, bad, next, after.TotalAlloc - before.TotalAlloc
+	}
+	lines, bad, cur, _ := read(adapters.Cursor{})
+	if len(lines) != 1 || len(bad) != 0 || cur.Line != 1 {
+		t.Fatalf("with the long line unterminated: lines %q, reports %v, cursor line %d; want the first line only", lines, bad, cur.Line)
+	}
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("\n{\"a\":3}\n")
+	f.Close()
+	lines, bad, next, alloc := read(cur)
+	if diff := cmp.Diff([]string{`{"a":3}`}, lines); diff != "" {
+		t.Errorf("lines after the long one (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]adapters.Location{{Path: path, Line: 2}}, bad); diff != "" {
+		t.Errorf("reports (-want +got):\n%s", diff)
+	}
+	if st, _ := os.Stat(path); next.Offset != st.Size() || next.Line != 3 {
+		t.Errorf("cursor at %d (line %d), want past everything: %d (line 3)", next.Offset, next.Line, st.Size())
+	}
+	if alloc > 8*max {
+		t.Errorf("reading past a %d-byte line allocated %d bytes; want a few times the %d-byte cap at most", len(long), alloc, max)
+	}
+
+	// Each does the same with a whole stream.
+	var nos []int
+	var reports []int
+	data, _ := os.ReadFile(path)
+	err := Each(context.Background(), bytes.NewReader(data), path, max, func(_ []byte, no int) error {
+		nos = append(nos, no)
+		return nil
+	}, func(at adapters.Location, _ error) { reports = append(reports, at.Line) })
+	if err != nil || !slices.Equal(nos, []int{1, 3}) || !slices.Equal(reports, []int{2}) {
+		t.Errorf("Each: lines %v, reports %v, %v; want lines [1 3], a report at 2", nos, reports, err)
+	}
 }

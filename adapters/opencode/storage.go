@@ -119,7 +119,7 @@ func readStorage(ctx context.Context, src adapters.Source, out adapters.Emitter)
 	for _, tm := range ts.messages {
 		m := messageRecord{record: tm.record}
 		for _, pf := range tm.parts {
-			raw, err := os.ReadFile(pf)
+			raw, err := adapters.ReadFile(pf, adapters.Limits{}.Line())
 			m.parts = append(m.parts, fileRecord(dir, pf, raw, err))
 		}
 		msgs = append(msgs, m)
@@ -196,7 +196,7 @@ func parseSessionFile(file string, raw []byte) *treeSession {
 // an unreadable session file is an error; what cannot be parsed is recorded for the read to
 // report.
 func loadTreeSession(dir, file string, flat map[string][]string) (*treeSession, error) {
-	raw, err := os.ReadFile(file)
+	raw, err := adapters.ReadFile(file, adapters.Limits{}.Line())
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +210,7 @@ func loadTreeSession(dir, file string, flat map[string][]string) (*treeSession, 
 	}
 	sort.Strings(mfiles) // by id: OpenCode's message ids ascend in time
 	for _, mf := range mfiles {
-		raw, err := os.ReadFile(mf)
+		raw, err := adapters.ReadFile(mf, adapters.Limits{}.Line())
 		tm := treeMessage{record: fileRecord(dir, mf, raw, err)}
 		for _, mid := range dirNames(tm.id, strings.TrimSuffix(filepath.Base(mf), ".json")) {
 			tm.parts = append(tm.parts, jsonFiles(filepath.Join(dir, "part", mid))...)
@@ -252,7 +252,7 @@ func flatParts(dir string) map[string][]string {
 			continue
 		}
 		path := filepath.Join(dir, "part", e.Name())
-		raw, err := os.ReadFile(path)
+		raw, err := adapters.ReadFile(path, adapters.Limits{}.Line())
 		if err != nil {
 			continue
 		}

@@ -53,7 +53,7 @@ func FuzzRead(f *testing.F) {
 			t.Fatal(err)
 		}
 		var whole adaptertest.Collector
-		if _, err := New().Read(context.Background(), adapters.Env{}, source(t, path), adapters.Cursor{}, &whole); err != nil {
+		if _, err := New().Read(context.Background(), adapters.Env{Limits: adaptertest.FuzzLimits}, source(t, path), adapters.Cursor{}, &whole); err != nil {
 			t.Fatalf("whole read: %v", err)
 		}
 		keys := map[session.Key]bool{}
@@ -75,7 +75,7 @@ func FuzzRead(f *testing.F) {
 			t.Fatal(err)
 		}
 		var parts adaptertest.Collector
-		cur, err := New().Read(context.Background(), adapters.Env{}, source(t, path), adapters.Cursor{}, &parts)
+		cur, err := New().Read(context.Background(), adapters.Env{Limits: adaptertest.FuzzLimits}, source(t, path), adapters.Cursor{}, &parts)
 		if err != nil {
 			t.Fatalf("first part: %v", err)
 		}
@@ -84,7 +84,7 @@ func FuzzRead(f *testing.F) {
 		}
 		src := source(t, path)
 		src.Stamp += "+" // the stamp may not change within the clock's resolution
-		if _, err := New().Read(context.Background(), adapters.Env{}, src, cur, &parts); err != nil {
+		if _, err := New().Read(context.Background(), adapters.Env{Limits: adaptertest.FuzzLimits}, src, cur, &parts); err != nil {
 			t.Fatalf("second part: %v", err)
 		}
 		for _, e := range parts.Events {

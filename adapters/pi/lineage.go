@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/jsonl"
 	"github.com/pondhq/pond/session"
 )
@@ -106,7 +107,7 @@ func (p *parser) forkCut(parentPath string, forkedAt time.Time) string {
 	}
 	defer f.Close()
 	cut, header := "", false
-	_ = jsonl.Each(p.ctx, f, func(line []byte, _ int) error {
+	_ = jsonl.Each(p.ctx, f, p.src.Path, adapters.Limits{}.Line(), func(line []byte, _ int) error {
 		var e struct {
 			Type      string `json:"type"`
 			ID        string `json:"id"`
@@ -131,7 +132,7 @@ func (p *parser) forkCut(parentPath string, forkedAt time.Time) string {
 		}
 		cut = e.ID
 		return nil
-	})
+	}, nil)
 	return cut
 }
 
@@ -143,7 +144,7 @@ func (p *parser) entryIDs(path string) map[string]bool {
 	}
 	defer f.Close()
 	ids := map[string]bool{}
-	err = jsonl.Each(p.ctx, f, func(line []byte, _ int) error {
+	err = jsonl.Each(p.ctx, f, path, adapters.Limits{}.Line(), func(line []byte, _ int) error {
 		var e struct {
 			Type string `json:"type"`
 			ID   string `json:"id"`
@@ -152,7 +153,7 @@ func (p *parser) entryIDs(path string) map[string]bool {
 			ids[e.ID] = true
 		}
 		return nil
-	})
+	}, nil)
 	if err != nil {
 		return nil
 	}

@@ -39,7 +39,7 @@ type state struct {
 
 // Read implements adapters.Adapter.
 func (a *Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source, cur adapters.Cursor, out adapters.Emitter) (adapters.Cursor, error) {
-	jf, err := jsonl.Open(src.Path, cur)
+	jf, err := jsonl.Open(src.Path, cur, env.Limits)
 	if err != nil {
 		return adapters.Cursor{}, fmt.Errorf("pi: %w", err)
 	}
@@ -49,13 +49,18 @@ func (a *Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Sourc
 			// Not a cursor this adapter wrote: start over.
 			jf.Close()
 			p.st = state{}
-			if jf, err = jsonl.Open(src.Path, adapters.Cursor{}); err != nil {
+			if jf, err = jsonl.Open(src.Path, adapters.Cursor{}, env.Limits); err != nil {
 				return adapters.Cursor{}, fmt.Errorf("pi: %w", err)
 			}
 		}
 	}
 	defer jf.Close()
-	next, err := jf.Lines(ctx, p.line)
+	jf.Checkpoints(out, func() (json.RawMessage, bool) {
+		p.st.V = stateVersion
+		st, err := json.Marshal(p.st)
+		return st, err == nil
+	})
+	next, err := jf.Lines(ctx, p.line, out.Malformed)
 	if err != nil {
 		return adapters.Cursor{}, fmt.Errorf("pi: %w", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+
+	"github.com/pondhq/pond/session"
 )
 
 // Record is one raw record kept at capture, with the line it was on.
@@ -18,8 +20,11 @@ type Record struct {
 // record under "record".
 type SourceOf map[string]json.RawMessage
 
-// Source decodes an options.source value (nil when it is not an object).
+// Source decodes an options.source value (nil when it is not an object). A value the archive
+// repaired (invalid UTF-8 in the record) is decoded from its original bytes, so that the record
+// replays exactly as the agent wrote it.
 func Source(raw json.RawMessage) SourceOf {
+	raw, _ = session.Original(raw)
 	var s SourceOf
 	_ = json.Unmarshal(raw, &s)
 	return s

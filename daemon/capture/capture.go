@@ -14,6 +14,8 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -79,7 +81,13 @@ func (e *Engine) Sync(ctx context.Context, targets []Target, opts Options) (*vie
 	for _, t := range targets {
 		ar, err := e.syncAdapter(ctx, t, opts)
 		if err != nil {
-			return nil, err
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			// One adapter's failure (its state files, the store refusing its rows) never
+			// keeps the others from being captured.
+			e.Log.Error("capture: adapter failed", "adapter", t.Adapter.Name(), "error", err)
+			ar = &view.AdapterReport{Adapter: t.Adapter.Name(), Roots: t.Roots, Named: t.Named, Reason: "failed", Error: err.Error()}
 		}
 		rep.Adapters = append(rep.Adapters, *ar)
 		rep.Inserted.Sessions += ar.Inserted.Sessions
@@ -116,10 +124,15 @@ type job struct {
 type readResult struct {
 	job
 	skip string // why the source was not read; "" when it was (or, in a dry run, would be)
-	read bool   // Read ran: next, em and err hold its result
-	next adapters.Cursor
-	em   *emitter
-	err  error
+	// chunk: the events of a source read so far, sent while Read goes on (a large source is
+	// stored in several batches); only em.events and em.bytes are set, and next when the
+	// adapter gave a cursor at the chunk's end (adapters.Checkpointer).
+	chunk     bool
+	chunkNext bool
+	read      bool // Read ran: next, em and err hold its result
+	next      adapters.Cursor
+	em        *emitter
+	err       error
 }
 
 func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*view.AdapterReport, error) {
@@ -179,7 +192,7 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*view
 	rctx, cancel := context.WithCancel(ctx)
 	results := make(chan readResult, opts.FlushSessions)
 	budget := newBudget(2 * opts.FlushBytes)
-	go e.readSources(rctx, a, jobs, opts.DryRun, results, budget)
+	go e.readSources(rctx, a, jobs, opts.DryRun, opts.FlushBytes, results, budget)
 	defer func() {
 		cancel()
 		budget.stop()
@@ -187,10 +200,23 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*view
 		}
 	}()
 
+	// The batch is a run of units, each standing on its own (a source's events, or a chunk of
+	// them, led by its session): starts[i] is where unit i begins, units[i] its source.
 	var batch []session.Event
+	var starts []int
+	var units, unitPaths []string
 	var batchBytes int64
 	var batchSessions int
 	var inBatch []pending
+	failed := map[string]bool{} // sources whose rows the store refused: their cursors stay
+	addUnit := func(root string, src adapters.Source, events []session.Event, n int64) {
+		if len(events) == 0 {
+			return
+		}
+		starts, units, unitPaths = append(starts, len(batch)), append(units, root+"\x00"+src.Key), append(unitPaths, src.Path)
+		batch = append(batch, events...)
+		batchBytes += n
+	}
 	// Cursors are saved after the last batch and at most once a second before it: a cursor
 	// file is rewritten whole and synced, and a crash between saves only costs re-reading what
 	// was already stored, which the store matches.
@@ -218,29 +244,65 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*view
 			inBatch = inBatch[:0]
 			return save(last)
 		}
-		out, err := e.Store.Upsert(ctx, batch, store.Stamp{Adapter: a.Name(), PondVersion: e.Stamp.PondVersion})
+		stamp := store.Stamp{Adapter: a.Name(), PondVersion: e.Stamp.PondVersion}
+		refused, err := split(len(starts), func(lo, hi int) error {
+			end := len(batch)
+			if hi < len(starts) {
+				end = starts[hi]
+			}
+			out, err := e.Store.Upsert(ctx, batch[starts[lo]:end], stamp)
+			if err != nil {
+				return err
+			}
+			ar.Inserted.Add(out.Inserted)
+			ar.Matched.Add(out.Matched)
+			ar.Rejected.Add(out.Rejected)
+			for _, r := range out.Rows {
+				if r.Error != "" {
+					e.Log.Warn("capture: row rejected", "adapter", a.Name(), "key", r.Key.String(), "error", r.Error)
+				}
+			}
+			return nil
+		}, func(error) bool { return ctx.Err() != nil })
 		if err != nil {
 			return err
 		}
-		ar.Inserted.Add(out.Inserted)
-		ar.Matched.Add(out.Matched)
-		ar.Rejected.Add(out.Rejected)
-		for _, r := range out.Rows {
-			if r.Error != "" {
-				e.Log.Warn("capture: row rejected", "adapter", a.Name(), "key", r.Key.String(), "error", r.Error)
+		for _, i := range slices.Sorted(maps.Keys(refused)) {
+			if failed[units[i]] {
+				continue
 			}
+			failed[units[i]] = true
+			if len(ar.Unreadable) < maxProblems {
+				ar.Unreadable = append(ar.Unreadable, view.Problem{Path: unitPaths[i], Error: refused[i].Error()})
+			}
+			e.Log.Warn("capture: the store refused a source's rows", "adapter", a.Name(), "source", unitPaths[i], "error", refused[i])
 		}
 		for _, p := range inBatch {
-			cursors.Set(p.root, p.src.Key, p.cur)
+			if !failed[p.root+"\x00"+p.src.Key] {
+				cursors.Set(p.root, p.src.Key, p.cur)
+			}
 		}
 		budget.release(batchBytes)
 		clear(batch) // drop the stored events now, not when the slice is next overwritten
-		batch, batchBytes, batchSessions, inBatch = batch[:0], 0, 0, inBatch[:0]
+		batch, starts, units, unitPaths = batch[:0], starts[:0], units[:0], unitPaths[:0]
+		batchBytes, batchSessions, inBatch = 0, 0, inBatch[:0]
 		return save(last)
 	}
 
 	done := unscanned
 	for r := range results {
+		if r.chunk {
+			addUnit(r.root, r.src, r.em.events, r.em.bytes)
+			if r.chunkNext { // stored with this batch, the source need not be read again before it
+				inBatch = append(inBatch, pending{r.root, r.src, r.next})
+			}
+			if batchBytes >= opts.FlushBytes {
+				if err := flush(false); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
 		done++
 		switch {
 		case r.skip != "":
@@ -255,7 +317,7 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*view
 			continue
 		}
 		em := r.em
-		ar.MalformedCount += len(em.malformed)
+		ar.MalformedCount += em.malformedCount
 		for _, p := range em.malformed {
 			if len(ar.Malformed) < maxProblems {
 				ar.Malformed = append(ar.Malformed, p)
@@ -278,15 +340,14 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*view
 			next.Stamp = r.src.Stamp
 		}
 		switch {
-		case len(em.events) == 0 && !r.known:
+		case len(em.events) == 0 && em.chunks == 0 && !r.known:
 			ar.Skipped[SkipEmpty]++
 		case r.known:
 			ar.Updated++
 		default:
 			ar.New++
 		}
-		batch = append(batch, em.events...)
-		batchBytes += em.bytes
+		addUnit(r.root, r.src, em.events, em.bytes)
 		batchSessions++
 		inBatch = append(inBatch, pending{r.root, r.src, next})
 		if batchSessions >= opts.FlushSessions || batchBytes >= opts.FlushBytes {
@@ -321,9 +382,46 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*view
 	return ar, nil
 }
 
+// split stores units 0..n-1 through store, which stores a run of them (lo..hi-1) or fails. A
+// run the store refuses is split in halves until each unit it refuses stands alone, so that
+// one bad source never blocks the others: it returns those units with their errors. When it
+// refuses every unit of several, the store itself is failing: that is the error. An error for
+// which stop is true (the context ended) ends it.
+func split(n int, store func(lo, hi int) error, stop func(error) bool) (map[int]error, error) {
+	refused := map[int]error{}
+	var run func(lo, hi int) error
+	run = func(lo, hi int) error {
+		err := store(lo, hi)
+		switch {
+		case err == nil:
+			return nil
+		case stop(err):
+			return err
+		case hi-lo == 1:
+			refused[lo] = err
+			return nil
+		}
+		mid := lo + (hi-lo)/2
+		if err := run(lo, mid); err != nil {
+			return err
+		}
+		return run(mid, hi)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	if err := run(0, n); err != nil {
+		return nil, err
+	}
+	if n > 1 && len(refused) == n {
+		return nil, refused[0]
+	}
+	return refused, nil
+}
+
 // readSources classifies each job and reads those that changed, sending one result per job in
 // order, and closes out when done or when ctx ends.
-func (e *Engine) readSources(ctx context.Context, a adapters.Adapter, jobs []job, dryRun bool, out chan<- readResult, budget *budget) {
+func (e *Engine) readSources(ctx context.Context, a adapters.Adapter, jobs []job, dryRun bool, chunkBytes int64, out chan<- readResult, budget *budget) {
 	defer close(out)
 	for _, j := range jobs {
 		r := readResult{job: j}
@@ -337,7 +435,28 @@ func (e *Engine) readSources(ctx context.Context, a adapters.Adapter, jobs []job
 			if !budget.wait() {
 				return
 			}
-			r.read, r.em = true, &emitter{}
+			// A source larger than a batch goes to the writer in chunks while it is read, so
+			// that memory stays bounded however large it is. A chunk the adapter gave a cursor
+			// for moves the source's cursor once stored; otherwise it moves only when the
+			// source has been read whole (a crash in between reads it again, and the store
+			// matches what was stored).
+			send := func(events []session.Event, n int64, next *adapters.Cursor) error {
+				budget.take(n)
+				c := readResult{job: j, chunk: true, em: &emitter{events: events, bytes: n}}
+				if next != nil {
+					c.next, c.chunkNext = *next, true
+				}
+				select {
+				case out <- c:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				if !budget.wait() {
+					return context.Canceled
+				}
+				return nil
+			}
+			r.read, r.em = true, &emitter{send: send, limit: chunkBytes}
 			r.next, r.err = a.Read(ctx, e.Env, j.src, j.cur, r.em)
 			budget.take(r.em.bytes)
 		}
@@ -405,22 +524,116 @@ func (e *Engine) progress(opts Options, adapter string, done, total int) {
 	}
 }
 
-// emitter buffers one source's events.
+// emitter buffers one source's events. With send set, once it holds limit bytes it hands them
+// over (the chunk goes to the store while the source is still read) and goes on with a new
+// chunk, which it opens with the session (and the message, when parts follow) the next events
+// belong to, so that every chunk stands on its own as an incremental read does.
 type emitter struct {
-	events    []session.Event
-	bytes     int64
-	malformed []view.Problem
-	unknown   map[string]int
+	events         []session.Event
+	bytes          int64
+	malformed      []view.Problem // the first maxProblems
+	malformedCount int
+	unknown        map[string]int
+	chunks         int // chunks handed over before these events
+
+	send  func(events []session.Event, n int64, next *adapters.Cursor) error
+	limit int64
+	ckpt  *adapters.Cursor // the adapter's cursor after the events held, when it gave one
+	// What a new chunk may need to repeat: the source's sessions and its last message, as
+	// copies once a chunk holding them was handed over (the writer normalises what it stores
+	// in place).
+	sessions map[string]*session.Session
+	lastMsg  *session.Message
+	inChunk  map[session.Key]bool // sessions and messages the current chunk holds
 }
 
 func (m *emitter) Event(ev session.Event) error {
+	if m.send != nil {
+		if m.bytes >= m.limit {
+			if err := m.cut(); err != nil {
+				return err
+			}
+		}
+		m.track(ev)
+	}
 	m.events = append(m.events, ev)
 	m.bytes += ev.Size()
 	return nil
 }
 
+// cut hands the current chunk over and starts the next.
+func (m *emitter) cut() error {
+	for id, s := range m.sessions {
+		c := *s
+		c.Options = s.Options.Clone()
+		m.sessions[id] = &c
+	}
+	if m.lastMsg != nil {
+		c := *m.lastMsg
+		c.Options = m.lastMsg.Options.Clone()
+		m.lastMsg = &c
+	}
+	events, n, next := m.events, m.bytes, m.ckpt
+	m.events, m.bytes, m.ckpt = nil, 0, nil
+	m.chunks++
+	clear(m.inChunk)
+	return m.send(events, n, next)
+}
+
+// WantCheckpoint implements adapters.Checkpointer: a cursor is of use just before a chunk is
+// handed over.
+func (m *emitter) WantCheckpoint() bool { return m.send != nil && m.bytes >= m.limit }
+
+// Checkpoint implements adapters.Checkpointer.
+func (m *emitter) Checkpoint(cur adapters.Cursor) { m.ckpt = &cur }
+
+// track notes what ev is and, in a chunk that lacks them, first adds the session and message
+// it belongs to.
+func (m *emitter) track(ev session.Event) {
+	if m.inChunk == nil {
+		m.inChunk, m.sessions = map[session.Key]bool{}, map[string]*session.Session{}
+	}
+	need := func(k session.Key, add func() *session.Event) {
+		if !m.inChunk[k] {
+			if e := add(); e != nil {
+				m.inChunk[k] = true
+				m.events = append(m.events, *e)
+				m.bytes += e.Size()
+			}
+		}
+	}
+	needSession := func(id string) {
+		need(session.Key{SessionID: id}, func() *session.Event {
+			if s := m.sessions[id]; s != nil {
+				return &session.Event{Session: s}
+			}
+			return nil
+		})
+	}
+	switch {
+	case ev.Session != nil:
+		m.sessions[ev.Session.ID] = ev.Session
+	case ev.Message != nil:
+		needSession(ev.Message.SessionID)
+		m.lastMsg = ev.Message
+	case ev.Part != nil:
+		needSession(ev.Part.SessionID)
+		need(session.Key{SessionID: ev.Part.SessionID, MessageID: ev.Part.MessageID}, func() *session.Event {
+			if lm := m.lastMsg; lm != nil && lm.SessionID == ev.Part.SessionID && lm.ID == ev.Part.MessageID {
+				return &session.Event{Message: lm}
+			}
+			return nil
+		})
+		return
+	}
+	m.inChunk[ev.Key()] = true
+}
+
 func (m *emitter) Malformed(at adapters.Location, err error) {
-	m.malformed = append(m.malformed, view.Problem{Path: at.Path, Line: at.Line, Error: err.Error()})
+	m.malformedCount++
+	if len(m.malformed) < maxProblems {
+		m.malformed = append(m.malformed, view.Problem{Path: at.Path, Line: at.Line, Error: err.Error()})
+	}
 }
 
 func (m *emitter) Unknown(at adapters.Location, what string) {

@@ -15,10 +15,22 @@ type Status struct {
 	Adapters        []Adapter    `json:"adapters"`
 	Embeddings      Embeddings   `json:"embeddings"`
 	Indexes         []TableIndex `json:"indexes"`
+	// Limits are the bounds capture keeps to.
+	Limits Limits `json:"limits,omitzero"`
 	// Upkeep is the daemon's last upkeep run (absent before its first, and without a daemon).
 	Upkeep *Upkeep `json:"upkeep,omitempty"`
 	// Daemon is set when a daemon answered (absent when the CLI read the store itself).
 	Daemon *DaemonInfo `json:"daemon,omitempty"`
+}
+
+// Limits are the bounds capture keeps to, so that no agent's file can exhaust memory: a value
+// (a text, tool parameters or output, a file, one options entry) larger than ValueBytes is
+// stored as a marker recording its size; a line longer than LineBytes, and what a compressed
+// source holds beyond DecompressedBytes, are reported as malformed and skipped.
+type Limits struct {
+	ValueBytes        int64 `json:"value_bytes"`
+	LineBytes         int64 `json:"line_bytes"`
+	DecompressedBytes int64 `json:"decompressed_bytes"`
 }
 
 // AgentCount is one source agent's share of the archive.
