@@ -396,6 +396,14 @@ func TestExportImportRoundTrip(t *testing.T) {
 			t.Errorf("session %s after export/import (-src +dst):\n%s", id, diff)
 		}
 	}
+	// A session whose id could leave an agent's folder in a restore, or run in the shell
+	// line that resumes it, is refused with its messages (session.CheckID).
+	hostile := strings.ReplaceAll(buf.String(), `"a"`, `"../../x;touch${IFS}PWNED"`)
+	other := openTestStore(t, t.TempDir())
+	sum, err = other.Import(ctx, strings.NewReader(hostile), 5, Stamp{})
+	if err != nil || sum.Rejected.Sessions != 2 || sum.Inserted.Sessions != 0 || len(sum.Errors) == 0 || !strings.Contains(strings.Join(sum.Errors, "\n"), "session id") {
+		t.Fatalf("import of a hostile id: %+v, %v; want every session refused (b names it as parent), with the reason", sum, err)
+	}
 	// Importing again changes nothing.
 	sum, _ = dst.Import(ctx, strings.NewReader(buf.String()), 5, Stamp{})
 	if sum.Inserted != (view.Tally{}) || sum.Matched != (view.Tally{Sessions: 2, Messages: 6, Parts: 20}) {
