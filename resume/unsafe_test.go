@@ -311,3 +311,19 @@ func TestCommandQuotesArchiveValues(t *testing.T) {
 		})
 	}
 }
+
+// TestHugeStoredLineNumber: a stored options.source.line of 10^12 does not make the replay pad
+// the file without limit: the gap is closed, and the file says so.
+func TestHugeStoredLineNumber(t *testing.T) {
+	s := openStore(t)
+	events := planted("s1", "", "claude-code", t.TempDir(), `{}`)
+	events[1].Message.Options["source"] = json.RawMessage(`{"line":1000000000000,"record":{"type":"user","text":"far away"}}`)
+	upsertAs(t, s, events, "api")
+	o := restore(t, s, resume.Request{Session: "s1", To: "claude-code", OutDir: t.TempDir()})
+	if o.Status != resume.OK || len(o.Files) != 1 {
+		t.Fatalf("%s: %s (files %+v)", o.Status, o.Message, o.Files)
+	}
+	if f := o.Files[0]; f.Bytes > adrestore.MaxBlankLines+1024 || f.Fidelity != resume.Downgraded || !strings.Contains(f.Reason, "left out") {
+		t.Errorf("file %+v: want at most %d bytes, downgraded for the closed gap", f, adrestore.MaxBlankLines+1024)
+	}
+}
