@@ -36,7 +36,9 @@ session came from; reasoning, attachments and injected context are left out. Eac
 reported native, foreign, or downgraded with the reason.
 
 Files are never overwritten: when one already exists nothing is written. A write that fails
-part-way removes what it wrote. Restored files get the current time as their modification time,
+part-way removes what it wrote. Nothing is written outside the agent's folder, whatever the
+archive says (it may hold someone else's export): a stored path that leaves it, a link inside
+it that leads out, and in --out-dir a link or another user's folder are refused. Restored files get the current time as their modification time,
 so agents that clean up old sessions keep them.
 
 Agents, with the folder each restore writes under (ROOT):
@@ -47,7 +49,8 @@ this machine, as this shell's environment names it (CLAUDE_CONFIG_DIR, CODEX_HOM
 folder). When the Pond daemon runs, it writes the files.
 
 Exit codes: 0 restored; 1 the session is not stored; 2 cannot do it (unknown agent, sub-agents
-with sub-agents of their own, no agent folder, working directory gone); 3 a target file exists
+with sub-agents of their own, no agent folder, working directory gone, a path refused as
+unsafe); 3 a target file exists
 (nothing written); 4 the write failed (what was written was removed). --format json names the
 finer outcome in "status".
 

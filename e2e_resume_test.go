@@ -38,8 +38,8 @@ func TestResumeEndToEnd(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &o); err != nil {
 		t.Fatal(err)
 	}
-	if o.Status != "ok" || len(o.Files) != 4 || o.Files[0].Fidelity != "foreign" {
-		t.Fatalf("outcome %+v, want ok with four foreign files (the session and its three children)", o)
+	if o.Status != "ok" || len(o.Files) != 3 || o.Files[0].Fidelity != "foreign" {
+		t.Fatalf("outcome %+v, want ok with three foreign files (the session and its two sub-agents; its continuation is restored on its own)", o)
 	}
 	if want := "cd " + cwd + " && codex resume " + o.ID; o.Command != want {
 		t.Errorf("command %q, want %q", o.Command, want)

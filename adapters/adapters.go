@@ -206,7 +206,9 @@ const RestoreMarkKey = restore.MarkKey
 
 // ApplyRestoreMark records a restore mark found in a session's metadata: the mark goes to
 // options.pond.restored_from, and the original session becomes the parent when the session has
-// none of its own, so that search can group the copy with its original or hide it.
+// none of its own, so that search can group the copy with its original or hide it. A mark
+// naming no valid session id (session.CheckID) links nothing: the file is the agent's, the mark
+// only a claim in it, and a hostile one must not get the whole session refused.
 func ApplyRestoreMark(s *session.Session, mark json.RawMessage) {
 	var m struct {
 		Session string `json:"session"`
@@ -218,7 +220,7 @@ func ApplyRestoreMark(s *session.Session, mark json.RawMessage) {
 		s.Options = session.Options{}
 	}
 	s.Options["pond"] = Object(Field{Key: "restored_from", Value: mark})
-	if s.ParentSessionID == "" && m.Session != s.ID {
+	if s.ParentSessionID == "" && m.Session != s.ID && session.CheckID(m.Session) == nil {
 		s.ParentSessionID = m.Session
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pondhq/pond/session"
 )
 
 func TestRecordID(t *testing.T) {
@@ -142,5 +144,12 @@ func TestSeenIDsBinary64(t *testing.T) {
 	}
 	if err := new(SeenIDs).UnmarshalBinary64(old[:8]); err == nil {
 		t.Error("truncated: no error")
+	}
+}
+
+// A record id can name a session (a source whose records carry no session id of their own).
+func TestRecordIDIsASessionID(t *testing.T) {
+	if err := session.CheckID(RecordID([]byte(`{"x":1}`))); err != nil {
+		t.Error(err)
 	}
 }

@@ -36,8 +36,8 @@ func TestResumeRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Downgraded: the fixture's working directory, /srv/demo, does not exist here.
-	if o.Status != "ok" || o.Code != 0 || len(o.Files) != 4 || o.Files[0].Fidelity != "downgraded" || !strings.Contains(o.Command, "codex resume "+o.ID) {
-		t.Fatalf("outcome %+v, want ok with four downgraded files and the codex command", o)
+	if o.Status != "ok" || o.Code != 0 || len(o.Files) != 3 || o.Files[0].Fidelity != "downgraded" || !strings.Contains(o.Command, "codex resume "+o.ID) {
+		t.Fatalf("outcome %+v, want ok with three downgraded files (the session and its two sub-agents; its continuation is a session of its own) and the codex command", o)
 	}
 	for _, f := range o.Files {
 		if _, err := os.Stat(f.Path); err != nil || !strings.HasPrefix(f.Path, out+"/sessions/") {
@@ -49,6 +49,10 @@ func TestResumeRoute(t *testing.T) {
 		t.Fatal("/srv/demo exists on this machine; the cwd_missing case needs it absent")
 	}
 	root := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link") // --out-dir through a link
+	if err := os.Symlink(t.TempDir(), link); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name   string
 		req    apitype.ResumeRequest
@@ -61,6 +65,7 @@ func TestResumeRoute(t *testing.T) {
 		{"unknown_agent", apitype.ResumeRequest{Session: id, To: "aider", OutDir: out}, 400, apitype.CodeUnknownAgent, 2},
 		// The fixture ran in /srv/demo, which Claude Code needs to resume from.
 		{"native_cwd_gone", apitype.ResumeRequest{Session: id, To: "claude-code", OutDir: "native", Root: root}, 422, apitype.CodeCwdMissing, 2},
+		{"out_dir_link", apitype.ResumeRequest{Session: id, To: "codex-cli", OutDir: link}, 422, apitype.CodeUnsafePath, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -174,6 +174,10 @@ func TestIngestReportsEachRow(t *testing.T) {
 		ev(`{"kind":"message","session_id":"s1","id":"m2","role":"robot","timestamp":"2026-01-02T03:04:07Z"}`),
 		ev(`{"kind":"comment"}`),
 		ev(`"not an object"`),
+		// A session id that would name a file outside an agent's folder in a restore, and
+		// run in the shell line that resumes it (session.CheckID).
+		ev(`{"kind":"session","id":"../../x;touch${IFS}PWNED","source_agent":"codex-cli","project":"/p","created_at":"2026-01-02T03:04:05Z"}`),
+		ev(`{"kind":"session","id":"s9","parent_session_id":"../s1","source_agent":"codex-cli","project":"/p","created_at":"2026-01-02T03:04:05Z"}`),
 	}}
 	resp, err := s.client.Ingest(ctx, req)
 	if err != nil {
@@ -183,8 +187,8 @@ func TestIngestReportsEachRow(t *testing.T) {
 	for _, r := range resp.Results {
 		got = append(got, fmt.Sprintf("%d:%s", r.Index, r.Status))
 	}
-	want := "0:inserted 1:inserted 2:inserted 3:error 4:error 5:error"
-	if strings.Join(got, " ") != want || resp.Accepted != 3 || resp.Rejected != 3 {
+	want := "0:inserted 1:inserted 2:inserted 3:error 4:error 5:error 6:error 7:error"
+	if strings.Join(got, " ") != want || resp.Accepted != 3 || resp.Rejected != 5 {
 		t.Fatalf("results %v (accepted %d, rejected %d), want %s", got, resp.Accepted, resp.Rejected, want)
 	}
 	for _, r := range resp.Results[3:] {

@@ -309,7 +309,7 @@ func StatusOf(code string) int {
 		return http.StatusServiceUnavailable
 	case apitype.CodeNotImplemented:
 		return http.StatusNotImplemented
-	case apitype.CodeTooDeep, apitype.CodeNoNativeDir, apitype.CodeCwdMissing:
+	case apitype.CodeTooDeep, apitype.CodeNoNativeDir, apitype.CodeCwdMissing, apitype.CodeUnsafePath:
 		return http.StatusUnprocessableEntity
 	}
 	return http.StatusInternalServerError

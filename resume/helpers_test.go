@@ -49,9 +49,25 @@ func openStore(t testing.TB) *store.Store {
 	return s
 }
 
+// upsert stores events as the sync engine does: stamped with the adapter that read them (the
+// agent of the first session, without its sub-kind).
 func upsert(t testing.TB, s *store.Store, events []session.Event) {
 	t.Helper()
-	out, err := s.Upsert(context.Background(), events, store.Stamp{Adapter: "test"})
+	adapter := ""
+	for _, e := range events {
+		if e.Session != nil {
+			adapter, _, _ = strings.Cut(e.Session.SourceAgent, "/")
+			break
+		}
+	}
+	upsertAs(t, s, events, adapter)
+}
+
+// upsertAs stores events stamped as stored by adapter ("api" for the ingest route, "import"
+// for `pond import`).
+func upsertAs(t testing.TB, s *store.Store, events []session.Event, adapter string) {
+	t.Helper()
+	out, err := s.Upsert(context.Background(), events, store.Stamp{Adapter: adapter})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,23 +216,26 @@ func corpus(t *testing.T) []corpusSource {
 	return cs
 }
 
-// roots are the stored sessions a restore starts from: those without a stored parent.
+// roots are the stored sessions a restore starts from: all but the sub-agents of a stored
+// session (which are restored with it). A fork or a continuation is restored on its own.
 func roots(ctx context.Context, t *testing.T, s *store.Store) []string {
 	ids, err := s.SessionIDs(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored := map[string]bool{}
-	for _, id := range ids {
-		stored[id] = true
-	}
-	var out []string
+	agent := map[string]string{}
+	parent := map[string]string{}
 	for _, id := range ids {
 		tr, err := s.ReadTranscript(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !stored[tr.Session.ParentSessionID] {
+		agent[id], parent[id] = tr.Session.SourceAgent, tr.Session.ParentSessionID
+	}
+	var out []string
+	for _, id := range ids {
+		p, ok := agent[parent[id]]
+		if !ok || agent[id] != p+"/subagent" {
 			out = append(out, id)
 		}
 	}

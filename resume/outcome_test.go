@@ -119,7 +119,8 @@ func TestFailureUnwinds(t *testing.T) {
 	}
 }
 
-// synthetic stores sessions made up for the test: id → parent.
+// synthetic stores Claude Code sessions made up for the test: id → parent, a session with a
+// parent being its sub-agent.
 func synthetic(t *testing.T, s *store.Store, project string, parents map[string]string) {
 	t.Helper()
 	var events []session.Event
@@ -130,9 +131,13 @@ func synthetic(t *testing.T, s *store.Store, project string, parents map[string]
 	sort.Strings(ids)
 	at := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 	for _, id := range ids {
+		agent := "claude-code"
+		if parents[id] != "" {
+			agent = "claude-code/subagent"
+		}
 		rec := `{"type":"user","uuid":"u-` + id + `","sessionId":"` + id + `","cwd":` + quote(project) + `,"timestamp":"2026-05-01T10:00:00.000Z","message":{"role":"user","content":"hello"}}`
 		events = append(events,
-			session.Event{Session: &session.Session{ID: id, ParentSessionID: parents[id], SourceAgent: "claude-code", Project: project, CreatedAt: at}},
+			session.Event{Session: &session.Session{ID: id, ParentSessionID: parents[id], SourceAgent: agent, Project: project, CreatedAt: at}},
 			session.Event{Message: &session.Message{SessionID: id, ID: "u-" + id, Role: session.RoleUser, Timestamp: at,
 				Options: session.Options{"source": json.RawMessage(`{"line":1,"record":` + rec + `}`)}}},
 			session.Event{Part: &session.Part{SessionID: id, MessageID: "u-" + id, ID: "u-" + id + ":0", Type: session.PartText, Provenance: session.Conversational, Text: "hello"}},

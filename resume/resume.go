@@ -2,6 +2,7 @@ package resume
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/pondhq/pond/adapters/all"
 	"github.com/pondhq/pond/adapters/restore"
 	"github.com/pondhq/pond/resume/terminal"
+	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/session/view"
 )
 
@@ -26,7 +28,8 @@ var ErrNotStored = errors.New("session not stored")
 // Archive is what a restore reads. The store implements it; resume never writes to it.
 type Archive interface {
 	Transcript(ctx context.Context, id string) (*Transcript, error)
-	// Children lists the sessions whose parent is id.
+	// Children lists the sessions whose parent is id (of every kind: resume picks the
+	// sub-agents among them).
 	Children(ctx context.Context, id string) ([]string, error)
 }
 
@@ -47,6 +50,7 @@ const (
 	TooDeep      = view.ResumeTooDeep
 	NoNativeDir  = view.ResumeNoNativeDir
 	CwdMissing   = view.ResumeCwdMissing
+	UnsafePath   = view.ResumeUnsafePath
 	TargetExists = view.ResumeTargetExists
 	WriteFailed  = view.ResumeWriteFailed
 )
@@ -117,16 +121,35 @@ func Restore(ctx context.Context, a Archive, req Request) (*Outcome, error) {
 	}
 	root := batch[0]
 	o.From, o.Cwd = root.Session.SourceAgent, root.Session.Project
+	for _, t := range batch {
+		// Ids name files and go into the resume command; an archive from before ids were
+		// checked at capture and ingest may still hold one that is not safe.
+		if err := session.CheckID(t.Session.ID); err != nil {
+			return fail(o, UnsafePath, "the stored session id %s: nothing was written", err), nil
+		}
+	}
 
 	dest, err := destination(req)
 	if err != nil {
 		return fail(o, NoNativeDir, "%v", err), nil
 	}
 	o.Root = dest.root
+	var guard func(string) error
+	if !dest.native {
+		// Checked before encoding too: Gemini's encoder reads projects.json below the root.
+		guard = checkOutDir
+		if err := checkOutDir(dest.root); err != nil {
+			return fail(o, UnsafePath, "%v: nothing was written", err), nil
+		}
+	}
 	native := family(root.Session.SourceAgent) == req.To
 	o.Native = native
 	plan, err := enc.Encode(&restore.Job{Batch: batch, Native: native, Root: dest.root, ImportDir: dest.importDir})
-	if err != nil { // only a missing destination folder
+	var unsafe *restore.UnsafeError
+	if errors.As(err, &unsafe) {
+		return fail(o, UnsafePath, "%v: nothing was written (the archive may hold someone else's export or ingest; Pond writes only below %s)", err, dest.root), nil
+	}
+	if err != nil { // a missing destination folder
 		return fail(o, NoNativeDir, "%v", err), nil
 	}
 	o.ID, o.Argv = plan.ID, plan.Argv
@@ -151,10 +174,18 @@ func Restore(ctx context.Context, a Archive, req Request) (*Outcome, error) {
 	for _, f := range plan.Files {
 		o.Files = append(o.Files, f.File)
 	}
-	if err := writeBatch(plan.Files, now()); err != nil {
+	roots := []string{dest.root}
+	if dest.importDir != "" && dest.importDir != dest.root {
+		roots = append(roots, dest.importDir)
+	}
+	if err := writeBatch(roots, guard, plan.Files, now()); err != nil {
 		var exists *existsError
 		if errors.As(err, &exists) {
 			return fail(o, TargetExists, "%v: nothing was written (restore elsewhere with --out-dir)", err), nil
+		}
+		var refused *unsafeError
+		if errors.As(err, &refused) {
+			return fail(o, UnsafePath, "%v: nothing was written", err), nil
 		}
 		return fail(o, WriteFailed, "%v (the files written before the failure were removed)", err), nil
 	}
@@ -238,30 +269,75 @@ func (e *tooDeepError) Error() string {
 	return fmt.Sprintf("session %s has a child %s with children of its own (%s …): Pond restores a session with its direct children only; restore %s on its own", e.session, e.child, e.grandchild, e.child)
 }
 
-// loadLineage reads a session and its direct children, refusing grandchildren.
+// loadLineage reads a session and its sub-agents, refusing sub-agents of sub-agents.
 func loadLineage(ctx context.Context, a Archive, id string) ([]*Transcript, error) {
 	t, err := a.Transcript(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	batch := []*Transcript{t}
-	kids, err := a.Children(ctx, id)
+	kids, err := subagents(ctx, a, t)
 	if err != nil {
 		return nil, err
 	}
+	batch := []*Transcript{t}
 	for _, k := range kids {
-		grand, err := a.Children(ctx, k)
+		grand, err := subagents(ctx, a, k)
 		if err != nil {
 			return nil, err
 		}
 		if len(grand) > 0 {
-			return nil, &tooDeepError{session: id, child: k, grandchild: grand[0]}
+			return nil, &tooDeepError{session: id, child: k.Session.ID, grandchild: grand[0].Session.ID}
 		}
-		c, err := a.Transcript(ctx, k)
+		batch = append(batch, k)
+	}
+	return batch, nil
+}
+
+// subagents reads the stored children of t that are its own sub-agents, captured on this
+// machine: the sub-kind of t's agent (claude-code/subagent for claude-code), every message
+// stored by that agent's adapter (options.pond.ingest.adapter, which the store stamps and no
+// caller can set), and no restore mark. Other sessions that name t as their parent are not its
+// lineage: forks and continuations are sessions of their own, a captured copy of an earlier
+// restore (options.pond.restored_from) links to its original only for search, and a session
+// that came through the ingest route or `pond import` may have been planted under t by whoever
+// wrote it; each is restored on its own when asked for.
+func subagents(ctx context.Context, a Archive, t *Transcript) ([]*Transcript, error) {
+	ids, err := a.Children(ctx, t.Session.ID)
+	if err != nil {
+		return nil, err
+	}
+	agent := family(t.Session.SourceAgent)
+	var out []*Transcript
+	for _, id := range ids {
+		c, err := a.Transcript(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		batch = append(batch, c)
+		if c.Session.SourceAgent == agent+"/subagent" && capturedBy(c, agent) && !restoredCopy(c) {
+			out = append(out, c)
+		}
 	}
-	return batch, nil
+	return out, nil
+}
+
+// capturedBy reports whether every message of t was stored by the adapter named agent.
+func capturedBy(t *Transcript, agent string) bool {
+	for _, m := range t.Messages {
+		var o struct {
+			Ingest struct {
+				Adapter string `json:"adapter"`
+			} `json:"ingest"`
+		}
+		if json.Unmarshal(m.Options["pond"], &o) != nil || o.Ingest.Adapter != agent {
+			return false
+		}
+	}
+	return len(t.Messages) > 0
+}
+
+// restoredCopy reports whether t is a captured copy of a foreign restore.
+func restoredCopy(t *Transcript) bool {
+	var o map[string]json.RawMessage
+	_ = json.Unmarshal(t.Session.Options["pond"], &o)
+	return o["restored_from"] != nil
 }

@@ -1,6 +1,8 @@
 package resume
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,12 +18,50 @@ type existsError struct{ path string }
 
 func (e *existsError) Error() string { return e.path + " already exists" }
 
-// writeBatch writes every file or none. All final names are checked first, so a collision
-// writes nothing; then each file is created under a temporary name in its own folder, synced,
-// given mtime now and linked to its final name (a link fails rather than replace an existing
-// file, so a name taken in the meantime is never overwritten). On any failure the files and
-// folders created so far are removed again.
-func writeBatch(files []restore.Planned, now time.Time) (err error) {
+// unsafeError is a file a restore refuses to write: it would land outside the agent's folder,
+// or reach it through a link out of it or through another user's folder.
+type unsafeError struct{ path, reason string }
+
+func (e *unsafeError) Error() string { return fmt.Sprintf("%s: %s", e.path, e.reason) }
+
+// writeBatch writes every file or none, each below one of roots and never outside it. Paths
+// are planned from the archive, which is untrusted, so each is checked before anything is
+// written: it must lie below a root (lexically), and the folders of it that exist must resolve
+// below that root's resolved path (a link inside the agent's folder may point elsewhere inside
+// it, never out). Then every final name is checked, so a collision writes nothing. guard, when
+// set, checks a root before and after its missing folders are made (--out-dir: no links, no
+// folder of another user).
+//
+// Files are then written through an os.Root per root, which refuses to follow a link out of it
+// even if one appears after the checks: each file is created under a temporary name in its own
+// folder, synced, given mtime now and linked to its final name (a link fails rather than replace
+// an existing file, so a name taken in the meantime is never overwritten). On any failure the
+// files and folders created so far are removed again.
+func writeBatch(roots []string, guard func(dir string) error, files []restore.Planned, now time.Time) (err error) {
+	for _, r := range roots {
+		if guard != nil {
+			if err := guard(r); err != nil {
+				return err
+			}
+		}
+	}
+	where := make([]int, len(files)) // the root of each file
+	rels := make([]string, len(files))
+	for i, f := range files {
+		where[i], rels[i] = -1, ""
+		for j, r := range roots {
+			rel, err := filepath.Rel(r, f.Path)
+			if err == nil && filepath.IsLocal(rel) && (where[i] < 0 || len(r) > len(roots[where[i]])) {
+				where[i], rels[i] = j, rel
+			}
+		}
+		if where[i] < 0 {
+			return &unsafeError{f.Path, fmt.Sprintf("not below the agent's folder %s", roots[0])}
+		}
+		if err := resolvesBelow(roots[where[i]], filepath.Dir(f.Path)); err != nil {
+			return err
+		}
+	}
 	for _, f := range files {
 		if _, err := os.Lstat(f.Path); err == nil {
 			return &existsError{f.Path}
@@ -29,25 +69,89 @@ func writeBatch(files []restore.Planned, now time.Time) (err error) {
 			return fmt.Errorf("check %s: %w", f.Path, err)
 		}
 	}
-	var created []string // files and folders, in creation order
+
+	opened := make([]*os.Root, len(roots))
+	defer func() {
+		for _, r := range opened {
+			if r != nil {
+				r.Close()
+			}
+		}
+	}()
+	var undo []func() // removes what was created, in creation order
 	defer func() {
 		if err == nil {
 			return
 		}
-		for i := len(created) - 1; i >= 0; i-- {
-			os.Remove(created[i])
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
 		}
 	}()
-	for _, f := range files {
-		dirs, err := mkdirs(filepath.Dir(f.Path))
-		created = append(created, dirs...)
+	for i, f := range files {
+		j := where[i]
+		if opened[j] == nil {
+			dirs, err := mkdirs(roots[j])
+			for _, d := range dirs {
+				undo = append(undo, func() { os.Remove(d) })
+			}
+			if err != nil {
+				return fmt.Errorf("write %s: %w", f.Path, err)
+			}
+			if guard != nil {
+				if err := guard(roots[j]); err != nil {
+					return err
+				}
+			}
+			if opened[j], err = os.OpenRoot(roots[j]); err != nil {
+				return fmt.Errorf("write %s: %w", f.Path, err)
+			}
+		}
+		r := opened[j]
+		dirs, err := mkdirsIn(r, filepath.Dir(rels[i]))
+		for _, d := range dirs {
+			undo = append(undo, func() { r.Remove(d) })
+		}
 		if err != nil {
 			return fmt.Errorf("write %s: %w", f.Path, err)
 		}
-		if err := writeOne(f.Path, f.Data, now); err != nil {
-			return err
+		if err := writeOne(r, rels[i], f.Data, now); errors.Is(err, errTaken) {
+			return &existsError{f.Path}
+		} else if err != nil {
+			return fmt.Errorf("write %s: %w", f.Path, err)
 		}
-		created = append(created, f.Path)
+		rel := rels[i]
+		undo = append(undo, func() { r.Remove(rel) })
+	}
+	return nil
+}
+
+// resolvesBelow checks that the part of dir that exists resolves, links and all, below root's
+// resolved path. A link that cannot be resolved (dangling) is left to os.Root, which refuses to
+// follow it out.
+func resolvesBelow(root, dir string) error {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // nothing below it exists either
+	}
+	if err != nil {
+		return fmt.Errorf("check %s: %w", root, err)
+	}
+	d := dir
+	for {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		if d == root || filepath.Dir(d) == d {
+			return nil
+		}
+		d = filepath.Dir(d)
+	}
+	real, err := filepath.EvalSymlinks(d)
+	if err != nil {
+		return nil
+	}
+	if rel, err := filepath.Rel(realRoot, real); err != nil || !(rel == "." || filepath.IsLocal(rel)) {
+		return &unsafeError{d, fmt.Sprintf("leads to %s, outside the agent's folder %s (Pond never follows a link out of it)", real, root)}
 	}
 	return nil
 }
@@ -80,40 +184,70 @@ func mkdirs(dir string) ([]string, error) {
 	return created, nil
 }
 
-// writeOne writes data to path, which must not exist, without a partial file ever being
-// visible under path.
-func writeOne(path string, data []byte, now time.Time) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".pond-restore-*")
+// mkdirsIn is mkdirs for a folder relative to r.
+func mkdirsIn(r *os.Root, dir string) ([]string, error) {
+	var missing []string
+	for d := dir; d != "."; d = filepath.Dir(d) {
+		if _, err := r.Stat(d); err == nil {
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		missing = append(missing, d)
+	}
+	var created []string
+	for i := len(missing) - 1; i >= 0; i-- {
+		err := r.Mkdir(missing[i], 0o700)
+		if errors.Is(err, fs.ErrExist) {
+			continue // made meanwhile, or a dangling link: not ours to remove
+		}
+		if err != nil {
+			return created, err
+		}
+		created = append(created, missing[i])
+	}
+	return created, nil
+}
+
+// errTaken is a final name that was taken between the checks and the write.
+var errTaken = errors.New("taken meanwhile")
+
+// writeOne writes data to rel below r, which must not exist, without a partial file ever being
+// visible under that name.
+func writeOne(r *os.Root, rel string, data []byte, now time.Time) error {
+	var nonce [8]byte
+	rand.Read(nonce[:])
+	tmp := filepath.Join(filepath.Dir(rel), ".pond-restore-"+hex.EncodeToString(nonce[:]))
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+	defer r.Remove(tmp)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
 	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err := f.Close(); err != nil {
+		return err
 	}
 	// Agents purge sessions by mtime: a restored file is new.
-	if err := os.Chtimes(tmp.Name(), now, now); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err := r.Chtimes(tmp, now, now); err != nil {
+		return err
 	}
-	if err := os.Link(tmp.Name(), path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return &existsError{path}
-		}
-		return fmt.Errorf("write %s: %w", path, err)
+	if err := r.Link(tmp, rel); errors.Is(err, fs.ErrExist) {
+		return errTaken
+	} else if err != nil {
+		return err
 	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
+	if d, err := r.Open(filepath.Dir(rel)); err == nil {
 		d.Sync()
 		d.Close()
 	}

@@ -33,6 +33,14 @@ func TestValidatorRejects(t *testing.T) {
 		{"session_without_time", func(e []Event) []Event { e[0].Session.CreatedAt = time.Time{}; return e }, "created_at", "missing"},
 		{"cut_point_without_parent", func(e []Event) []Event { e[0].Session.ParentMessageID = "m0"; return e }, "parent_message_id", "without parent_session_id"},
 		{"own_parent", func(e []Event) []Event { e[0].Session.ParentSessionID = "s1"; return e }, "parent_session_id", "itself"},
+		{"hostile_id", func(e []Event) []Event { e[0].Session.ID = "x;touch${IFS}PWNED"; return e }, "id", "letters, digits"},
+		{"id_with_separator", func(e []Event) []Event { e[0].Session.ID = "../../.bash_profile"; return e }, "id", "starts with a letter or digit"},
+		{"id_like_a_flag", func(e []Event) []Event { e[0].Session.ID = "-rf"; return e }, "id", "starts with a letter or digit"},
+		{"id_with_dot_dot", func(e []Event) []Event { e[0].Session.ID = "a/../../b"; return e }, "id", "starts with a letter or digit"},
+		{"id_absolute", func(e []Event) []Event { e[0].Session.ID = "/etc/passwd"; return e }, "id", "starts with a letter or digit"},
+		{"id_trailing_slash", func(e []Event) []Event { e[0].Session.ID = "a/"; return e }, "id", "ends with"},
+		{"id_too_long", func(e []Event) []Event { e[0].Session.ID = strings.Repeat("a", MaxIDBytes+1); return e }, "id", "more than"},
+		{"hostile_parent", func(e []Event) []Event { e[0].Session.ParentSessionID = "p/../../x"; return e }, "parent_session_id", "starts with a letter or digit"},
 		{"message_without_id", func(e []Event) []Event { e[1].Message.ID = ""; return e }, "id", "missing"},
 		{"message_before_session", func(e []Event) []Event { return e[1:] }, "", "comes before its session"},
 		{"unknown_role", func(e []Event) []Event { e[1].Message.Role = "robot"; return e }, "role", "unknown role"},
@@ -293,5 +301,21 @@ func TestValidatorRepairsUTF8(t *testing.T) {
 	}
 	if _, ok := Original(json.RawMessage(`{"a":1}`)); ok {
 		t.Errorf("Original of a value never repaired claims original bytes")
+	}
+}
+
+// TestCheckIDAcceptsAgentsIDs: the ids agents give their sessions pass.
+func TestCheckIDAcceptsAgentsIDs(t *testing.T) {
+	for _, id := range []string{
+		"7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b",                             // Claude Code, Codex, Gemini, pi
+		"ses_3c6b1a2f0ffeTz8Yq2WbL0nJxu",                                   // OpenCode
+		"rollout-2025-01-01T10-00-00-0195a0c4-9999-7888-8777-666655554444", // a Codex id from its file name
+		"2026-01-01T10-00-00-000Z_0195a0c4.v2",
+		"7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b/agent-a1b2c3d4e5f6a7b8c", // a Claude Code sub-agent
+		strings.Repeat("a", MaxIDBytes),
+	} {
+		if err := CheckID(id); err != nil {
+			t.Errorf("CheckID(%q) = %v, want nil", id, err)
+		}
 	}
 }

@@ -85,9 +85,15 @@ func (v *Validator) CheckKeys(e *Event) error {
 	switch e.Kind() {
 	case KindSession:
 		s := e.Session
+		if err := CheckID(s.ID); err != nil {
+			return invalid(e, "id", "%v", err)
+		}
+		if s.ParentSessionID != "" {
+			if err := CheckID(s.ParentSessionID); err != nil {
+				return invalid(e, "parent_session_id", "%v", err)
+			}
+		}
 		switch {
-		case s.ID == "":
-			return invalid(e, "id", "missing")
 		case s.SourceAgent == "":
 			return invalid(e, "source_agent", "missing")
 		case strings.TrimSpace(s.Project) == "":

@@ -264,9 +264,18 @@ func TestContentIsCheckedOnRowsToInsert(t *testing.T) {
 	}
 }
 
+// TestEscapingInLanceFilters: file payloads are read back from Lance by a filter on the session
+// id, for every shape of id the store takes (lance.TestQuote covers quoting itself). Ids with
+// quotes, backslashes, spaces or other scripts are refused before they reach a filter
+// (session.CheckID).
 func TestEscapingInLanceFilters(t *testing.T) {
 	s := openTestStore(t, t.TempDir())
 	for _, id := range []string{`it's`, `back\slash`, `50% off`, `日本語`} {
+		if out := upsert(t, s, everyKind(id)); out.Rejected.Sessions != 1 {
+			t.Errorf("session %q: rejected %+v, want the session refused for its id", id, out.Rejected)
+		}
+	}
+	for _, id := range []string{`a.b_c-D9`, `7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b/agent-a1`} {
 		upsert(t, s, everyKind(id))
 		tr, err := s.ReadTranscript(context.Background(), id)
 		if err != nil {
@@ -395,6 +404,14 @@ func TestExportImportRoundTrip(t *testing.T) {
 		if diff := cmp.Diff(a.Events(), b.Events(), withoutIngestStamp); diff != "" {
 			t.Errorf("session %s after export/import (-src +dst):\n%s", id, diff)
 		}
+	}
+	// A session whose id could leave an agent's folder in a restore, or run in the shell
+	// line that resumes it, is refused with its messages (session.CheckID).
+	hostile := strings.ReplaceAll(buf.String(), `"a"`, `"../../x;touch${IFS}PWNED"`)
+	other := openTestStore(t, t.TempDir())
+	sum, err = other.Import(ctx, strings.NewReader(hostile), 5, Stamp{})
+	if err != nil || sum.Rejected.Sessions != 2 || sum.Inserted.Sessions != 0 || len(sum.Errors) == 0 || !strings.Contains(strings.Join(sum.Errors, "\n"), "session id") {
+		t.Fatalf("import of a hostile id: %+v, %v; want every session refused (b names it as parent), with the reason", sum, err)
 	}
 	// Importing again changes nothing.
 	sum, _ = dst.Import(ctx, strings.NewReader(buf.String()), 5, Stamp{})

@@ -20,7 +20,11 @@ func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 	if j.Native {
 		p.ID = root.Session.ID
 		for _, t := range j.Batch {
-			p.Files = append(p.Files, claudeNative(j, t)...)
+			files, err := claudeNative(j, t)
+			if err != nil {
+				return nil, err
+			}
+			p.Files = append(p.Files, files...)
 		}
 	} else {
 		p.ID = restore.NewUUID("claude-code", root.Session.ID)
@@ -51,31 +55,53 @@ func claudeProjectDir(cwd string) string {
 	return s
 }
 
-func claudeNative(j *restore.Job, t *restore.Transcript) []restore.Planned {
+// claudeNative replays a session where it was captured from (options.source.path), else where
+// Claude Code would keep it. Every stored value that becomes part of the path is checked: the
+// archive may hold someone else's export.
+func claudeNative(j *restore.Job, t *restore.Transcript) ([]restore.Planned, error) {
 	src := restore.Source(t.Session.Options["source"])
+	id := t.Session.ID
 	rel := src.Str("path")
-	if !strings.HasPrefix(rel, "projects/") {
+	if strings.HasPrefix(rel, "projects/") {
+		if err := restore.CheckRel(id, "options.source.path", rel); err != nil {
+			return nil, err
+		}
+		if !strings.HasSuffix(rel, ".jsonl") {
+			// Claude Code's transcripts are .jsonl files: anything else under its folder
+			// is no session (settings, hooks) and is not written.
+			return nil, &restore.UnsafeError{Session: id, Field: "options.source.path", Value: rel, Reason: "not a .jsonl transcript"}
+		}
+	} else {
 		dir := "projects/" + claudeProjectDir(t.Session.Project)
 		switch src.Str("kind") {
 		case "subagent":
+			if err := restore.CheckName(id, "parent_session_id", t.Session.ParentSessionID); err != nil {
+				return nil, err
+			}
 			rel = dir + "/" + t.Session.ParentSessionID + "/subagents/"
 			if wf := src.Str("workflow"); wf != "" {
+				if err := restore.CheckName(id, "options.source.workflow", wf); err != nil {
+					return nil, err
+				}
 				rel += "workflows/" + wf + "/"
+			}
+			if err := restore.CheckName(id, "options.source.agent_id", src.Str("agent_id")); err != nil {
+				return nil, err
 			}
 			rel += "agent-" + src.Str("agent_id") + ".jsonl"
 		case "legacy-subagent":
+			if err := restore.CheckName(id, "options.source.agent_id", src.Str("agent_id")); err != nil {
+				return nil, err
+			}
 			rel = dir + "/agent-" + src.Str("agent_id") + ".jsonl"
 		default:
-			rel = dir + "/" + t.Session.ID + ".jsonl"
+			if err := restore.CheckName(id, "id", id); err != nil {
+				return nil, err
+			}
+			rel = dir + "/" + id + ".jsonl"
 		}
 	}
-	recs, lost := restore.Records(t)
-	data := restore.ReplayLines(recs)
-	fid := restore.Native
-	if lost > 0 {
-		fid = restore.Downgraded
-	}
-	out := []restore.Planned{restore.NewFile(restore.Under(j.Root, rel), t.Session.ID, t.Session.ID, fid, restore.LostReason(lost), data)}
+	out := []restore.Planned{restore.NativeLines(restore.Under(j.Root, rel), t)}
 	if meta := src["meta"]; len(meta) > 0 && src.Str("kind") == "subagent" {
 		body := []byte(meta)
 		var s string
@@ -86,7 +112,7 @@ func claudeNative(j *restore.Job, t *restore.Transcript) []restore.Planned {
 		f.Sidecar = true
 		out = append(out, f)
 	}
-	return out
+	return out, nil
 }
 
 // claudeLine is one transcript line of a foreign restore, in the field order Claude Code writes.

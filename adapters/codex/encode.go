@@ -23,12 +23,11 @@ func (*Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 	}
 	for i, t := range j.Batch {
 		if j.Native {
-			recs, lost := restore.Records(t)
-			fid := restore.Native
-			if lost > 0 {
-				fid = restore.Downgraded
+			// The stored id names the file: it may come from someone else's export.
+			if err := restore.CheckName(t.Session.ID, "id", t.Session.ID); err != nil {
+				return nil, err
 			}
-			f := restore.NewFile(codexPath(j.Root, t.Session.ID, t.Session.CreatedAt), t.Session.ID, t.Session.ID, fid, restore.LostReason(lost), restore.ReplayLines(recs))
+			f := restore.NativeLines(codexPath(j.Root, t.Session.ID, t.Session.CreatedAt), t)
 			if !isUUID(t.Session.ID) {
 				// Codex looks sessions up by the uuid in the file name only; an id that a
 				// rollout without session_meta took from its file name is not kept either.

@@ -28,12 +28,19 @@ func (*Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 	root := j.Batch[0]
 	p := &restore.Plan{Cwd: root.Session.Project, NeedsCwd: true}
 	dir := geminiProjectDir(j.Root, root)
+	// The folder comes from the archive or from projects.json: either may name anything.
+	if err := restore.CheckName(root.Session.ID, "the project folder", dir); err != nil {
+		return nil, err
+	}
 	chats := "tmp/" + dir + "/chats/"
 	for i, t := range j.Batch {
 		var f restore.Planned
 		switch {
 		case j.Native:
-			f = geminiNative(j, t, chats)
+			var err error
+			if f, err = geminiNative(j, t, chats); err != nil {
+				return nil, err
+			}
 		case i == 0:
 			f = geminiForeign(j, t, chats, restore.NewUUID("gemini-cli", t.Session.ID), "")
 		default:
@@ -108,10 +115,10 @@ func geminiFileName(created time.Time, id, ext string) string {
 	return "session-" + created.UTC().Format("2006-01-02T15-04") + "-" + short + ext
 }
 
-func geminiNative(j *restore.Job, t *restore.Transcript, chats string) restore.Planned {
+func geminiNative(j *restore.Job, t *restore.Transcript, chats string) (restore.Planned, error) {
 	src := restore.Source(t.Session.Options["source"])
 	format := src.Str("format")
-	name := src.Str("file")
+	name, field := src.Str("file"), "options.source.file"
 	if !strings.HasPrefix(name, "session-") {
 		// The CLI lists only session-*.json(l) files.
 		name = ""
@@ -121,9 +128,15 @@ func geminiNative(j *restore.Job, t *restore.Transcript, chats string) restore.P
 		if format == "json" {
 			ext = ".json"
 		}
-		name = geminiFileName(t.Session.CreatedAt, t.Session.ID, ext)
+		name, field = geminiFileName(t.Session.CreatedAt, t.Session.ID, ext), "id"
+	}
+	if err := restore.CheckName(t.Session.ID, field, name); err != nil {
+		return restore.Planned{}, err
 	}
 	if t.Session.SourceAgent == "gemini-cli/subagent" && t.Session.ParentSessionID != "" {
+		if err := restore.CheckName(t.Session.ID, "parent_session_id", t.Session.ParentSessionID); err != nil {
+			return restore.Planned{}, err
+		}
 		chats += t.Session.ParentSessionID + "/"
 	}
 	path := restore.Under(j.Root, chats+name)
@@ -138,14 +151,9 @@ func geminiNative(j *restore.Job, t *restore.Transcript, chats string) restore.P
 		if lost > 0 {
 			fid = restore.Downgraded
 		}
-		return noSessionID(restore.NewFile(path, t.Session.ID, t.Session.ID, fid, restore.LostReason(lost), data), idFromName)
+		return noSessionID(restore.NewFile(path, t.Session.ID, t.Session.ID, fid, restore.LostReason(lost), data), idFromName), nil
 	}
-	recs, lost := restore.Records(t)
-	fid := restore.Native
-	if lost > 0 {
-		fid = restore.Downgraded
-	}
-	return noSessionID(restore.NewFile(path, t.Session.ID, t.Session.ID, fid, restore.LostReason(lost), restore.ReplayLines(recs)), idFromName)
+	return noSessionID(restore.NativeLines(path, t), idFromName), nil
 }
 
 // noSessionID downgrades a session whose file recorded no id: Pond named it after its file,

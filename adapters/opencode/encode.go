@@ -31,6 +31,10 @@ func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 		var id string
 		f := restore.Planned{}
 		if j.Native {
+			// The stored id names the document: it may come from someone else's export.
+			if err := restore.CheckName(t.Session.ID, "id", t.Session.ID); err != nil {
+				return nil, err
+			}
 			var lost, unplaced int
 			doc, lost, unplaced = openCodeNative(t)
 			id = t.Session.ID

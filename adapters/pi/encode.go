@@ -22,16 +22,15 @@ func (*Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 		var f restore.Planned
 		if j.Native {
 			src := restore.Source(t.Session.Options["source"])
-			name := src.Str("file")
+			name, field := src.Str("file"), "options.source.file"
 			if name == "" {
-				name = piFileName(t.Session.CreatedAt, t.Session.ID)
+				name, field = piFileName(t.Session.CreatedAt, t.Session.ID), "id"
 			}
-			recs, lost := restore.Records(t)
-			fid := restore.Native
-			if lost > 0 {
-				fid = restore.Downgraded
+			// The file name comes from the archive, which may hold someone else's export.
+			if err := restore.CheckName(t.Session.ID, field, name); err != nil {
+				return nil, err
 			}
-			f = restore.NewFile(restore.Under(j.Root, "sessions/"+piProjectDir(t.Session.Project)+"/"+name), t.Session.ID, t.Session.ID, fid, restore.LostReason(lost), restore.ReplayLines(recs))
+			f = restore.NativeLines(restore.Under(j.Root, "sessions/"+piProjectDir(t.Session.Project)+"/"+name), t)
 		} else {
 			f = piForeign(j, t, restore.NewUUID("pi-coding-agent", t.Session.ID), rootPath)
 		}

@@ -30,7 +30,7 @@ func (p *parser) lineage(s *session.Session, recorded string) {
 	if id == "" {
 		_, id = splitFileName(recorded)
 	}
-	if id == "" || id == s.ID {
+	if id == "" || id == s.ID || session.CheckID(id) != nil {
 		return
 	}
 	s.ParentSessionID = id

@@ -120,7 +120,12 @@ func (p *parser) header(raw []byte, obj object, no int) error {
 	p.checkKeys(obj, entryBase, headerKeys, "the session header", no)
 	s := p.fallbackSession()
 	if id := obj.Str("id"); id != "" {
-		s.ID = id
+		if err := session.CheckID(id); err != nil {
+			// Kept in the raw header; the archive names the session after its file.
+			p.out.Unknown(p.at(no), fmt.Sprintf("a session id that cannot name a session (%v)", err))
+		} else {
+			s.ID = id
+		}
 	}
 	if cwd := obj.Str("cwd"); strings.TrimSpace(cwd) != "" {
 		s.Project = cwd

@@ -92,22 +92,49 @@ func Records(t *Transcript) (recs []Record, lost int) {
 	return recs, lost
 }
 
+// MaxBlankLines bounds the blank lines a replay writes for lines that were not kept. Gaps come
+// from malformed lines at capture, a handful in a real session; a stored line number is
+// untrusted (options.source.line of 10^12 would otherwise pad the file until memory runs out).
+const MaxBlankLines = 1 << 20
+
 // ReplayLines writes records as JSON Lines in source order. A line that was not kept (it was
 // malformed at capture) becomes an empty line, which agents skip, so every record keeps its line
-// number and a re-capture gives the same keys.
-func ReplayLines(recs []Record) []byte {
+// number and a re-capture gives the same keys. Past MaxBlankLines blank lines in all, the gaps
+// are closed instead; closed counts the blank lines left out.
+func ReplayLines(recs []Record) (data []byte, closed int) {
 	var b bytes.Buffer
-	next := 1
+	next, blank := 1, 0
 	for _, r := range recs {
-		for r.Line > next {
-			b.WriteByte('\n')
-			next++
+		if gap := r.Line - next; gap > 0 {
+			pad := min(gap, MaxBlankLines-blank)
+			for range pad {
+				b.WriteByte('\n')
+			}
+			blank += pad
+			closed += gap - pad
+			next = r.Line
 		}
 		b.Write(r.Record)
 		b.WriteByte('\n')
 		next++
 	}
-	return b.Bytes()
+	return b.Bytes(), closed
+}
+
+// NativeLines plans the replay of t's records as JSON Lines at path: native, or downgraded for
+// records the archive could not keep whole and for gaps ReplayLines closed.
+func NativeLines(path string, t *Transcript) Planned {
+	recs, lost := Records(t)
+	data, closed := ReplayLines(recs)
+	fid := Native
+	if lost > 0 {
+		fid = Downgraded
+	}
+	f := NewFile(path, t.Session.ID, t.Session.ID, fid, LostReason(lost), data)
+	if closed > 0 {
+		f.Downgrade(fmt.Sprintf("the stored line numbers skip more than %d lines: %d blank line(s) were left out, so later records sit on other lines than in the original", MaxBlankLines, closed))
+	}
+	return f
 }
 
 // LostReason describes records the archive could not keep whole.

@@ -25,8 +25,10 @@ type Transcript struct {
 // Encoder writes sessions in one agent's format. An adapter implements it exactly when its
 // Capabilities().Restore is set (adapters/all's tests check).
 type Encoder interface {
-	// Encode plans the files of one restore and the command that resumes it. The only error is
-	// a destination the agent cannot be restored into (OpenCode without an import folder).
+	// Encode plans the files of one restore and the command that resumes it. It fails for a
+	// destination the agent cannot be restored into (OpenCode without an import folder) and,
+	// with an *UnsafeError, for a stored value that cannot be part of a path (CheckName,
+	// CheckRel).
 	Encode(j *Job) (*Plan, error)
 }
 

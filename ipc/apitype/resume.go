@@ -30,6 +30,7 @@ const (
 	CodeTooDeep      = "too_deep"      // sub-agents with sub-agents of their own
 	CodeNoNativeDir  = "no_native_dir" // the agent's own folder cannot be found
 	CodeCwdMissing   = "cwd_missing"   // the agent resumes only from a working directory that is gone
+	CodeUnsafePath   = "unsafe_path"   // a path would leave the agent's folder (or out_dir passes another user's files); nothing was written
 	CodeTargetExists = "target_exists" // a file exists; nothing was written
 	CodeWriteFailed  = "write_failed"  // what was written has been removed
 )

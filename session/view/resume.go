@@ -11,6 +11,7 @@ const (
 	ResumeTooDeep      ResumeStatus = "too_deep"      // 2: children with children of their own
 	ResumeNoNativeDir  ResumeStatus = "no_native_dir" // 2: the agent's own folder cannot be found
 	ResumeCwdMissing   ResumeStatus = "cwd_missing"   // 2: the agent needs the working directory, which is gone
+	ResumeUnsafePath   ResumeStatus = "unsafe_path"   // 2: a path would leave the agent's folder or pass another user's files; nothing written
 	ResumeTargetExists ResumeStatus = "target_exists" // 3: nothing written
 	ResumeWriteFailed  ResumeStatus = "write_failed"  // 4: what was written has been removed
 )
