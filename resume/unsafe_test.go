@@ -22,9 +22,11 @@ import (
 	"github.com/pondhq/pond/store"
 )
 
-// The tests below write as an attacker would: sessions that reach the archive through the
-// ingest route or `pond import` of someone else's export, carrying stored values that name
-// where a native restore writes.
+// The tests below write as an attacker would: stored sessions carrying values that name where a
+// native restore writes. Through the ingest route or `pond import` such values no longer reach
+// options.source (the store keeps them apart, under options.untrusted), so the encoders' own
+// checks are tested with sessions stored under a local adapter's stamp: what a crafted agent
+// file, or an archive written before that rule, holds.
 
 // planted is a session of agent with the given options.source and one user message whose raw
 // record is a harmless line (what an attacker wants written: a login script).
@@ -60,8 +62,8 @@ func TestHostileStoredPaths(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := openStore(t)
 			home, cwd := t.TempDir(), t.TempDir()
-			upsertAs(t, s, planted("s1", tc.parent, tc.agent, cwd, tc.source), "api")
 			to, _, _ := strings.Cut(tc.agent, "/")
+			upsertAs(t, s, planted("s1", tc.parent, tc.agent, cwd, tc.source), to)
 			o, err := resume.Restore(ctx, archive{s}, resume.Request{Session: "s1", To: to, OutDir: "native", Env: testEnv(home), Now: fixedNow})
 			if err != nil {
 				t.Fatal(err)
@@ -128,7 +130,11 @@ func TestPlantedChildNeverJoins(t *testing.T) {
 	for _, via := range []string{"api", "import"} {
 		t.Run(via, func(t *testing.T) {
 			s := claudeStore(t)
-			upsertAs(t, s, planted("b0a7e1d2-0000-4000-8000-00000000beef", claudeDemo, "claude-code/subagent", "/srv/demo", `{"kind":"subagent","agent_id":"evil","path":"projects/-srv-demo/`+claudeDemo+`/subagents/agent-evil.jsonl"}`), via)
+			// The store refuses rows from the API or an import that graft onto a local session;
+			// whatever it keeps of them, the restore must not pick up.
+			if _, err := s.Upsert(context.Background(), planted("b0a7e1d2-0000-4000-8000-00000000beef", claudeDemo, "claude-code/subagent", "/srv/demo", `{"kind":"subagent","agent_id":"evil","path":"projects/-srv-demo/`+claudeDemo+`/subagents/agent-evil.jsonl"}`), store.Stamp{Adapter: via}); err != nil {
+				t.Fatal(err)
+			}
 			home := t.TempDir()
 			out := filepath.Join(home, ".claude")
 			o := restore(t, s, resume.Request{Session: claudeDemo, To: "claude-code", OutDir: out})
@@ -318,7 +324,7 @@ func TestHugeStoredLineNumber(t *testing.T) {
 	s := openStore(t)
 	events := planted("s1", "", "claude-code", t.TempDir(), `{}`)
 	events[1].Message.Options["source"] = json.RawMessage(`{"line":1000000000000,"record":{"type":"user","text":"far away"}}`)
-	upsertAs(t, s, events, "api")
+	upsertAs(t, s, events, "claude-code")
 	o := restore(t, s, resume.Request{Session: "s1", To: "claude-code", OutDir: t.TempDir()})
 	if o.Status != resume.OK || len(o.Files) != 1 {
 		t.Fatalf("%s: %s (files %+v)", o.Status, o.Message, o.Files)

@@ -11,8 +11,8 @@ import (
 // `pond import` of someone else's export or from the ingest route, and a restore writes where
 // the stored values say. So every value that becomes part of a path is checked here before it is
 // joined: ids and names from a safe character set, relative paths with filepath.IsLocal and
-// the same rule for each of their elements (session ids themselves are session.CheckID's). resume checks the result once
-// more against the root before it writes a file.
+// the same rule for each of their elements (session ids themselves are session.CheckID's).
+// resume checks the result once more against the root before it writes a file.
 
 // UnsafeError is a stored value that would take a restore's file outside the agent's folder, or
 // is no valid name: the restore is refused and nothing is written.
