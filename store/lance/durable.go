@@ -35,7 +35,7 @@ type tableFiles struct {
 	mu    sync.Mutex
 	root  string
 	known map[string]bool // paths relative to root, "." for root itself
-	// synced counts the files and directories synced so far, and took the time it took
+	// synced counts the files and directories synced so far and took the time spent syncing
 	// (tests and benchmarks).
 	synced int
 	took   time.Duration
@@ -160,7 +160,11 @@ func mustRel(root, path string) string {
 
 // syncFile narrows path to at most perm and syncs it.
 func syncFile(path string, perm fs.FileMode) error {
-	f, err := os.Open(path)
+	flag := os.O_RDONLY // enough for fsync
+	if runtime.GOOS == "windows" {
+		flag = os.O_RDWR // FlushFileBuffers needs a handle that may write
+	}
+	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
 		return err
 	}
