@@ -120,14 +120,21 @@ func (f *File) Commit() error {
 	if err := f.tmp.Close(); err != nil {
 		return err
 	}
-	if f.replace {
-		if err := os.Rename(f.tmp.Name(), f.path); err != nil {
-			return err
+	if !f.replace {
+		err := os.Link(f.tmp.Name(), f.path) // a link never replaces
+		if err == nil {
+			syncDir(filepath.Dir(f.path))
+			return nil
 		}
-	} else if err := os.Link(f.tmp.Name(), f.path); err != nil { // a link never replaces
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("%w: %s", ErrExists, f.path)
 		}
+		// A file system without hard links (FAT, exFAT on a USB stick): check, then rename.
+		if _, err := os.Lstat(f.path); err == nil {
+			return fmt.Errorf("%w: %s", ErrExists, f.path)
+		}
+	}
+	if err := os.Rename(f.tmp.Name(), f.path); err != nil {
 		return err
 	}
 	syncDir(filepath.Dir(f.path))
