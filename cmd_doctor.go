@@ -205,28 +205,38 @@ func privacyCheck(d paths.Dirs) Check {
 		}
 		wide, total = append(wide, w...), total+n
 	}
+	cacheWide := false
 	if st, err := os.Stat(d.Cache.Path); err == nil && st.Mode().Perm()&0o077 != 0 {
-		total++
+		total, cacheWide = total+1, true
 		if len(wide) < show {
 			wide = append(wide, d.Cache.Path)
 		}
-		roots = append(roots, d.Cache.Path)
 	}
 	if total == 0 {
 		return Check{Name: "privacy", OK: true, Detail: "the archive, state and config are readable by you only"}
 	}
-	detail := fmt.Sprintf("%d files or folders other users may read: %s", total, strings.Join(wide, ", "))
+	what := "files or folders"
+	if total == 1 {
+		what = "file or folder"
+	}
+	detail := fmt.Sprintf("%d %s other users may read: %s", total, what, strings.Join(wide, ", "))
 	if total > len(wide) {
 		detail += ", …"
 	}
-	var fix strings.Builder
-	fix.WriteString("chmod -R go-rwx")
-	for _, r := range roots {
-		if _, err := os.Lstat(r); err == nil {
-			fix.WriteString(" " + terminal.Quote(r))
+	var fix []string
+	if total > 1 || !cacheWide { // something under the folders walked
+		cmd := "chmod -R go-rwx"
+		for _, r := range roots {
+			if _, err := os.Lstat(r); err == nil {
+				cmd += " " + terminal.Quote(r)
+			}
 		}
+		fix = append(fix, cmd)
 	}
-	return Check{Name: "privacy", OK: true, Warn: true, Detail: detail, Fix: fix.String()}
+	if cacheWide {
+		fix = append(fix, "chmod go-rwx "+terminal.Quote(d.Cache.Path))
+	}
+	return Check{Name: "privacy", OK: true, Warn: true, Detail: detail, Fix: strings.Join(fix, " && ")}
 }
 
 // probeLance writes and reads a table in a throwaway directory.
