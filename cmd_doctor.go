@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/pondhq/pond/installer/service"
 	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/paths"
+	"github.com/pondhq/pond/resume/terminal"
 	"github.com/pondhq/pond/store/lance"
 	"github.com/pondhq/pond/store/sqlite"
 )
@@ -58,6 +60,9 @@ type Check struct {
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
 	Fix    string `json:"fix,omitempty"` // the command that mends it
+	// Warn marks a part that works but needs attention (an archive other users can read): it
+	// is shown and fixed like a missing part, but doctor still exits 0.
+	Warn bool `json:"warn,omitempty"`
 }
 
 // Report is what doctor found.
@@ -73,8 +78,11 @@ func (r Report) text() string {
 	b.WriteString("\n")
 	for _, c := range r.Checks {
 		mark := "ok     "
-		if !c.OK {
+		switch {
+		case !c.OK:
 			mark = "MISSING"
+		case c.Warn:
+			mark = "WARN   "
 		}
 		fmt.Fprintf(&b, "%s  %-12s %s\n", mark, c.Name, c.Detail)
 		if c.Fix != "" {
@@ -176,6 +184,61 @@ func collectReport(ctx context.Context, probe bool) Report {
 	return r
 }
 
+// privacyCheck looks for files and directories other users could read under Pond's data and
+// state directories and its config directory (walked whole), and at the cache directory itself
+// (it holds the build's downloads and toolchains, not the archive: only its own mode counts).
+func privacyCheck(d paths.Dirs) Check {
+	const show = 5
+	roots := []string{d.Data.Path, d.State.Path}
+	configDir := filepath.Dir(d.ConfigFile.Path)
+	if filepath.Base(configDir) == "pond" {
+		roots = append(roots, configDir)
+	} else {
+		roots = append(roots, d.ConfigFile.Path) // a config file of the user's choosing, in a folder of theirs
+	}
+	var wide []string
+	total := 0
+	for _, root := range roots {
+		w, n, err := paths.FindWide(root, show-len(wide))
+		if err != nil {
+			return Check{Name: "privacy", OK: true, Warn: true, Detail: "could not check who may read " + root + ": " + err.Error()}
+		}
+		wide, total = append(wide, w...), total+n
+	}
+	cacheWide := false
+	if st, err := os.Stat(d.Cache.Path); err == nil && st.Mode().Perm()&0o077 != 0 {
+		total, cacheWide = total+1, true
+		if len(wide) < show {
+			wide = append(wide, d.Cache.Path)
+		}
+	}
+	if total == 0 {
+		return Check{Name: "privacy", OK: true, Detail: "the archive, state and config are readable by you only"}
+	}
+	what := "files or folders"
+	if total == 1 {
+		what = "file or folder"
+	}
+	detail := fmt.Sprintf("%d %s other users may read: %s", total, what, strings.Join(wide, ", "))
+	if total > len(wide) {
+		detail += ", …"
+	}
+	var fix []string
+	if total > 1 || !cacheWide { // something under the folders walked
+		cmd := "chmod -R go-rwx"
+		for _, r := range roots {
+			if _, err := os.Lstat(r); err == nil {
+				cmd += " " + terminal.Quote(r)
+			}
+		}
+		fix = append(fix, cmd)
+	}
+	if cacheWide {
+		fix = append(fix, "chmod go-rwx "+terminal.Quote(d.Cache.Path))
+	}
+	return Check{Name: "privacy", OK: true, Warn: true, Detail: detail, Fix: strings.Join(fix, " && ")}
+}
+
 // probeLance writes and reads a table in a throwaway directory.
 func probeLance(ctx context.Context) error {
 	dir, err := os.MkdirTemp("", "pond-doctor-")
@@ -250,12 +313,16 @@ func newDoctorCmd() *cobra.Command {
 		Long: `doctor checks the native library (Lance), ONNX Runtime, the tokenizer and SQLite by
 using each for real, prints their versions, and for each missing or broken part the exact
 command that fixes it; for each agent on this machine, whether Pond's MCP server is wired
-(its entry runs this binary), stale (it runs another: pond install updates it) or absent. With --verify it also compares the SQL mirror with the Lance tables
+(its entry runs this binary), stale (it runs another: pond install updates it) or absent; and
+warns about any file or folder of the archive, state or config that other users could read. With --verify it also compares the SQL mirror with the Lance tables
 (counts and keys) and reports drift. It exits non-zero when something is missing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r := collectReport(cmd.Context(), true)
 			agentChecks(&r)
+			if dirs, err := resolveDirs(); err == nil {
+				r.Checks = append(r.Checks, privacyCheck(dirs)) // a warning at most: r.OK stays
+			}
 			if verify {
 				verifyStore(cmd.Context(), &r)
 			}

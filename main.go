@@ -16,7 +16,9 @@ import (
 	"github.com/pondhq/pond/daemon"
 	"github.com/pondhq/pond/ipc"
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/paths"
 	"github.com/pondhq/pond/present"
+	"github.com/pondhq/pond/resume/terminal"
 	"github.com/pondhq/pond/session/view"
 )
 
@@ -35,6 +37,10 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 
 func main() {
+	// Everything Pond writes (Lance's files, SQLite's, models, state) is for its user only,
+	// whatever umask the shell or the login service gave it (paths.PrivateUmask).
+	// The terminals it opens for the user get the umask it started with (resume/terminal).
+	terminal.UserUmask = paths.PrivateUmask()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	root := newRootCmd()
 	err := root.ExecuteContext(ctx)

@@ -74,3 +74,46 @@ func TestChmodPrivate(t *testing.T) {
 		t.Errorf("missing file: got %v, want nil", err)
 	}
 }
+
+func TestFindWide(t *testing.T) {
+	withUmask(t, 0)
+	root := t.TempDir()
+	if err := os.Chmod(root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct {
+		path string
+		mode os.FileMode
+		dir  bool
+	}{
+		{"lance", 0o755, true},
+		{"lance/data.lance", 0o644, false},
+		{"lance/private", 0o600, false},
+		{"state", 0o700, true},
+		{"state/cursor.json", 0o640, false},
+	} {
+		p := filepath.Join(root, f.path)
+		var err error
+		if f.dir {
+			err = os.Mkdir(p, f.mode)
+		} else {
+			err = os.WriteFile(p, nil, f.mode)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("/etc/passwd", filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	wide, total, err := FindWide(root, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 3 || len(wide) != 2 || wide[0] != filepath.Join(root, "lance") {
+		t.Errorf("got %v of %d, want the first 2 of 3 (lance, lance/data.lance, state/cursor.json)", wide, total)
+	}
+	if wide, total, err := FindWide(filepath.Join(root, "missing"), 5); err != nil || total != 0 || len(wide) != 0 {
+		t.Errorf("missing root: got %v, %d, %v; want nothing", wide, total, err)
+	}
+}

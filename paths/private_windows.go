@@ -16,3 +16,9 @@ func MkdirPrivate(dir string) error {
 
 // ChmodPrivate does nothing on Windows, where Unix modes mean nothing.
 func ChmodPrivate(path string) error { return nil }
+
+// PrivateUmask does nothing where there is no umask; it returns 0.
+func PrivateUmask() int { return 0 }
+
+// FindWide finds nothing where modes do not say who may read a file.
+func FindWide(root string, limit int) (wide []string, total int, err error) { return nil, 0, nil }

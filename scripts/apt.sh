@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Debian packages Pond needs to build and test: a C toolchain for cgo and Lance's native code,
 # protoc and the protobuf well-known types for Lance's build scripts, the X11/GL headers Fyne's
-# GLFW needs, and Xvfb + D-Bus for the desktop tests.
+# GLFW needs, Xvfb + D-Bus for the desktop tests, and strace for the test that checks a capture is
+# synced before its cursor (daemon/capture).
 #
 #   apt.sh          install what is missing (one dpkg query when nothing is), then check
 #   apt.sh check    only check: every file the later phases rely on is there, else exit 1
@@ -39,6 +40,7 @@ table=(
   "dbus             /usr/bin/dbus-daemon"
   "dbus-x11         /usr/bin/dbus-launch"
   "imagemagick      /usr/bin/import"
+  "strace           /usr/bin/strace"
 )
 
 # check: every listed file exists; prints the packages to install and fails otherwise.

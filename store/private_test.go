@@ -3,6 +3,7 @@
 package store
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -10,8 +11,8 @@ import (
 )
 
 // TestArchiveIsPrivate: whoever made the data and state directories first, and whatever the
-// umask, the store's directories end 0700 and the files it writes itself 0600. (Lance's own
-// files follow the umask, inside the 0700 directories; see docs/layout.md.)
+// umask, the store's directories end 0700 and its files 0600, Lance's included (Lance creates
+// them under the umask; each commit's files are narrowed when they are synced).
 func TestArchiveIsPrivate(t *testing.T) {
 	old := syscall.Umask(0)
 	defer syscall.Umask(old)
@@ -45,5 +46,29 @@ func TestArchiveIsPrivate(t *testing.T) {
 		if got := st.Mode().Perm(); got != tc.want {
 			t.Errorf("%s: mode %v, want %v", tc.path, got, tc.want)
 		}
+	}
+	n := 0
+	filepath.WalkDir(filepath.Join(dir, "data", "lance"), func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		st, err := e.Info()
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		n++
+		want := fs.FileMode(0o600)
+		if e.IsDir() {
+			want = 0o700
+		}
+		if got := st.Mode().Perm(); got&^want != 0 {
+			t.Errorf("%s: mode %v, want at most %v", path, got, want)
+		}
+		return nil
+	})
+	if n < 10 {
+		t.Errorf("walked %d entries under data/lance, want the three tables' files", n)
 	}
 }

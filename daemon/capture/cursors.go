@@ -14,7 +14,9 @@ import (
 )
 
 // Cursors keeps each adapter's source cursors in the state directory, one JSON file per
-// adapter, rewritten atomically after every committed batch.
+// adapter, rewritten atomically after every committed batch. A batch is on disk by then:
+// store.Upsert returns only once every file its Lance commits wrote is synced (store/lance,
+// durable.go), so a cursor never outlives, in a power loss, the rows it skips.
 type Cursors struct {
 	Dir string
 }

@@ -4,6 +4,9 @@
 package atomicfile
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -63,4 +66,87 @@ func syncDir(dir string) {
 		d.Sync()
 		d.Close()
 	}
+}
+
+// ErrExists is returned by Create and File.Commit when the target exists and may not be
+// replaced.
+var ErrExists = errors.New("atomicfile: file exists")
+
+// File is a file written under a temporary name in its target's directory: Commit makes it the
+// target, durably; Close before Commit throws it away. For files too large to hold in memory
+// (exports).
+type File struct {
+	tmp     *os.File
+	path    string
+	replace bool
+	done    bool
+}
+
+// Create starts writing path (mode perm). Unless replace is set, an existing path is refused
+// now and again at Commit, which never replaces a file created meanwhile.
+func Create(path string, perm os.FileMode, replace bool) (*File, error) {
+	if !replace {
+		if _, err := os.Lstat(path); err == nil {
+			return nil, fmt.Errorf("%w: %s", ErrExists, path)
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return nil, err
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, err
+	}
+	return &File{tmp: tmp, path: path, replace: replace}, nil
+}
+
+// Write writes to the temporary file.
+func (f *File) Write(p []byte) (int, error) { return f.tmp.Write(p) }
+
+// Commit syncs the file, gives it its final name and syncs the directory, so that after a crash
+// the target is either absent (or its old content) or complete.
+func (f *File) Commit() error {
+	if f.done {
+		return errors.New("atomicfile: file already committed or closed")
+	}
+	f.done = true
+	defer os.Remove(f.tmp.Name())
+	if err := f.tmp.Sync(); err != nil {
+		f.tmp.Close()
+		return err
+	}
+	if err := f.tmp.Close(); err != nil {
+		return err
+	}
+	if !f.replace {
+		err := os.Link(f.tmp.Name(), f.path) // a link never replaces
+		if err == nil {
+			syncDir(filepath.Dir(f.path))
+			return nil
+		}
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%w: %s", ErrExists, f.path)
+		}
+		// A file system without hard links (FAT, exFAT on a USB stick): check, then rename.
+		if _, err := os.Lstat(f.path); err == nil {
+			return fmt.Errorf("%w: %s", ErrExists, f.path)
+		}
+	}
+	if err := os.Rename(f.tmp.Name(), f.path); err != nil {
+		return err
+	}
+	syncDir(filepath.Dir(f.path))
+	return nil
+}
+
+// Close removes the temporary file unless Commit ran; it is safe to call after Commit.
+func (f *File) Close() error {
+	if f.done {
+		return nil
+	}
+	f.done = true
+	f.tmp.Close()
+	return os.Remove(f.tmp.Name())
 }

@@ -9,12 +9,20 @@ package terminal
 
 import (
 	"errors"
+	"fmt"
 	"os/exec"
+	"runtime"
 	"strings"
 )
 
 // ErrNoTerminal means no terminal window could be opened here; show the command instead.
 var ErrNoTerminal = errors.New("no terminal emulator found")
+
+// UserUmask is the umask the user's own programs get: the one pond started with, before it made
+// its own private (main sets it). The terminal, and the agent in it, run with it, so that files
+// the agent writes in a project are the user's usual mode, not Pond's 0600. Negative: keep the
+// process's.
+var UserUmask = -1
 
 // Open runs argv, one command after another, in dir in a new terminal window and returns the
 // terminal it used. It does not wait for the agent: the window is the user's from then on.
@@ -27,7 +35,12 @@ func Open(argv [][]string, dir string, getenv func(string) string) (string, erro
 		if err != nil {
 			continue
 		}
-		cmd := exec.Command(path, t.args(dir, program(argv, dir))...)
+		name, args := path, t.args(dir, program(argv, dir))
+		if UserUmask >= 0 && runtime.GOOS != "windows" {
+			// The umask is the process's; sh sets the user's for the terminal it then becomes.
+			name, args = "/bin/sh", append([]string{"-c", fmt.Sprintf(`umask %04o && exec "$@"`, UserUmask), "sh", path}, args...)
+		}
+		cmd := exec.Command(name, args...)
 		cmd.Dir = dir // the terminals that start their shell here need no flag
 		if err := cmd.Start(); err != nil {
 			return "", err

@@ -150,7 +150,15 @@ func (db *DB) CreateTable(ctx context.Context, name string, schema *arrow.Schema
 	if err != nil {
 		return nil, fmt.Errorf("lance: create table %s: %w", name, err)
 	}
-	return db.wrap(name, gt)
+	t, err := db.wrap(name, gt)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.durable(); err != nil {
+		t.Close()
+		return nil, err
+	}
+	return t, nil
 }
 
 // OpenTable opens an existing table; ErrTableNotFound when there is none.
@@ -182,7 +190,8 @@ func (db *DB) wrap(name string, gt contracts.ITable) (*Table, error) {
 		gt.Close()
 		return nil, errors.New("lance: database is closed")
 	}
-	t := &Table{name: name, dir: filepath.Join(db.dir, name+".lance"), goTable: gt}
+	dir := filepath.Join(db.dir, name+".lance")
+	t := &Table{name: name, dir: dir, goTable: gt, files: newTableFiles(dir)}
 	cname := cString(name)
 	defer freeCString(cname)
 	if err := nativeErr(C.pond_table_open(db.native, cname, &t.native)); err != nil {

@@ -32,6 +32,7 @@ type Table struct {
 	goTable contracts.ITable
 	mu      sync.RWMutex // guards native against use after Close
 	native  *C.PondTable
+	files   *tableFiles // makes each commit durable before the method returns (durable.go)
 }
 
 var errClosed = errors.New("lance: table is closed")
@@ -48,6 +49,14 @@ func (t *Table) Close() error {
 		t.native = nil
 	}
 	return t.goTable.Close()
+}
+
+// durable syncs what the commit that just returned wrote.
+func (t *Table) durable() error {
+	if err := t.files.sync(); err != nil {
+		return fmt.Errorf("lance: make the commit to %s durable: %w", t.name, err)
+	}
+	return nil
 }
 
 // use runs f with the native handle, refusing after Close.
@@ -95,7 +104,7 @@ func (t *Table) Append(ctx context.Context, recs ...arrow.Record) error {
 	if err := t.goTable.AddRecords(ctx, recs, nil); err != nil {
 		return fmt.Errorf("lance: append to %s: %w", t.name, err)
 	}
-	return nil
+	return t.durable()
 }
 
 // Version is the table's latest version visible under the database's read consistency.
@@ -163,7 +172,7 @@ func (t *Table) MergeInsert(ctx context.Context, spec MergeSpec, recs ...arrow.R
 	if err != nil {
 		return res, fmt.Errorf("lance: merge into %s: %w", t.name, err)
 	}
-	return res, nil
+	return res, t.durable()
 }
 
 // Update sets columns of the rows matching filter, in one commit: updates maps each column to
@@ -179,7 +188,7 @@ func (t *Table) Update(ctx context.Context, filter string, updates map[string]st
 	if err != nil {
 		return 0, fmt.Errorf("lance: update %s: %w", t.name, err)
 	}
-	return int64(n), nil
+	return int64(n), t.durable()
 }
 
 // AddNullColumns adds fields as new columns holding nulls: the additive schema migration.
@@ -197,7 +206,7 @@ func (t *Table) AddNullColumns(ctx context.Context, fields ...arrow.Field) error
 	if err != nil {
 		return fmt.Errorf("lance: add columns to %s: %w", t.name, err)
 	}
-	return nil
+	return t.durable()
 }
 
 // IndexKind names a Lance index type.
@@ -265,7 +274,7 @@ func (t *Table) CreateIndex(ctx context.Context, spec IndexSpec) error {
 	if err != nil {
 		return fmt.Errorf("lance: create %s index on %s.%s: %w", spec.Kind, t.name, spec.Column, err)
 	}
-	return nil
+	return t.durable()
 }
 
 // IndexInfo describes an index and how much of the table it covers.
@@ -340,7 +349,7 @@ func (t *Table) Optimize(ctx context.Context, spec OptimizeSpec) (OptimizeResult
 	if err != nil {
 		return res, fmt.Errorf("lance: optimize %s: %w", t.name, err)
 	}
-	return res, nil
+	return res, t.durable()
 }
 
 // VersionCount is how many versions of a table are kept on disk, and how many of them a prune

@@ -19,20 +19,32 @@ import (
 	"github.com/pondhq/pond/session/view"
 )
 
-// writeParquet writes rows as one Parquet file. Column types are inferred from the first 1,024
-// rows (integers, reals, text; all-NULL columns are text); a later value that does not fit its
-// column is an error that says to CAST it in the query.
-func writeParquet(st *statement, cw *countingWriter, sum *view.SQLExport) error {
+// parquetBatchBytes bounds the cell data a Parquet export holds before it writes a row group:
+// a row count would not do, since a few thousand rows of 8 MiB cells are gigabytes.
+const parquetBatchBytes = 16 << 20
+
+// writeParquet writes rows as one Parquet file, one row group per parquetBatchBytes of cell
+// data, and stops once the file and the batch in hand reach ExportCap. Column types are
+// inferred from the first 1,024 rows (or the first batch's worth, if smaller: integers, reals,
+// text; all-NULL columns are text); a later value that does not fit its column is an error that
+// says to CAST it in the query. It returns the most cell data it held at once.
+func writeParquet(st *statement, cw *countingWriter, sum *view.SQLExport) (peak int64, err error) {
 	cols := st.cols
+	var held int64 // cell data read and not yet written
+	hold := func(n int64) {
+		held += n
+		peak = max(peak, held)
+	}
 	var head [][]any
-	for len(head) < 1024 {
+	for len(head) < 1024 && held < parquetBatchBytes {
 		vals, err := st.next()
 		if err != nil {
-			return err
+			return peak, err
 		}
 		if vals == nil {
 			break
 		}
+		hold(rowBytes(vals))
 		head = append(head, vals)
 	}
 	fields := make([]arrow.Field, len(cols))
@@ -64,7 +76,7 @@ func writeParquet(st *statement, cw *countingWriter, sum *view.SQLExport) error 
 	schema := arrow.NewSchema(fields, nil)
 	fw, err := pqarrow.NewFileWriter(schema, cw, parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy)), pqarrow.DefaultWriterProps())
 	if err != nil {
-		return fmt.Errorf("parquet: %w", err)
+		return peak, fmt.Errorf("parquet: %w", err)
 	}
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	defer b.Release()
@@ -102,43 +114,62 @@ func writeParquet(st *statement, cw *countingWriter, sum *view.SQLExport) error 
 	flush := func() error {
 		rec := b.NewRecord()
 		defer rec.Release()
+		held = 0
 		if rec.NumRows() == 0 {
 			return nil
 		}
 		return fw.Write(rec)
 	}
-	for _, vals := range head {
+	for i, vals := range head {
 		if err := add(vals); err != nil {
-			return err
+			return peak, err
 		}
+		head[i] = nil // held once, in the builder
 	}
 	sum.Rows = len(head)
 	for {
-		if cw.n >= ExportCap {
+		if held >= parquetBatchBytes {
+			if err := flush(); err != nil {
+				return peak, err
+			}
+		}
+		// Snappy and Parquet's encodings do not grow text, so the batch in hand is about what
+		// it adds to the file.
+		if cw.n+held >= ExportCap {
 			sum.Truncated = true
 			break
 		}
 		vals, err := st.next()
 		if err != nil {
-			return err
+			return peak, err
 		}
 		if vals == nil {
 			break
 		}
+		hold(rowBytes(vals))
 		if err := add(vals); err != nil {
-			return err
+			return peak, err
 		}
 		sum.Rows++
-		if sum.Rows%4096 == 0 {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
 	}
 	if err := flush(); err != nil {
-		return err
+		return peak, err
 	}
-	return fw.Close()
+	return peak, fw.Close()
+}
+
+// rowBytes is about what a row's cells take in an Arrow builder.
+func rowBytes(vals []any) int64 {
+	var n int64
+	for _, v := range vals {
+		switch v := v.(type) {
+		case string: // blobs arrive as strings too (statement.next)
+			n += int64(len(v))
+		default:
+			n += 8
+		}
+	}
+	return n
 }
 
 // ExportCap bounds an export file.
@@ -173,7 +204,7 @@ func (r *Reader) Export(ctx context.Context, q string, format string, timeout ti
 	sum := &view.SQLExport{Format: format}
 	switch format {
 	case "parquet":
-		err = writeParquet(st, cw, sum)
+		_, err = writeParquet(st, cw, sum)
 	case "csv":
 		err = writeCSV(st, cw, sum)
 	default:

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/apache/arrow/go/v17/parquet/pqarrow"
+
+	"github.com/pondhq/pond/session/view"
 )
 
 // testMirror is a mirror with a few rows, and a read-only reader on it.
@@ -262,5 +265,38 @@ func TestParquetExportReadsBack(t *testing.T) {
 	}
 	if tbl.Schema().Field(0).Type.ID() != arrow.INT64 || tbl.Schema().Field(1).Type.ID() != arrow.FLOAT64 {
 		t.Fatalf("schema %v", tbl.Schema())
+	}
+}
+
+// TestParquetExportHoldsABatchOfBytes: a Parquet export of large cells writes a row group per
+// parquetBatchBytes of cell data, not per few thousand rows (which would hold gigabytes).
+func TestParquetExportHoldsABatchOfBytes(t *testing.T) {
+	_, _, r := testMirror(t)
+	const cell = 8 << 20
+	q := fmt.Sprintf("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 12) SELECT i, replace(hex(zeroblob(%d)), '0', 'x') AS big FROM n", cell/2)
+	st, err := r.run(context.Background(), q, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.close()
+	var buf bytes.Buffer
+	sum := &view.SQLExport{}
+	peak, err := writeParquet(st, &countingWriter{w: &buf}, sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Rows != 12 || sum.Truncated {
+		t.Fatalf("exported %d rows (truncated %v), want 12", sum.Rows, sum.Truncated)
+	}
+	if limit := int64(parquetBatchBytes + cell + 8); peak > limit {
+		t.Errorf("held %d bytes of cells at once, want at most %d (a batch and a row)", peak, limit)
+	}
+	tbl, err := pqarrow.ReadTable(context.Background(), bytes.NewReader(buf.Bytes()), nil, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	if tbl.NumRows() != 12 {
+		t.Fatalf("read back %d rows, want 12", tbl.NumRows())
 	}
 }
