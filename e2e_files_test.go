@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -26,14 +25,14 @@ func TestExportToFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte("precious\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, code := runErr(t, bin, env, "export", "-o", path)
+	_, out, code := runErr(t, bin, env, "export", "-o", path)
 	if code != 2 || !strings.Contains(out, "--force") {
 		t.Fatalf("export over an existing file exited %d, want 2 with advice naming --force:\n%s", code, out)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "precious\n" {
 		t.Fatalf("refused export changed the file: %q", b)
 	}
-	if out, code := runErr(t, bin, env, "export", "-o", path, "--force"); code != 0 {
+	if _, out, code := runErr(t, bin, env, "export", "-o", path, "--force"); code != 0 {
 		t.Fatalf("export --force exited %d:\n%s", code, out)
 	}
 	b, err := os.ReadFile(path)
@@ -108,18 +107,4 @@ func TestArchiveIsPrivateUnderUmask022(t *testing.T) {
 	if !c.Warn || !strings.Contains(c.Detail, wide) || !strings.Contains(c.Fix, "chmod") {
 		t.Fatalf("doctor after mirror.db became 0644: %+v; want a warning naming it, with the chmod that fixes it", c)
 	}
-}
-
-// runErr runs pond and returns what it wrote to stdout and stderr together.
-func runErr(t *testing.T, bin string, env []string, args ...string) (output string, code int) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("pond %v: %v", args, err)
-	}
-	return string(out), code
 }
