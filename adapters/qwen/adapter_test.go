@@ -1,6 +1,7 @@
 package qwen
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -55,6 +56,7 @@ func TestScan(t *testing.T) {
 	}
 	want := []string{
 		"projects/-srv-demo/chats/5b1e0c2a-7d4f-4e8a-9c3b-2f6a1d0e9b8c.jsonl",
+		"projects/-srv-demo/chats/5b1e0c2a-7d4f-4e8a-9c3b-2f6a1d0e9b8e.jsonl",
 		"projects/-srv-demo/chats/archive/5b1e0c2a-7d4f-4e8a-9c3b-2f6a1d0e9b8d.jsonl",
 		"projects/-srv-demo/subagents/5b1e0c2a-7d4f-4e8a-9c3b-2f6a1d0e9b8c/agent-explore-1.jsonl",
 		"projects/-srv-demo/subagents/5b1e0c2a-7d4f-4e8a-9c3b-2f6a1d0e9b8c/agent-explore-2.jsonl",
@@ -153,6 +155,32 @@ func TestParts(t *testing.T) {
 	for _, m := range c.Messages() {
 		if m.SessionID == demoID && m.Role == session.RoleSystem && len(c.PartsOf(demoID, m.ID)) > 0 {
 			t.Errorf("system message %s has parts", m.ID)
+		}
+	}
+}
+
+// TestGluedObjects: a line holding two records written one after the other (an append that
+// lost its line break) is read as both, as Qwen reads it, and kept whole with the first.
+func TestGluedObjects(t *testing.T) {
+	const id = "5b1e0c2a-7d4f-4e8a-9c3b-2f6a1d0e9b8e"
+	c := readTestdata(t)
+	var got []string
+	for _, m := range c.Messages() {
+		if m.SessionID == id {
+			got = append(got, m.ID+" "+string(m.Role))
+		}
+	}
+	want := []string{
+		"e0000000-0000-4000-8000-000000000001 user",
+		"e0000000-0000-4000-8000-000000000002 assistant",
+		"e0000000-0000-4000-8000-000000000003 user",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+	for _, b := range c.Bad {
+		if b.At.Line == 1 && filepath.Base(b.At.Path) == id+".jsonl" {
+			t.Errorf("the glued line is reported malformed: %s", b.What)
 		}
 	}
 }

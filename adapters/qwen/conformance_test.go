@@ -8,5 +8,5 @@ import (
 
 // TestConformance runs the shared conformance suite on the fixture.
 func TestConformance(t *testing.T) {
-	adaptertest.Run(t, adaptertest.Config{Adapter: Adapter{}, Want: adaptertest.Counts{Sessions: 6, Messages: 39, Parts: 28, Malformed: 1}})
+	adaptertest.Run(t, adaptertest.Config{Adapter: Adapter{}, Want: adaptertest.Counts{Sessions: 7, Messages: 42, Parts: 31, Malformed: 1}})
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -112,16 +113,19 @@ type parser struct {
 
 	sess        *session.Session // nil until known
 	sessEmitted bool             // in this read
-	pending     []pendingLine    // held back until the session is known
+	pending     []chatRecord     // held back until the session is known
 
 	last time.Time // the previous record's time
 	seen adapters.SeenIDs
 }
 
-type pendingLine struct {
+// chatRecord is one record of a source: a line, or one of several JSON objects written on one line.
+type chatRecord struct {
 	n   *adapters.Node
-	raw []byte
+	raw []byte // the bytes of the record, kept under options.source.record
 	no  int
+	// piece numbers the objects of a line that holds several, from 1; 0 for a line of one.
+	piece int
 }
 
 func (p *parser) at(no int) adapters.Location { return adapters.Location{Path: p.src.Path, Line: no} }
@@ -130,15 +134,56 @@ func (p *parser) unknown(no int, what string) { p.out.Unknown(p.at(no), what) }
 
 func (p *parser) line(raw []byte, no int) error {
 	n, err := adapters.ReadObject(raw, recordShape)
-	if err != nil {
+	if err == nil {
+		return p.take(chatRecord{n: n, raw: raw, no: no})
+	}
+	pieces := glued(raw)
+	if pieces == nil {
 		p.out.Malformed(p.at(no), fmt.Errorf("malformed record: %w", err))
 		return nil
 	}
-	if p.sess != nil {
-		return p.record(n, raw, no)
+	// Objects glued on one line (an append that lost its line break): Qwen's reader recovers
+	// each (_recoverObjectsFromLine), and so does Pond. Each is kept with its piece number, so
+	// that a native restore glues them again (restore.ReplayLines).
+	for i, piece := range pieces {
+		if err := p.take(chatRecord{n: piece, raw: piece.Raw, no: no, piece: i + 1}); err != nil {
+			return err
+		}
 	}
-	p.pending = append(p.pending, pendingLine{n, raw, no})
-	switch n.Object().Str("type") {
+	return nil
+}
+
+// glued splits a line into the JSON objects written one after another on it; nil when it is
+// not two or more objects and nothing else.
+func glued(raw []byte) []*adapters.Node {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var out []*adapters.Node
+	for {
+		var v json.RawMessage
+		if err := dec.Decode(&v); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil
+		}
+		n, err := adapters.ReadObject(v, recordShape)
+		if err != nil {
+			return nil
+		}
+		out = append(out, n)
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+// take maps a record, or holds it back while the session is not known yet.
+func (p *parser) take(l chatRecord) error {
+	if p.sess != nil {
+		return p.record(l)
+	}
+	p.pending = append(p.pending, l)
+	switch l.n.Object().Str("type") {
 	case "user", "assistant", "tool_result":
 		return p.start()
 	}
@@ -216,7 +261,7 @@ func (p *parser) start() error {
 		return err
 	}
 	for _, l := range pending {
-		if err := p.record(l.n, l.raw, l.no); err != nil {
+		if err := p.record(l); err != nil {
 			return err
 		}
 	}
@@ -254,7 +299,8 @@ func (p *parser) emit(e session.Event) error {
 }
 
 // record maps one record once the session is known.
-func (p *parser) record(n *adapters.Node, raw []byte, no int) error {
+func (p *parser) record(l chatRecord) error {
+	n, no := l.n, l.no
 	r := n.Object()
 	for _, k := range r.Keys() {
 		if !recordKeys[k] {
@@ -273,11 +319,15 @@ func (p *parser) record(n *adapters.Node, raw []byte, no int) error {
 	}
 	id := r.Str("uuid")
 	if id == "" {
-		id = adapters.RecordID(raw)
+		id = adapters.RecordID(l.raw)
 	}
 	id = p.seen.Next(id)
 	m := &session.Message{SessionID: p.sess.ID, ID: id, Role: session.RoleSystem, Timestamp: t}
-	fields := []adapters.Field{{Key: "line", Value: json.RawMessage(strconv.Itoa(no))}, {Key: "record", Value: raw}}
+	fields := []adapters.Field{{Key: "line", Value: json.RawMessage(strconv.Itoa(no))}}
+	if l.piece > 0 {
+		fields = append(fields, adapters.Field{Key: "piece", Value: json.RawMessage(strconv.Itoa(l.piece))})
+	}
+	fields = append(fields, adapters.Field{Key: "record", Value: l.raw})
 	prov := session.Conversational
 	switch typ {
 	case "user":

@@ -10,7 +10,10 @@ import (
 
 // Record is one raw record kept at capture, with the line it was on.
 type Record struct {
-	Line   int
+	Line int
+	// Piece is the record's place among several JSON objects written on one line (1, 2, …,
+	// from options.source.piece); 0 for a line of one record.
+	Piece  int
 	Record json.RawMessage
 }
 
@@ -73,7 +76,7 @@ func Records(t *Transcript) (recs []Record, lost int) {
 	add := func(o json.RawMessage) {
 		s, rec, ok := KeptRecord(o, &lost)
 		if ok {
-			recs = append(recs, Record{Line: s.Int("line"), Record: rec})
+			recs = append(recs, Record{Line: s.Int("line"), Piece: s.Int("piece"), Record: rec})
 		}
 	}
 	add(t.Session.Options["source"])
@@ -83,17 +86,29 @@ func Records(t *Transcript) (recs []Record, lost int) {
 			add(p.Options["source"])
 		}
 	}
-	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Line < recs[j].Line })
+	sort.SliceStable(recs, func(i, j int) bool {
+		if recs[i].Line != recs[j].Line {
+			return recs[i].Line < recs[j].Line
+		}
+		return recs[i].Piece < recs[j].Piece
+	})
 	return recs, lost
 }
 
 // ReplayLines writes records as JSON Lines in source order. A line that was not kept (it was
 // malformed at capture) becomes an empty line, which agents skip, so every record keeps its line
-// number and a re-capture gives the same keys.
+// number and a re-capture gives the same keys. The later pieces of a line that held several
+// objects go back on that line, glued to the one before as they were written.
 func ReplayLines(recs []Record) []byte {
 	var b bytes.Buffer
 	next := 1
-	for _, r := range recs {
+	for i, r := range recs {
+		if r.Piece > 1 && i > 0 && recs[i-1].Line == r.Line {
+			b.Truncate(b.Len() - 1) // the line break after the piece before
+			b.Write(r.Record)
+			b.WriteByte('\n')
+			continue
+		}
 		for r.Line > next {
 			b.WriteByte('\n')
 			next++
