@@ -26,7 +26,15 @@
 // A sub-agent is its own session "<parent>/agent-<id>" with SourceAgent "qwen-code/subagent"
 // and, as parent, the sub-agent that launched it (the sidecar's parentAgentId) or else the
 // session of the folder it lies in. A session that names the session that spawned it (a
-// parent_session system record among its first records) has that session as parent.
+// parent_session system record among its first records, which Qwen writes before the first
+// prompt) has that session as parent; a read holds the leading system records back until the
+// first conversation record, but one that ends first emits the session as it knows it then, so
+// a parent_session record written later than that read does not change the parent.
+//
+// Not read: the Gemini-style tmp/<hash>/chats/session-*.json of older Qwen builds, the
+// sidecars beside a session (.runtime.json, .pr.json, .worktree.json, .ledger.jsonl) and a
+// sub-agent's .jsonl.stream (its streamed text, which the transcript repeats once a round
+// ends).
 package qwen
 
 import (
