@@ -1,0 +1,97 @@
+package qwen
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pondhq/pond/adapters/restore"
+	"github.com/pondhq/pond/session"
+)
+
+// TestForeignRecords: a foreign restore is what Qwen loads (prepareTranscriptRecords, then
+// sessionBelongsToCurrentProject): one sessionId in every record, the project as the first
+// record's cwd, a parentUuid chain, a call and its result paired by id; and every text of the
+// conversation, a result whose call was not captured included.
+func TestForeignRecords(t *testing.T) {
+	at := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	tr := &restore.Transcript{
+		Session: session.Session{ID: "ses_other", SourceAgent: "opencode", Project: "/srv/app", CreatedAt: at},
+		Messages: []session.Message{
+			{SessionID: "ses_other", ID: "m1", Role: session.RoleUser, Timestamp: at},
+			{SessionID: "ses_other", ID: "m2", Role: session.RoleAssistant, Timestamp: at.Add(time.Second)},
+			{SessionID: "ses_other", ID: "m3", Role: session.RoleTool, Timestamp: at.Add(2 * time.Second)},
+		},
+		Parts: map[string][]session.Part{
+			"m1": {{Type: session.PartText, Provenance: session.Conversational, Text: "list the files"}},
+			"m2": {{Type: session.PartToolCall, Provenance: session.Conversational, CallID: "call.1", Name: "bash", Params: json.RawMessage(`{"cmd":"ls"}`)}},
+			"m3": {
+				{Type: session.PartToolResult, Provenance: session.Conversational, CallID: "call.1", Name: "bash", Result: json.RawMessage(`"a.go"`)},
+				{Type: session.PartToolResult, Provenance: session.Conversational, CallID: "lost", Name: "bash", Result: json.RawMessage(`"from a call not captured"`)},
+			},
+		},
+	}
+	plan, err := Adapter{}.Encode(&restore.Job{Batch: []*restore.Transcript{tr}, Root: "/r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "/r/projects/-srv-app/chats/" + plan.ID + ".jsonl"; plan.Files[0].Path != want {
+		t.Errorf("path %s, want %s", plan.Files[0].Path, want)
+	}
+	type rec struct {
+		UUID, SessionID, Type, Cwd string
+		ParentUUID                 *string
+		Message                    struct {
+			Parts []struct {
+				Text             *string
+				FunctionCall     *struct{ ID, Name string }
+				FunctionResponse *struct{ ID, Name string }
+			}
+		}
+		Mark json.RawMessage `json:"pond_restored_from"`
+	}
+	var texts, calls, results []string
+	prev := ""
+	sc := bufio.NewScanner(bytes.NewReader(plan.Files[0].Data))
+	for i := 0; sc.Scan(); i++ {
+		var r rec
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.SessionID != plan.ID || r.Cwd != "/srv/app" {
+			t.Errorf("record %d: sessionId %q cwd %q, want %q, /srv/app", i, r.SessionID, r.Cwd, plan.ID)
+		}
+		if (i == 0) != (r.ParentUUID == nil) || (i > 0 && *r.ParentUUID != prev) {
+			t.Errorf("record %d: parentUuid %v, want the record before's (%q)", i, r.ParentUUID, prev)
+		}
+		if (i == 0) != (len(r.Mark) > 0) {
+			t.Errorf("record %d: restore mark %s", i, r.Mark)
+		}
+		prev = r.UUID
+		for _, p := range r.Message.Parts {
+			switch {
+			case p.Text != nil && i > 0:
+				texts = append(texts, r.Type+": "+*p.Text)
+			case p.FunctionCall != nil:
+				calls = append(calls, p.FunctionCall.ID+" "+p.FunctionCall.Name)
+			case p.FunctionResponse != nil:
+				results = append(results, p.FunctionResponse.ID+" "+p.FunctionResponse.Name)
+			}
+		}
+	}
+	want := []string{"user: list the files", "user: [tool result] from a call not captured"}
+	if diff := cmp.Diff(want, texts); diff != "" {
+		t.Errorf("texts (-want +got):\n%s", diff)
+	}
+	id := restore.AnthropicCallID("call.1")
+	if diff := cmp.Diff([]string{id + " bash"}, calls); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{id + " bash"}, results); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+}
