@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/pondhq/pond/adapters/restore"
@@ -24,7 +25,11 @@ func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 	if j.Native {
 		p.ID = root.Session.ID
 		for _, t := range j.Batch {
-			p.Files = append(p.Files, qwenNative(j, t)...)
+			files, err := qwenNative(j, t)
+			if err != nil {
+				return nil, err
+			}
+			p.Files = append(p.Files, files...)
 		}
 	} else {
 		p.ID = restore.NewUUID(Name, root.Session.ID)
@@ -56,19 +61,33 @@ func projectDir(cwd string) string {
 }
 
 // qwenNative replays a captured file where it was. An archived session goes back to
-// chats/archive/, as it was: Qwen resumes it once it is unarchived.
-func qwenNative(j *restore.Job, t *restore.Transcript) []restore.Planned {
+// chats/archive/, as it was: Qwen resumes it once it is unarchived. Every stored value that
+// becomes part of the path is checked first: the archive may hold someone else's export.
+func qwenNative(j *restore.Job, t *restore.Transcript) ([]restore.Planned, error) {
 	src := restore.Source(t.Session.Options["source"])
+	id := t.Session.ID
 	rel := src.Str("path")
-	lay := classify(rel)
-	if !strings.HasPrefix(rel, "projects/") || lay.sessionID() != t.Session.ID {
+	if strings.HasPrefix(rel, "projects/") && classify(rel).sessionID() == id {
+		if err := checkRel(id, "options.source.path", rel); err != nil {
+			return nil, err
+		}
+	} else {
 		dir := "projects/" + projectDir(t.Session.Project)
-		rel = dir + "/chats/" + t.Session.ID + ".jsonl"
 		if src.Str("kind") == "subagent" {
-			rel = dir + "/subagents/" + t.Session.ParentSessionID + "/agent-" + src.Str("agent_id") + ".jsonl"
-			if i := strings.Index(t.Session.ID, "/agent-"); i > 0 {
-				rel = dir + "/subagents/" + t.Session.ID[:i] + "/agent-" + src.Str("agent_id") + ".jsonl"
+			parent, _, _ := strings.Cut(id, "/agent-")
+			agent := src.Str("agent_id")
+			if err := checkName(id, "id", parent); err != nil {
+				return nil, err
 			}
+			if err := checkName(id, "options.source.agent_id", agent); err != nil {
+				return nil, err
+			}
+			rel = dir + "/subagents/" + parent + "/agent-" + agent + ".jsonl"
+		} else {
+			if err := checkName(id, "id", id); err != nil {
+				return nil, err
+			}
+			rel = dir + "/chats/" + id + ".jsonl"
 		}
 	}
 	recs, lost := restore.Records(t)
@@ -87,7 +106,35 @@ func qwenNative(j *restore.Job, t *restore.Transcript) []restore.Planned {
 		f.Sidecar = true
 		out = append(out, f)
 	}
-	return out
+	return out, nil
+}
+
+// checkName refuses a stored value that is not one plain path element: 1 to 255 bytes of
+// [A-Za-z0-9._-], not "." or "..". Qwen's own names fit: uuids, and agent ids it sanitizes to
+// [A-Za-z0-9_-].
+func checkName(sessionID, field, v string) error {
+	ok := v != "" && len(v) <= 255 && v != "." && v != ".."
+	for i := 0; ok && i < len(v); i++ {
+		c := v[i]
+		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+	}
+	if !ok {
+		return fmt.Errorf("qwen-code: session %s: %s %q cannot be part of a file's path", sessionID, field, v)
+	}
+	return nil
+}
+
+// checkRel refuses a stored relative path that is not local or has an element checkName refuses.
+func checkRel(sessionID, field, rel string) error {
+	if !filepath.IsLocal(filepath.FromSlash(rel)) || path.Clean(rel) != rel {
+		return fmt.Errorf("qwen-code: session %s: %s %q is not a plain relative path below the agent's folder", sessionID, field, rel)
+	}
+	for _, el := range strings.Split(rel, "/") {
+		if err := checkName(sessionID, field, el); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // qwenRecord is one ChatRecord of a foreign restore, in the field order Qwen writes.

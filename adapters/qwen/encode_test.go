@@ -95,3 +95,24 @@ func TestForeignRecords(t *testing.T) {
 		t.Errorf("results (-want +got):\n%s", diff)
 	}
 }
+
+// TestNativeRefusesUnsafePaths: a stored path or id that would take a native restore outside
+// Qwen's folder (an archive may hold someone else's export) refuses the restore.
+func TestNativeRefusesUnsafePaths(t *testing.T) {
+	for _, tc := range []struct {
+		name, id, source string
+	}{
+		{"path_up", "0f0e0d0c-0b0a-4909-8807-060504030201", `{"path":"projects/../../etc/0f0e0d0c-0b0a-4909-8807-060504030201.jsonl"}`},
+		{"id_up", "../../etc/passwd", `{}`},
+		{"agent_up", "0f0e0d0c-0b0a-4909-8807-060504030201/agent-x", `{"kind":"subagent","agent_id":"../../x"}`},
+		{"parent_up", "../x/agent-a", `{"kind":"subagent","agent_id":"a"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := &restore.Transcript{Session: session.Session{ID: tc.id, SourceAgent: Name, Project: "/srv/app",
+				Options: session.Options{"source": json.RawMessage(tc.source)}}}
+			if plan, err := (Adapter{}).Encode(&restore.Job{Batch: []*restore.Transcript{tr}, Native: true, Root: "/r"}); err == nil {
+				t.Errorf("planned %s", plan.Files[0].Path)
+			}
+		})
+	}
+}
