@@ -196,15 +196,19 @@ func (p *parser) take(l chatRecord) error {
 // start settles the session from the records held back, emits it, then those records.
 func (p *parser) start() error {
 	first := p.pending[0].n.Object()
-	s := &session.Session{ID: p.lay.sessionID(), SourceAgent: Name, Project: first.Str("cwd")}
+	s := &session.Session{ID: p.lay.sessionID(), SourceAgent: Name}
 	src := []adapters.Field{
 		{Key: "path", Value: adapters.OptString(p.src.Key)},
 		{Key: "kind", Value: adapters.OptString(p.lay.kind.String())},
 		{Key: "version", Value: adapters.OptString(first.Str("version"))},
 	}
 	for _, l := range p.pending {
+		r := l.n.Object()
+		if s.Project == "" && strings.TrimSpace(r.Str("cwd")) != "" {
+			s.Project = r.Str("cwd")
+		}
 		if s.CreatedAt.IsZero() {
-			s.CreatedAt = l.n.Object().Time("timestamp")
+			s.CreatedAt = r.Time("timestamp")
 		}
 	}
 	if line := first.Str("sessionId"); line != "" && line != s.ID && p.lay.kind != kindSubagent {
@@ -222,6 +226,7 @@ func (p *parser) start() error {
 		}
 		src = append(src, adapters.Field{Key: "agent_id", Value: adapters.OptString(p.lay.agentID)}, adapters.Field{Key: "meta", Value: meta})
 	}
+	var sourced bool
 	for _, l := range p.pending {
 		r := l.n.Object()
 		if r.Str("type") != "system" {
@@ -236,10 +241,13 @@ func (p *parser) start() error {
 			}
 		case "session_source":
 			// What created the session (a cron job, a daemon, …): marked, never filtered.
-			src = append(src, adapters.Field{Key: "session_source", Value: adapters.Value(r["systemPayload"])})
+			if !sourced {
+				sourced = true
+				src = append(src, adapters.Field{Key: "session_source", Value: adapters.Value(r["systemPayload"])})
+			}
 		}
 	}
-	if s.Project == "" || strings.TrimSpace(s.Project) != s.Project {
+	if s.Project == "" {
 		// No record says where the session ran: the sanitized folder name is the project key.
 		s.Project = p.lay.projectDir
 		if s.Project == "" || s.Project == "." {
