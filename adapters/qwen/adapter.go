@@ -24,8 +24,8 @@
 // under one uuid and merges them when it loads the file) becomes <uuid>-2, <uuid>-3 …
 //
 // A sub-agent is its own session "<parent>/agent-<id>" with SourceAgent "qwen-code/subagent"
-// and, as parent, the sub-agent that launched it (the sidecar's parentAgentId) or else the
-// session of the folder it lies in. A session that names the session that spawned it (a
+// and, as parent, the session of the folder it lies in, also when another sub-agent launched it
+// (its agent-<id>.meta.json sidecar, kept in options.source.meta, names that one). A session that names the session that spawned it (a
 // parent_session system record among its first records, which Qwen writes before the first
 // prompt) has that session as parent; a read holds the leading system records back until the
 // first conversation record, but one that ends first emits the session as it knows it then, so

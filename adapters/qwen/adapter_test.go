@@ -71,18 +71,19 @@ func TestScan(t *testing.T) {
 	}
 }
 
-// TestLineage: a sub-agent's parent is the sub-agent that launched it (its sidecar's
-// parentAgentId), else the session of its folder; a session naming the session that spawned
-// it in a parent_session record has that parent; a session's source is marked, not filtered.
+// TestLineage: a sub-agent's parent is the session of its folder, also when another sub-agent
+// launched it (so that a restore takes them all with the session); a session naming the
+// session that spawned it in a parent_session record has that parent; a session's source is
+// marked, not filtered.
 func TestLineage(t *testing.T) {
 	c := readTestdata(t)
 	sessions := c.Sessions()
 	for id, want := range map[string]struct{ parent, agent string }{
 		liveID: {"", Name},
 		liveID + "/agent-general-purpose-toolu_fake2": {liveID, SubagentAgent},
-		demoID:                                 {liveID, Name},
+		demoID:                                 {"0e1d2c3b-4a59-4687-8776-655443322110", Name},
 		demoID + "/agent-explore-1":            {demoID, SubagentAgent},
-		demoID + "/agent-explore-2":            {demoID + "/agent-explore-1", SubagentAgent},
+		demoID + "/agent-explore-2":            {demoID, SubagentAgent},
 		"5b1e0c2a-7d4f-4e8a-9c3b-2f6a1d0e9b8d": {"", Name},
 	} {
 		s, ok := sessions[id]

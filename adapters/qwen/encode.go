@@ -23,7 +23,6 @@ func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 	root := j.Batch[0]
 	p := &restore.Plan{Cwd: root.Session.Project, NeedsCwd: true}
 	if j.Native {
-		p.ID = root.Session.ID
 		for _, t := range j.Batch {
 			files, err := qwenNative(j, t)
 			if err != nil {
@@ -31,6 +30,7 @@ func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 			}
 			p.Files = append(p.Files, files...)
 		}
+		p.ID = p.Files[0].ID
 	} else {
 		p.ID = restore.NewUUID(Name, root.Session.ID)
 		for i, t := range j.Batch {
@@ -65,7 +65,7 @@ func projectDir(cwd string) string {
 // becomes part of the path is checked first: the archive may hold someone else's export.
 func qwenNative(j *restore.Job, t *restore.Transcript) ([]restore.Planned, error) {
 	src := restore.Source(t.Session.Options["source"])
-	id := t.Session.ID
+	id, name := t.Session.ID, t.Session.ID
 	rel := src.Str("path")
 	if strings.HasPrefix(rel, "projects/") && classify(rel).sessionID() == id {
 		if err := checkRel(id, "options.source.path", rel); err != nil {
@@ -84,10 +84,11 @@ func qwenNative(j *restore.Job, t *restore.Transcript) ([]restore.Planned, error
 			}
 			rel = dir + "/subagents/" + parent + "/agent-" + agent + ".jsonl"
 		} else {
-			if err := checkName(id, "id", id); err != nil {
-				return nil, err
+			if !sessionFile.MatchString(id + ".jsonl") {
+				// Not a name Qwen lists (a session imported from elsewhere): the file gets one.
+				name = restore.NewUUID(Name, id)
 			}
-			rel = dir + "/chats/" + id + ".jsonl"
+			rel = dir + "/chats/" + name + ".jsonl"
 		}
 	}
 	recs, lost := restore.Records(t)
@@ -95,16 +96,20 @@ func qwenNative(j *restore.Job, t *restore.Transcript) ([]restore.Planned, error
 	if lost > 0 {
 		fid = restore.Downgraded
 	}
-	out := []restore.Planned{restore.NewFile(restore.Under(j.Root, rel), t.Session.ID, t.Session.ID, fid, restore.LostReason(lost), restore.ReplayLines(recs))}
+	f := restore.NewFile(restore.Under(j.Root, rel), id, name, fid, restore.LostReason(lost), restore.ReplayLines(recs))
+	if name != id {
+		f.Downgrade(restore.IDFromFileName)
+	}
+	out := []restore.Planned{f}
 	if meta := src["meta"]; len(meta) > 0 && src.Str("kind") == "subagent" {
 		body := []byte(meta)
 		var s string
 		if json.Unmarshal(meta, &s) == nil {
 			body = []byte(s)
 		}
-		f := restore.NewFile(restore.Under(j.Root, strings.TrimSuffix(rel, ".jsonl")+".meta.json"), t.Session.ID, t.Session.ID, restore.Native, "", body)
-		f.Sidecar = true
-		out = append(out, f)
+		side := restore.NewFile(restore.Under(j.Root, strings.TrimSuffix(rel, ".jsonl")+".meta.json"), id, id, restore.Native, "", body)
+		side.Sidecar = true
+		out = append(out, side)
 	}
 	return out, nil
 }

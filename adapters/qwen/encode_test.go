@@ -97,13 +97,14 @@ func TestForeignRecords(t *testing.T) {
 }
 
 // TestNativeRefusesUnsafePaths: a stored path or id that would take a native restore outside
-// Qwen's folder (an archive may hold someone else's export) refuses the restore.
+// Qwen's folder (an archive may hold someone else's export) refuses the restore; a session id
+// that is no Qwen file name never becomes one: the file gets a name of Qwen's pattern, and the
+// restore says so.
 func TestNativeRefusesUnsafePaths(t *testing.T) {
 	for _, tc := range []struct {
 		name, id, source string
 	}{
 		{"path_up", "0f0e0d0c-0b0a-4909-8807-060504030201", `{"path":"projects/../../etc/0f0e0d0c-0b0a-4909-8807-060504030201.jsonl"}`},
-		{"id_up", "../../etc/passwd", `{}`},
 		{"agent_up", "0f0e0d0c-0b0a-4909-8807-060504030201/agent-x", `{"kind":"subagent","agent_id":"../../x"}`},
 		{"parent_up", "../x/agent-a", `{"kind":"subagent","agent_id":"a"}`},
 	} {
@@ -114,5 +115,21 @@ func TestNativeRefusesUnsafePaths(t *testing.T) {
 				t.Errorf("planned %s", plan.Files[0].Path)
 			}
 		})
+	}
+}
+
+func TestNativeNamesForeignIDs(t *testing.T) {
+	tr := &restore.Transcript{Session: session.Session{ID: "../../etc/passwd", SourceAgent: Name, Project: "/srv/app",
+		Options: session.Options{"source": json.RawMessage(`{}`)}}}
+	plan, err := Adapter{}.Encode(&restore.Job{Batch: []*restore.Transcript{tr}, Native: true, Root: "/r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := plan.Files[0]
+	if want := "/r/projects/-srv-app/chats/" + plan.ID + ".jsonl"; f.Path != want || !sessionFile.MatchString(plan.ID+".jsonl") {
+		t.Errorf("planned %s as %s, want %s", f.Path, plan.ID, want)
+	}
+	if f.Fidelity != restore.Downgraded || f.Reason != restore.IDFromFileName {
+		t.Errorf("fidelity %s (%s), want downgraded: %s", f.Fidelity, f.Reason, restore.IDFromFileName)
 	}
 }

@@ -215,16 +215,11 @@ func (p *parser) start() error {
 		src = append(src, adapters.Field{Key: "line_session_id", Value: adapters.OptString(line)})
 	}
 	if p.lay.kind == kindSubagent {
+		// Every sub-agent is a child of the session whose folder holds it, a sub-agent launched
+		// by another too (its sidecar's parentAgentId, kept in meta, says which): Qwen keeps
+		// them all there, and a restore takes a session with its direct children.
 		s.SourceAgent, s.ParentSessionID = SubagentAgent, p.lay.parent
-		meta := p.meta()
-		var m struct {
-			ParentAgentID string `json:"parentAgentId"`
-		}
-		if json.Unmarshal(meta, &m) == nil && m.ParentAgentID != "" && m.ParentAgentID != p.lay.agentID {
-			// A sub-agent launched by another: its parent is that sub-agent's session.
-			s.ParentSessionID = p.lay.parent + "/agent-" + m.ParentAgentID
-		}
-		src = append(src, adapters.Field{Key: "agent_id", Value: adapters.OptString(p.lay.agentID)}, adapters.Field{Key: "meta", Value: meta})
+		src = append(src, adapters.Field{Key: "agent_id", Value: adapters.OptString(p.lay.agentID)}, adapters.Field{Key: "meta", Value: p.meta()})
 	}
 	var sourced bool
 	for _, l := range p.pending {
@@ -255,10 +250,8 @@ func (p *parser) start() error {
 		}
 	}
 	if s.CreatedAt.IsZero() {
-		s.CreatedAt = p.src.ModTime
-		if s.CreatedAt.IsZero() {
-			s.CreatedAt = time.Unix(0, 0).UTC()
-		}
+		// No record says when: the epoch, not the file's time, which a restore changes.
+		s.CreatedAt = time.Unix(0, 0).UTC()
 	}
 	s.Options = session.Options{"source": adapters.Object(src...)}
 	adapters.ApplyRestoreMark(s, first[adapters.RestoreMarkKey])
