@@ -187,10 +187,9 @@ func agentRunners(dir string) []*agentRunner {
 	// where a sub-agent is a thread of its own. Claude Code takes only a UUID.
 	root := func(o *resume.Outcome, f resume.File) bool { return f.ID == o.ID }
 	claudeRoot := func(o *resume.Outcome, f resume.File) bool { return root(o, f) && uuidLike.MatchString(f.ID) }
-	// Qwen Code takes only a file name of its own pattern (SESSION_FILE_PATTERN).
-	qwenRoot := func(o *resume.Outcome, f resume.File) bool {
-		return root(o, f) && qwenSession.MatchString(f.ID+".jsonl")
-	}
+	// `qwen --resume` takes an id only as a UUID of versions 1 to 5 (isValidSessionId; anything
+	// else is looked up as a title).
+	qwenRoot := func(o *resume.Outcome, f resume.File) bool { return root(o, f) && qwenSessionID.MatchString(f.ID) }
 	return []*agentRunner{
 		{agent: "pi-coding-agent", bin: filepath.Join(nm, "@mariozechner/pi-coding-agent"),
 			load: func(t *testing.T, o *resume.Outcome, project func(string) string) map[string]seen {
@@ -317,7 +316,7 @@ func rejectsOriginal(agent, out string) string {
 	return ""
 }
 
-var qwenSession = regexp.MustCompile(`^[0-9a-fA-F-]{32,36}\.jsonl$`)
+var qwenSessionID = regexp.MustCompile(`(?i)^[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 
 var uuidLike = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
