@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,6 +55,19 @@ var injectedSubtypes = keySet("notification", "cron", "goal_runtime", "backgroun
 
 // partKeys are the Gemini Part keys the mapping knows.
 var partKeys = keySet("text", "thought", "thoughtSignature", "functionCall", "functionResponse", "inlineData", "fileData")
+
+// unknownKeys are the keys of m that known lacks, sorted; nil (and nothing sorted or
+// allocated) in the usual case of none.
+func unknownKeys(m adapters.Members, known map[string]bool) []string {
+	var out []string
+	for k := range m {
+		if !known[k] {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
 
 func keySet(keys ...string) map[string]bool {
 	m := make(map[string]bool, len(keys))
@@ -303,10 +317,8 @@ func (p *parser) emit(e session.Event) error {
 func (p *parser) record(l chatRecord) error {
 	n, no := l.n, l.no
 	r := n.Object()
-	for _, k := range r.Keys() {
-		if !recordKeys[k] {
-			p.unknown(no, fmt.Sprintf("record key %q", k))
-		}
+	for _, k := range unknownKeys(r, recordKeys) {
+		p.unknown(no, fmt.Sprintf("record key %q", k))
 	}
 	typ, subtype := r.Str("type"), r.Str("subtype")
 	if subtype != "" && !subtypes[subtype] {
@@ -401,10 +413,8 @@ func (p *parser) part(n *adapters.Node, no int, status string) (session.Part, bo
 		p.unknown(no, "part that is not an object")
 		return session.Part{}, false
 	}
-	for _, k := range m.Keys() {
-		if !partKeys[k] {
-			p.unknown(no, fmt.Sprintf("part key %q", k))
-		}
+	for _, k := range unknownKeys(m, partKeys) {
+		p.unknown(no, fmt.Sprintf("part key %q", k))
 	}
 	switch {
 	case m.IsStr("text"):
