@@ -23,7 +23,11 @@ GO := go
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION) -X main.nativeDir=$(NATIVE_DIR)
 
-.PHONY: setup build build-headless test bench bench-sync verify-agents tray-smoke native-check fmt vet clean print-env
+.PHONY: run setup build build-headless test bench bench-sync verify-agents tray-smoke native-check fmt vet clean print-env
+
+# Sets up what is missing, then starts the tray (or, with no desktop session, the daemon).
+run:
+	@scripts/run.sh
 
 setup:
 	@scripts/setup.sh

@@ -67,14 +67,7 @@ Examples:
 				return err
 			}
 			o.Tray, o.MCP, o.Agents = !noTray, !noMCP, agents
-			rep := installer.Install(cmd.Context(), o)
-			if err := render(cmd.OutOrStdout(), format, rep, func() string { return rep.Text("install") }); err != nil {
-				return err
-			}
-			if err := rep.Err(); err != nil {
-				return &exitError{code: 1, err: fmt.Errorf("install: %w", err)}
-			}
-			return nil
+			return printReport(cmd, format, "install", installer.Install(cmd.Context(), o))
 		},
 	}
 	f := cmd.Flags()
@@ -84,6 +77,18 @@ Examples:
 	f.BoolVar(&dryRun, "dry-run", false, "report what would be written and run; change nothing")
 	addFormatFlag(cmd, &format)
 	return cmd
+}
+
+// printReport prints what install or uninstall did, step by step, and turns a failed step into
+// exit code 1.
+func printReport(cmd *cobra.Command, format, verb string, rep installer.Report) error {
+	if err := render(cmd.OutOrStdout(), format, rep, func() string { return rep.Text(verb) }); err != nil {
+		return err
+	}
+	if err := rep.Err(); err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("%s: %w", verb, err)}
+	}
+	return nil
 }
 
 // checkFormat refuses a bad --format before anything is installed or removed (render would

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/adapters/all"
 	"github.com/pondhq/pond/daemon"
 	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/present"
@@ -37,15 +39,12 @@ Files are never overwritten: when one already exists nothing is written. A write
 part-way removes what it wrote. Restored files get the current time as their modification time,
 so agents that clean up old sessions keep them.
 
-Agents: ` + strings.Join(resume.Targets(), ", ") + `. OpenCode keeps sessions
-in a database the app owns, so Pond writes the document "opencode import" reads and the command
-imports it.
-
---out-dir DIR writes under DIR as if it were the agent's folder (~/.claude, ~/.codex, ~/.gemini,
-~/.pi/agent; for OpenCode DIR/pond-import/): good for a look before the real thing. The default,
---out-dir native, writes into the agent's real folder on this machine, as this shell's
-environment names it (CLAUDE_CONFIG_DIR, CODEX_HOME, … or the home folder). When the Pond daemon
-runs, it writes the files.
+Agents, with the folder each restore writes under (ROOT):
+` + restoreTargetsHelp() + `
+--out-dir DIR writes under DIR as if it were the agent's folder (ROOT above): good for a look
+before the real thing. The default, --out-dir native, writes into the agent's real folder on
+this machine, as this shell's environment names it (CLAUDE_CONFIG_DIR, CODEX_HOME, … or the home
+folder). When the Pond daemon runs, it writes the files.
 
 Exit codes: 0 restored; 1 the session is not stored; 2 cannot do it (unknown agent, sub-agents
 with sub-agents of their own, no agent folder, working directory gone); 3 a target file exists
@@ -137,4 +136,29 @@ func resumeRequest(session, to, outDir string) (*apitype.ResumeRequest, error) {
 		req.Root = abs
 	}
 	return req, nil
+}
+
+// restoreTargetsHelp lists the agents resume writes into, each with its root and, where the
+// agent's package says so, where a restore lands instead of the agent's own files.
+func restoreTargetsHelp() string {
+	targets := resume.Targets()
+	width := 0
+	for _, name := range targets {
+		width = max(width, len(name))
+	}
+	var b strings.Builder
+	for _, a := range all.Adapters() {
+		if !slices.Contains(targets, a.Name()) {
+			continue
+		}
+		var d adapters.Description
+		if ds, ok := a.(adapters.Describer); ok {
+			d = ds.Describe()
+		}
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, a.Name(), d.Root)
+		if d.Restore != "" {
+			fmt.Fprintf(&b, "  %-*s  restored as %s\n", width, "", d.Restore)
+		}
+	}
+	return b.String()
 }

@@ -47,14 +47,7 @@ Examples:
 					return err
 				}
 			}
-			rep := installer.Uninstall(cmd.Context(), o)
-			if err := render(cmd.OutOrStdout(), format, rep, func() string { return rep.Text("uninstall") }); err != nil {
-				return err
-			}
-			if err := rep.Err(); err != nil {
-				return &exitError{code: 1, err: fmt.Errorf("uninstall: %w", err)}
-			}
-			return nil
+			return printReport(cmd, format, "uninstall", installer.Uninstall(cmd.Context(), o))
 		},
 	}
 	f := cmd.Flags()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -88,5 +89,26 @@ func TestHeadlessBuild(t *testing.T) {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(msg), "make build") {
 		t.Errorf("pond tray in a headless build: %v, %q; want exit 2 saying how to get the full build", err, msg)
+	}
+}
+
+// TestQuietStartUnderCLocale: the full build (which links Fyne) prints nothing on stderr for an
+// ordinary command under the C.UTF-8 locale of Debian and most containers (Fyne's package init
+// used to log a locale parse error on every run; see app/fynelocale).
+func TestQuietStartUnderCLocale(t *testing.T) {
+	bin := pondBinary(t)
+	for _, locale := range []string{"C.UTF-8", "POSIX.utf8", "C", "en_US.UTF-8"} {
+		for _, name := range []string{"LANG", "LC_ALL"} {
+			cmd := exec.Command(bin, "version")
+			cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), name + "=" + locale}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%s=%s pond version: %v\n%s", name, locale, err, stderr.String())
+			}
+			if stderr.Len() > 0 {
+				t.Errorf("%s=%s pond version wrote to stderr:\n%s", name, locale, stderr.String())
+			}
+		}
 	}
 }

@@ -11,6 +11,9 @@ type Description struct {
 	// Root says what the adapter's root is, for `pond sync --help`: the folder the agent itself
 	// uses, and where it usually is ("the config dir holding projects/ (~/.claude)").
 	Root string
+	// Restore says, for `pond resume --help`, where a restore into this agent lands when that is
+	// not simply the agent's own files under its root ("" when it is).
+	Restore string
 	// Fixture is the adapter's test tree.
 	Fixture Fixture
 	// Integration is how Pond plugs into the agent.

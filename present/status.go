@@ -29,6 +29,11 @@ func Status(st *view.Status, dataDir string, subagents bool) string {
 			fmt.Fprintf(&b, " (%s)", ls.Error)
 		}
 		b.WriteString("\n")
+		for _, h := range ls.Health {
+			if line := healthLine(h); line != "" {
+				fmt.Fprintf(&b, "  %-24s %s\n", h.Adapter, line)
+			}
+		}
 	} else {
 		b.WriteString("last sync: never; run pond sync\n")
 	}
@@ -55,6 +60,33 @@ func Status(st *view.Status, dataDir string, subagents bool) string {
 		b.WriteString("daemon: not running\n")
 	}
 	return b.String()
+}
+
+// healthLine is an adapter's health when something needs a look ("" when it is fine).
+func healthLine(h view.AdapterHealth) string {
+	var parts []string
+	if h.Failing() {
+		since := ""
+		if h.FailingSince != "" {
+			since = " since " + h.FailingSince
+		}
+		parts = append(parts, fmt.Sprintf("failing%s: %s", since, h.Error))
+	}
+	if h.Malformed > 0 {
+		records := "records"
+		if h.Malformed == 1 {
+			records = "record"
+		}
+		parts = append(parts, fmt.Sprintf("%d malformed %s in its latest files", h.Malformed, records))
+	}
+	if n := len(h.Unknown); n > 0 {
+		kinds := "record types"
+		if n == 1 {
+			kinds = "record type"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s kept but not read", n, kinds))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Adapters is what `pond adapters list` prints: a line per adapter, its state and where its

@@ -74,3 +74,22 @@ func TestOptimize(t *testing.T) {
 		t.Errorf("%s differs from the golden file (-want +got; -update rewrites it):\n%s", path, diff)
 	}
 }
+
+// TestStatusHealth: pond status names an agent whose capture is failing or whose latest files
+// held records the adapter could not read, and says nothing about healthy ones.
+func TestStatusHealth(t *testing.T) {
+	st := &view.Status{LastSync: &view.LastSync{FinishedAt: "2026-12-01T10:00:00Z", Outcome: "partial", Health: []view.AdapterHealth{
+		{Adapter: "claude-code", LastOK: "2026-12-01T10:00:00Z"},
+		{Adapter: "codex-cli", Error: "permission denied", FailingSince: "2026-11-30T10:00:00Z"},
+		{Adapter: "pi-coding-agent", LastOK: "2026-12-01T10:00:00Z", Malformed: 3, Unknown: map[string]int{"x": 1}},
+	}}}
+	out := Status(st, "/data", true)
+	for _, want := range []string{"codex-cli", "failing since 2026-11-30T10:00:00Z: permission denied", "pi-coding-agent", "3 malformed records in its latest files; 1 record type kept but not read"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "  claude-code ") {
+		t.Errorf("a healthy adapter got a line:\n%s", out)
+	}
+}

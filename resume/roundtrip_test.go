@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pondhq/pond/adapters/adaptertest"
 	"github.com/pondhq/pond/adapters/all"
+	restorecontract "github.com/pondhq/pond/adapters/restore"
 	"github.com/pondhq/pond/resume"
 	"github.com/pondhq/pond/session"
 )
@@ -54,7 +54,9 @@ func TestNativeRoundTrip(t *testing.T) {
 				}
 				var back adaptertest.Collector
 				readBack(t, cs.agent, out, o, &back)
-				adaptertest.CheckNativeRestore(t, want, o.Files, &back, cs.agent == "opencode")
+				a, _ := all.ByName(cs.agent)
+				_, takenIn := a.(restorecontract.ReadBacker)
+				adaptertest.CheckNativeRestore(t, want, o.Files, &back, takenIn)
 				checkFiles(t, cs.agent, o)
 			}
 		})
@@ -64,58 +66,13 @@ func TestNativeRoundTrip(t *testing.T) {
 // readBack parses what a restore wrote with the target's own adapter.
 func readBack(t *testing.T, agent, root string, o *resume.Outcome, c *adaptertest.Collector) {
 	a, _ := all.ByName(agent)
-	if agent == "opencode" {
-		tree := t.TempDir()
-		for _, f := range o.Files {
-			unpackOpenCode(t, f.Path, filepath.Join(tree, "storage"))
-		}
-		root = tree
-	}
-	adaptertest.ReadRoot(t, a, testEnv(root), root, nil, c)
-}
-
-// unpackOpenCode writes an export document as OpenCode's legacy JSON tree (session, message
-// and part files): what `opencode import` inserts, in a form the adapter reads.
-func unpackOpenCode(t *testing.T, doc, storage string) {
-	b, err := os.ReadFile(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d struct {
-		Info     map[string]json.RawMessage `json:"info"`
-		Messages []struct {
-			Info  map[string]json.RawMessage   `json:"info"`
-			Parts []map[string]json.RawMessage `json:"parts"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatalf("%s: %v", doc, err)
-	}
-	str := func(v json.RawMessage) string {
-		var s string
-		json.Unmarshal(v, &s)
-		return s
-	}
-	write := func(rel string, v any) {
-		p := filepath.Join(storage, rel)
-		os.MkdirAll(filepath.Dir(p), 0o700)
-		b, _ := json.Marshal(v)
-		if err := os.WriteFile(p, b, 0o600); err != nil {
+	if rb, ok := a.(restorecontract.ReadBacker); ok {
+		var err error
+		if root, err = rb.ReadBackRoot(o.Files, t.TempDir()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	sid, project := str(d.Info["id"]), str(d.Info["projectID"])
-	if project == "" {
-		project = "global"
-	}
-	write("session/"+project+"/"+sid+".json", d.Info)
-	for _, m := range d.Messages {
-		mid := str(m.Info["id"])
-		write("message/"+sid+"/"+mid+".json", m.Info)
-		for _, p := range m.Parts {
-			write("part/"+mid+"/"+str(p["id"])+".json", p)
-		}
-	}
+	adaptertest.ReadRoot(t, a, testEnv(root), root, nil, c)
 }
 
 // checkFiles compares restored files with their originals at the JSON level where the format

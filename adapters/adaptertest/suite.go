@@ -28,10 +28,6 @@ type Config struct {
 	// database (store/sqlite.OpenAgentDB and CreateFromScript).
 	OpenSQLite func(path string) (*sql.DB, error)
 	CreateDB   CreateDB
-	// ReadBack, for an agent whose restore is not its own layout (OpenCode: import documents),
-	// turns the files a restore wrote into a root the adapter reads. Such a restore is compared
-	// without its raw records, which come back in another form.
-	ReadBack func(t *testing.T, files []restore.File) string
 }
 
 // Run checks an adapter against the capture conventions (adapters/README.md) on its fixture,
@@ -216,7 +212,10 @@ func Run(t *testing.T, cfg Config) {
 					}
 				}
 				back := readBack(t, cfg, root, files, env)
-				CheckNativeRestore(t, want, files, back, cfg.ReadBack != nil)
+				// A restore the agent takes in (restore.ReadBacker) is compared without its raw
+				// records, which come back in another form.
+				_, takenIn := cfg.Adapter.(restore.ReadBacker)
+				CheckNativeRestore(t, want, files, back, takenIn)
 			})
 			t.Run("foreign/"+strings.ReplaceAll(id, "/", "_"), func(t *testing.T) {
 				root, files, plan := encode(t, enc, batch, false)
@@ -318,8 +317,11 @@ func encode(t *testing.T, enc restore.Encoder, batch []*restore.Transcript, nati
 // readBack reads what a restore wrote under root with the adapter.
 func readBack(t *testing.T, cfg Config, root string, files []restore.File, env func(string) adapters.Env) *Collector {
 	t.Helper()
-	if cfg.ReadBack != nil {
-		root = cfg.ReadBack(t, files)
+	if rb, ok := cfg.Adapter.(restore.ReadBacker); ok {
+		var err error
+		if root, err = rb.ReadBackRoot(files, t.TempDir()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var c Collector
 	ReadRoot(t, cfg.Adapter, env(t.TempDir()), root, nil, &c)

@@ -9,7 +9,9 @@ import (
 // Describe implements adapters.Describer.
 func (Adapter) Describe() adapters.Description {
 	return adapters.Description{
-		Root:    "the data dir holding opencode.db or storage/ (~/.local/share/opencode)",
+		Root: "the data dir holding opencode.db or storage/ (~/.local/share/opencode)",
+		// OpenCode's database belongs to the running app, so a restore never writes into it.
+		Restore: "the document `opencode import` reads, in ROOT/pond-import/; the command imports it",
 		Fixture: adapters.Fixture{Dir: "adapters/opencode/testdata", Databases: map[string]string{"opencode.db": "opencode.sql"}},
 		Integration: adapters.Integration{
 			// The global config in XDG_CONFIG_HOME/opencode on every OS, the first of

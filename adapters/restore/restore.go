@@ -107,3 +107,11 @@ func joinReasons(a, b string) string {
 	}
 	return a + "; " + b
 }
+
+// ReadBacker is implemented by an adapter whose restore does not land in the agent's own layout
+// (OpenCode's is a document that `opencode import` takes in). ReadBackRoot lays out what a
+// restore wrote, the files, as the agent keeps it once taken in, under dir, and returns the
+// root the adapter reads it back from. Tests use it to read a restore back.
+type ReadBacker interface {
+	ReadBackRoot(files []File, dir string) (root string, err error)
+}

@@ -72,6 +72,20 @@ type Menu struct {
 	Items   []Item
 }
 
+// failing names the agents whose last sync failed, from the health the daemon keeps.
+func failing(st *view.Status) []string {
+	if st.LastSync == nil {
+		return nil
+	}
+	var out []string
+	for _, h := range st.LastSync.Health {
+		if h.Failing() {
+			out = append(out, h.Adapter)
+		}
+	}
+	return out
+}
+
 // Build is the tray for s.
 func Build(s State) Menu {
 	m := Menu{}
@@ -90,6 +104,8 @@ func Build(s State) Menu {
 		m.Icon, m.Tooltip = IconPaused, "Pond: capture needs your consent"
 	case daemonError(s) != "":
 		m.Icon, m.Tooltip = IconFailing, "Pond: "+daemonError(s)
+	case len(failing(st)) > 0:
+		m.Icon, m.Tooltip = IconFailing, "Pond: capture failing for "+strings.Join(failing(st), ", ")
 	case st.LastSync != nil && st.LastSync.Outcome == "partial":
 		m.Icon, m.Tooltip = IconFailing, "Pond: an adapter's capture is failing"
 	case s.Syncing || (st.Daemon != nil && st.Daemon.Syncing):

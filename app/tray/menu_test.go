@@ -48,6 +48,11 @@ func TestBuild(t *testing.T) {
 			[]string{"Last sync 5 min ago (failed)", "Error: last sync failed: disk full"}, nil},
 		{"adapter-failing", State{Status: ok(func(s *view.Status) { s.LastSync.Outcome = "partial" })}, IconFailing, "adapter",
 			[]string{"Last sync 5 min ago (partial)"}, nil},
+		{"agent-failing", State{Status: ok(func(s *view.Status) {
+			s.LastSync.Outcome = "partial"
+			s.LastSync.Health = []view.AdapterHealth{{Adapter: "codex-cli", Error: "permission denied"}, {Adapter: "pi-coding-agent", LastOK: "2026-11-01T00:00:00Z"}}
+		})}, IconFailing, "capture failing for codex-cli",
+			[]string{"Last sync 5 min ago (partial)"}, nil},
 		{"syncing", State{Status: ok(nil), Syncing: true}, IconSyncing, "syncing",
 			[]string{"Sync now"}, []string{"Sync now"}},
 		{"backfill", State{Status: ok(func(s *view.Status) { s.Embeddings = view.Embeddings{Enabled: true, Embedded: 250, Pending: 750} })}, IconBackfill, "embedding 750",

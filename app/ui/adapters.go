@@ -3,8 +3,10 @@ package ui
 import (
 	"context"
 	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
 	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -22,7 +24,6 @@ type Adapters struct {
 	Box      *fyne.Container
 	Status   *widget.Label
 	Checks   map[string]*widget.Check
-	Done     chan struct{}
 	OnChange func()
 }
 
@@ -39,41 +40,36 @@ func NewAdapters(api API, w fyne.Window) *Adapters {
 
 // Reload re-reads the adapters and the status.
 func (a *Adapters) Reload() {
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		ad, err := a.API.Adapters(ctx)
-		st, serr := a.API.Status(ctx)
-		fyne.Do(func() {
-			if err != nil {
-				a.Status.SetText("Could not read the adapters: " + err.Error())
-				a.done()
-				return
-			}
-			if serr != nil {
-				st = nil
-			}
-			a.show(ad.Adapters, st)
-			a.done()
-		})
-	}()
-}
-
-func (a *Adapters) done() {
-	if a.Done != nil {
-		select {
-		case a.Done <- struct{}{}:
-		default:
+	var ad *apitype.AdaptersResponse
+	var st *view.Status
+	var err, serr error
+	ask(callTimeout, func(ctx context.Context) {
+		ad, err = a.API.Adapters(ctx)
+		st, serr = a.API.Status(ctx)
+	}, func() {
+		if err != nil {
+			a.Status.SetText("Could not read the adapters: " + err.Error())
+			return
 		}
-	}
+		if serr != nil {
+			st = nil
+		}
+		a.show(ad.Adapters, st)
+	})
 }
 
 func (a *Adapters) show(ads []view.Adapter, st *view.Status) {
 	a.Box.RemoveAll()
 	counts := map[string]view.AgentCount{}
+	health := map[string]view.AdapterHealth{}
 	if st != nil {
 		for _, c := range st.Agents {
 			counts[c.Agent] = c
+		}
+		if st.LastSync != nil {
+			for _, h := range st.LastSync.Health {
+				health[h.Adapter] = h
+			}
 		}
 	}
 	for _, ad := range ads {
@@ -92,7 +88,11 @@ func (a *Adapters) show(ads []view.Adapter, st *view.Status) {
 			where = "not found on this machine"
 		}
 		c := counts[ad.Name]
-		info := widget.NewLabel(fmt.Sprintf("Files: %s\nCaptured: %d sessions, %d messages", where, c.Sessions, c.Messages))
+		text := fmt.Sprintf("Files: %s\nCaptured: %d sessions, %d messages", where, c.Sessions, c.Messages)
+		if h, ok := health[ad.Name]; ok || ad.Enabled {
+			text += "\n" + HealthText(h)
+		}
+		info := widget.NewLabel(text)
 		info.Wrapping = fyne.TextWrapWord
 		a.Box.Add(container.NewBorder(nil, nil, nil, check, container.NewVBox(name, info)))
 		a.Box.Add(widget.NewSeparator())
@@ -114,20 +114,53 @@ func (a *Adapters) set(name string, on bool) {
 	if on {
 		action = "enable"
 	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_, err := a.API.SetAdapters(ctx, &apitype.AdapterRequest{Action: action, Name: name})
-		fyne.Do(func() {
-			if err != nil {
-				a.Status.SetText(fmt.Sprintf("Could not %s %s: %v", action, name, err))
-				a.done()
-				return
-			}
-			if a.OnChange != nil {
-				a.OnChange()
-			}
-			a.Reload()
-		})
-	}()
+	var err error
+	ask(callTimeout, func(ctx context.Context) {
+		_, err = a.API.SetAdapters(ctx, &apitype.AdapterRequest{Action: action, Name: name})
+	}, func() {
+		if err != nil {
+			a.Status.SetText(fmt.Sprintf("Could not %s %s: %v", action, name, err))
+			return
+		}
+		if a.OnChange != nil {
+			a.OnChange()
+		}
+		a.Reload()
+	})
+}
+
+// HealthText says how an agent's capture is doing: when it last worked, what its changed files
+// held that the adapter could not read (an agent update shows here first), or its error.
+func HealthText(h view.AdapterHealth) string {
+	var b strings.Builder
+	switch {
+	case h.Failing():
+		fmt.Fprintf(&b, "Failing since %s: %s", day(h.FailingSince), h.Error)
+		if h.LastOK != "" {
+			fmt.Fprintf(&b, "\nLast worked %s", clock(h.LastOK))
+		}
+	case h.LastOK != "":
+		fmt.Fprintf(&b, "Working; last capture %s", clock(h.LastOK))
+	default:
+		b.WriteString("Not captured yet")
+	}
+	if h.Malformed > 0 {
+		fmt.Fprintf(&b, "\n%d malformed %s in its latest files", h.Malformed, plural(h.Malformed, "record", "records"))
+		if len(h.Problems) > 0 {
+			p := h.Problems[0]
+			fmt.Fprintf(&b, " (first: %s:%d: %s)", filepath.Base(p.Path), p.Line, p.Error)
+		}
+	}
+	if len(h.Unknown) > 0 {
+		kinds := slices.Sorted(maps.Keys(h.Unknown))
+		fmt.Fprintf(&b, "\nKept but not read yet (the agent's format moved?): %s", strings.Join(kinds, ", "))
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -6,7 +6,12 @@ package ui
 
 import (
 	"context"
+	"time"
 
+	"fyne.io/fyne/v2"
+
+	// Before Fyne's init: no locale error on C.UTF-8 machines (see the package).
+	_ "github.com/pondhq/pond/app/fynelocale"
 	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/session/view"
 )
@@ -21,4 +26,21 @@ type API interface {
 	SetAdapters(ctx context.Context, req *apitype.AdapterRequest) (*apitype.AdaptersResponse, error)
 	Consent(ctx context.Context) (*apitype.Consent, error)
 	SetConsent(ctx context.Context, req *apitype.Consent) (*apitype.Consent, error)
+}
+
+// callTimeout bounds one exchange with the daemon; a restore may take longer.
+const (
+	callTimeout   = 10 * time.Second
+	resumeTimeout = 30 * time.Second
+)
+
+// ask runs calls to the daemon off the UI goroutine, under one deadline, then apply on it (the
+// answers reach apply through the variables calls set).
+func ask(timeout time.Duration, calls func(ctx context.Context), apply func()) {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		calls(ctx)
+		fyne.Do(apply)
+	}()
 }

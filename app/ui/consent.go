@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -23,7 +22,6 @@ type Consent struct {
 	Current *widget.Label
 	Grant   *widget.Button
 	Decline *widget.Button
-	Done    chan struct{}
 	// OnChange runs after the choice was recorded (the tray re-reads its state).
 	OnChange func()
 }
@@ -54,57 +52,45 @@ func NewConsent(api API, w fyne.Window, archive string) *Consent {
 
 // Reload reads the detected agents and the current choice.
 func (c *Consent) Reload() {
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		ad, err := c.API.Adapters(ctx)
-		cons, cerr := c.API.Consent(ctx)
-		fyne.Do(func() {
-			if err != nil {
-				c.Agents.SetText("Could not ask the daemon which agents are here: " + err.Error())
-			} else {
-				c.Agents.SetText(DetectedText(ad.Adapters))
-			}
-			if cerr == nil {
-				c.Current.SetText("Current choice: " + strings.ReplaceAll(cons.Capture, "_", " "))
-			}
-			c.done()
-		})
-	}()
-}
-
-func (c *Consent) done() {
-	if c.Done != nil {
-		select {
-		case c.Done <- struct{}{}:
-		default:
+	var ad *apitype.AdaptersResponse
+	var cons *apitype.Consent
+	var err, cerr error
+	ask(callTimeout, func(ctx context.Context) {
+		ad, err = c.API.Adapters(ctx)
+		cons, cerr = c.API.Consent(ctx)
+	}, func() {
+		if err != nil {
+			c.Agents.SetText("Could not ask the daemon which agents are here: " + err.Error())
+		} else {
+			c.Agents.SetText(DetectedText(ad.Adapters))
 		}
-	}
+		if cerr == nil {
+			c.Current.SetText("Current choice: " + strings.ReplaceAll(cons.Capture, "_", " "))
+		}
+	})
 }
 
 func (c *Consent) set(capture string) {
 	c.Grant.Disable()
 	c.Decline.Disable()
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		res, err := c.API.SetConsent(ctx, &apitype.Consent{Capture: capture})
-		fyne.Do(func() {
-			c.Grant.Enable()
-			c.Decline.Enable()
-			if err != nil {
-				c.Current.SetText("Could not record the choice: " + err.Error())
-			} else if res.Capture == "granted" {
-				c.Current.SetText("Capture is on. The tray's Sync now captures at once.")
-			} else {
-				c.Current.SetText("Capture is off. Nothing is read; turn it on from the tray.")
-			}
-			if c.OnChange != nil {
-				c.OnChange()
-			}
-			c.done()
-		})
-	}()
+	var res *apitype.Consent
+	var err error
+	ask(callTimeout, func(ctx context.Context) {
+		res, err = c.API.SetConsent(ctx, &apitype.Consent{Capture: capture})
+	}, func() {
+		c.Grant.Enable()
+		c.Decline.Enable()
+		if err != nil {
+			c.Current.SetText("Could not record the choice: " + err.Error())
+		} else if res.Capture == "granted" {
+			c.Current.SetText("Capture is on. The tray's Sync now captures at once.")
+		} else {
+			c.Current.SetText("Capture is off. Nothing is read; turn it on from the tray.")
+		}
+		if c.OnChange != nil {
+			c.OnChange()
+		}
+	})
 }
 
 // DetectedText lists the agents found on this machine and where.

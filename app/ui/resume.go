@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -25,17 +24,16 @@ var Launch = func(argv [][]string, dir string) (string, error) { return terminal
 // Resume restores session (of agent) into agent through the API in the background and
 // calls done with the outcome (a refusal is an outcome too) or the failure.
 func Resume(api API, session, agent string, done func(*view.ResumeOutcome, error)) {
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		o, err := api.Resume(ctx, &apitype.ResumeRequest{Session: session, To: agent})
+	var o *view.ResumeOutcome
+	var err error
+	ask(resumeTimeout, func(ctx context.Context) {
+		o, err = api.Resume(ctx, &apitype.ResumeRequest{Session: session, To: agent})
 		if err != nil {
 			if ro, ok := apitype.RefusedRestore(err); ok {
 				o, err = ro, nil
 			}
 		}
-		fyne.Do(func() { done(o, err) })
-	}()
+	}, func() { done(o, err) })
 }
 
 // OutcomeText says what a restore did and what to do next.

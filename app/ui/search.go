@@ -34,8 +34,15 @@ type Search struct {
 	// Copy puts text on the clipboard (the window's clipboard when nil).
 	Copy func(string)
 
-	Entry  *searchEntry
-	Mode   *widget.Select
+	Entry *searchEntry
+	Mode  *widget.Select
+	// The filters: agent ("Any agent" or a name), project (a substring), period, role.
+	Agent   *widget.Select
+	Project *widget.Entry
+	Since   *widget.Select
+	Role    *widget.Select
+	// Now is the clock the period filter counts back from (time.Now when nil).
+	Now    func() time.Time
 	Status *widget.Label
 	List   *widget.List
 	Empty  *widget.Label
@@ -72,6 +79,19 @@ func NewSearch(api API, w fyne.Window) *Search {
 		}
 		s.schedule()
 	}
+	s.Agent = widget.NewSelect([]string{anyAgent}, func(string) { s.schedule() })
+	s.Agent.SetSelected(anyAgent)
+	s.Project = widget.NewEntry()
+	s.Project.SetPlaceHolder("Project contains…")
+	s.Project.OnChanged = func(string) { s.schedule() }
+	periods := make([]string, len(Periods))
+	for i, p := range Periods {
+		periods[i] = p.Label
+	}
+	s.Since = widget.NewSelect(periods, func(string) { s.schedule() })
+	s.Since.SetSelected(Periods[0].Label)
+	s.Role = widget.NewSelect([]string{anyRole, "user", "assistant"}, func(string) { s.schedule() })
+	s.Role.SetSelected(anyRole)
 	s.Status = widget.NewLabel("Type to search every captured session.")
 	s.Status.Truncation = fyne.TextTruncateEllipsis
 	s.Empty = widget.NewLabel("")
@@ -100,7 +120,8 @@ func NewSearch(api API, w fyne.Window) *Search {
 	open := widget.NewButton("Open transcript (Enter)", s.open)
 	resume := widget.NewButton("Resume (Ctrl+Enter)", s.resume)
 	cp := widget.NewButton("Copy resume command (Ctrl+C)", s.copyCommand)
-	top := container.NewBorder(nil, nil, nil, s.Mode, s.Entry)
+	filters := container.NewBorder(nil, nil, s.Agent, container.NewHBox(s.Since, s.Role), s.Project)
+	top := container.NewVBox(container.NewBorder(nil, nil, nil, s.Mode, s.Entry), filters)
 	bottom := container.NewVBox(container.NewHBox(open, resume, cp), s.Status)
 	w.SetContent(container.NewBorder(top, bottom, nil, nil, container.NewStack(s.List, s.Empty)))
 	w.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { s.resume() })
@@ -116,7 +137,57 @@ func NewSearch(api API, w fyne.Window) *Search {
 			s.Focus()
 		}
 	})
+	s.loadAgents()
 	return s
+}
+
+const (
+	anyAgent = "Any agent"
+	anyRole  = "Any role"
+)
+
+// Periods are the period filter's choices: how many days back from today (0: no limit).
+var Periods = []struct {
+	Label string
+	Days  int
+}{{"Any time", 0}, {"Today", 1}, {"Past week", 7}, {"Past month", 31}, {"Past year", 366}}
+
+// loadAgents fills the agent filter with the agents the daemon knows.
+func (s *Search) loadAgents() {
+	var ad *apitype.AdaptersResponse
+	var err error
+	ask(callTimeout, func(ctx context.Context) { ad, err = s.API.Adapters(ctx) }, func() {
+		if err != nil {
+			return // the filter keeps "Any agent"; a search says what is wrong with the daemon
+		}
+		names := []string{anyAgent}
+		for _, a := range ad.Adapters {
+			names = append(names, a.Name)
+		}
+		s.Agent.SetOptions(names)
+	})
+}
+
+// Filters are the filters as the window shows them.
+func (s *Search) Filters() view.SearchFilters {
+	var f view.SearchFilters
+	if a := s.Agent.Selected; a != "" && a != anyAgent {
+		f.SourceAgent = a
+	}
+	f.Project = view.ProjectFilter(strings.TrimSpace(s.Project.Text))
+	for _, p := range Periods {
+		if p.Label == s.Since.Selected && p.Days > 0 {
+			now := time.Now
+			if s.Now != nil {
+				now = s.Now
+			}
+			f.FromDate = now().UTC().AddDate(0, 0, 1-p.Days).Format(time.DateOnly)
+		}
+	}
+	if r := s.Role.Selected; r != "" && r != anyRole {
+		f.Role = r
+	}
+	return f
 }
 
 // Focus puts the cursor in the query.
@@ -217,14 +288,17 @@ func (s *Search) mode() string {
 // schedule runs the query after the debounce; a later keystroke replaces it, and an answer
 // to an older query is dropped.
 func (s *Search) schedule() {
-	q, mode := strings.TrimSpace(s.Entry.Text), s.mode()
+	if s.Role == nil {
+		return // still being built: a select's first SetSelected calls back
+	}
+	q, mode, filters := strings.TrimSpace(s.Entry.Text), s.mode(), s.Filters()
 	s.mu.Lock()
 	s.seq++
 	seq := s.seq
 	if s.timer != nil {
 		s.timer.Stop()
 	}
-	s.timer = time.AfterFunc(s.Debounce, func() { s.run(seq, q, mode) })
+	s.timer = time.AfterFunc(s.Debounce, func() { s.run(seq, q, mode, filters) })
 	s.mu.Unlock()
 }
 
@@ -234,7 +308,7 @@ func (s *Search) current(seq int) bool {
 	return seq == s.seq
 }
 
-func (s *Search) run(seq int, q, mode string) {
+func (s *Search) run(seq int, q, mode string, filters view.SearchFilters) {
 	if q == "" {
 		fyne.Do(func() {
 			if s.current(seq) {
@@ -243,9 +317,9 @@ func (s *Search) run(seq int, q, mode string) {
 		})
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
-	req := &apitype.SearchRequest{SearchRequest: view.SearchRequest{Query: q, Mode: mode, Limit: 50}}
+	req := &apitype.SearchRequest{SearchRequest: view.SearchRequest{Query: q, Mode: mode, Filters: filters, Limit: 50}}
 	res, err := s.API.Search(ctx, req)
 	if !s.current(seq) {
 		return // a newer keystroke owns the window
@@ -280,7 +354,7 @@ func (s *Search) apply(q string, res *view.SearchResult, err error) {
 		s.Status.SetText("Type to search every captured session.")
 	case len(res.Sessions) == 0:
 		s.results = nil
-		s.Empty.SetText(EmptyText(q, res))
+		s.Empty.SetText(EmptyText(q, res, s.Filters() != view.SearchFilters{}))
 		s.Empty.Show()
 		s.Status.SetText(fmt.Sprintf("No matches (%s%s)", res.Mode, s.timing(res)))
 	default:
@@ -310,9 +384,12 @@ func (s *Search) timing(res *view.SearchResult) string {
 }
 
 // EmptyText says what to try when a search found nothing, rather than implying absence.
-func EmptyText(q string, res *view.SearchResult) string {
+func EmptyText(q string, res *view.SearchResult, filtered bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Nothing matched “%s”.", q)
+	if filtered {
+		b.WriteString("\nThe filters narrow it: try Any agent, Any time, Any role or no project.")
+	}
 	if res.Mode == view.ModeFTS {
 		b.WriteString("\nTry fewer or shorter words, a prefix (refact*), or Hybrid mode to find related wording.")
 	} else {

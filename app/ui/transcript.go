@@ -70,13 +70,12 @@ func BuildTranscript(api API, w fyne.Window, id string, onResume func()) *Transc
 func (t *Transcript) Load() {
 	after := t.last
 	t.More.Disable()
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
+	var p *view.SessionPage
+	var err error
+	ask(callTimeout, func(ctx context.Context) {
 		req := &apitype.GetSessionRequest{GetSessionRequest: view.GetSessionRequest{ID: t.Session, Limit: PageSize, AfterMessageID: after}}
-		p, err := t.API.GetSession(ctx, req)
-		fyne.Do(func() { t.apply(p, err) })
-	}()
+		p, err = t.API.GetSession(ctx, req)
+	}, func() { t.apply(p, err) })
 }
 
 func (t *Transcript) apply(p *view.SessionPage, err error) {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -101,6 +102,47 @@ func TestSearchWindow(t *testing.T) {
 	s.Mode.SetSelected("Semantic")
 	if s.Mode.Selected != "Full text" || s.Status.Text != "Semantic search needs the model" {
 		t.Errorf("semantic with no model: mode %q, status %q", s.Mode.Selected, s.Status.Text)
+	}
+}
+
+// TestSearchFilters: each filter reaches the daemon, and an empty answer under filters says so.
+func TestSearchFilters(t *testing.T) {
+	srv := archive(t)
+	s, w := newSearch(t, srv.Client)
+	w.Canvas().Focus(s.Entry)
+	s.Now = func() time.Time { return time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC) }
+	waitFor(t, func() bool { return slices.Contains(s.Agent.Options, "codex-cli") })
+	test.Type(s.Entry, "test")
+	wait(t, s.Done)
+	all := len(s.Results())
+	if all == 0 {
+		t.Fatal("no results without filters")
+	}
+	steps := []struct {
+		name  string
+		set   func()
+		want  view.SearchFilters
+		found bool
+	}{
+		{"other agent", func() { s.Agent.SetSelected("codex-cli") }, view.SearchFilters{SourceAgent: "codex-cli"}, false},
+		{"own agent", func() { s.Agent.SetSelected("claude-code") }, view.SearchFilters{SourceAgent: "claude-code"}, true},
+		{"role", func() { s.Role.SetSelected("user") }, view.SearchFilters{SourceAgent: "claude-code", Role: "user"}, true},
+		{"project", func() { s.Project.SetText("no-such-project") }, view.SearchFilters{SourceAgent: "claude-code", Role: "user", Project: "no-such-project"}, false},
+		{"cleared", func() { s.Project.SetText(""); s.Agent.SetSelected("Any agent"); s.Role.SetSelected("Any role") }, view.SearchFilters{}, true},
+		{"past week", func() { s.Since.SetSelected("Past week") }, view.SearchFilters{FromDate: "2026-11-25"}, false},
+	}
+	for _, st := range steps {
+		fyne.DoAndWait(st.set)
+		wait(t, s.Done)
+		if got := s.Filters(); got != st.want {
+			t.Errorf("%s: filters %+v, want %+v", st.name, got, st.want)
+		}
+		if found := len(s.Results()) > 0; found != st.found {
+			t.Errorf("%s: %d results, want found=%v", st.name, len(s.Results()), st.found)
+		}
+		if !st.found && !strings.Contains(s.Empty.Text, "filters narrow it") {
+			t.Errorf("%s: the empty text does not point at the filters: %q", st.name, s.Empty.Text)
+		}
 	}
 }
 
@@ -221,15 +263,16 @@ func TestConsentWindow(t *testing.T) {
 	w := a.NewWindow("consent")
 	c := NewConsent(srv.Client, w, srv.Dirs.Data.Path)
 	waitFor(t, func() bool { return strings.Contains(c.Agents.Text, "claude-code") })
-	c.Done = make(chan struct{}, 1)
 	for _, tt := range []struct {
-		name string
-		btn  *widget.Button
-		want string
-	}{{"grant", c.Grant, "granted"}, {"decline", c.Decline, "declined"}} {
+		name  string
+		btn   *widget.Button
+		want  string
+		label string
+	}{{"grant", c.Grant, "granted", "Capture is on"}, {"decline", c.Decline, "declined", "Capture is off"}} {
 		t.Run(tt.name, func(t *testing.T) {
 			test.Tap(tt.btn)
-			wait(t, c.Done)
+			// The window says what was recorded only once the daemon answered.
+			waitFor(t, func() bool { return strings.HasPrefix(c.Current.Text, tt.label) })
 			got, err := srv.Client.Consent(context.Background())
 			if err != nil || got.Capture != tt.want {
 				t.Errorf("consent: got %+v, %v want %s", got, err, tt.want)
@@ -244,7 +287,6 @@ func TestAdaptersWindow(t *testing.T) {
 	w := a.NewWindow("adapters")
 	ad := NewAdapters(srv.Client, w)
 	waitFor(t, func() bool { return ad.Checks["claude-code"] != nil })
-	ad.Done = make(chan struct{}, 4)
 	var on bool
 	fyne.DoAndWait(func() { on = ad.Checks["claude-code"].Checked })
 	if !on {
@@ -322,4 +364,29 @@ func findButton(o fyne.CanvasObject, label string) *widget.Button {
 		}
 	}
 	return nil
+}
+
+func TestHealthText(t *testing.T) {
+	time.Local = time.UTC
+	tests := []struct {
+		name string
+		h    view.AdapterHealth
+		want []string
+	}{
+		{"never", view.AdapterHealth{}, []string{"Not captured yet"}},
+		{"working", view.AdapterHealth{LastOK: "2026-11-30T10:00:00Z"}, []string{"Working; last capture 2026-11-30 10:00:00"}},
+		{"format changed", view.AdapterHealth{LastOK: "2026-11-30T10:00:00Z", Malformed: 4,
+			Problems: []view.Problem{{Path: "/h/.codex/sessions/r.jsonl", Line: 7, Error: "unexpected end"}}, Unknown: map[string]int{"b": 1, "a": 2}},
+			[]string{"4 malformed records", "r.jsonl:7: unexpected end", "not read yet (the agent's format moved?): a, b"}},
+		{"failing", view.AdapterHealth{LastOK: "2026-11-28T10:00:00Z", FailingSince: "2026-11-29T10:00:00Z", Error: "permission denied"},
+			[]string{"Failing since 2026-11-29: permission denied", "Last worked 2026-11-28 10:00:00"}},
+	}
+	for _, tt := range tests {
+		got := HealthText(tt.h)
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: %q lacks %q", tt.name, got, w)
+			}
+		}
+	}
 }

@@ -92,6 +92,8 @@ func SaveLastSync(stateDir string, r *view.SyncReport, runErr error) error {
 	if runErr != nil {
 		ls.Outcome, ls.Error = "failed", runErr.Error()
 	}
+	prev, _ := ReadLastSync(stateDir)
+	ls.Health = nextHealth(prev.Health, r)
 	b, _ := json.MarshalIndent(ls, "", "  ")
 	return writeAtomic(filepath.Join(stateDir, "last-sync.json"), b)
 }

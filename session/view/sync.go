@@ -97,7 +97,31 @@ type LastSync struct {
 	MessagesInserted int     `json:"messages_inserted"`
 	Outcome          string  `json:"outcome"`
 	Error            string  `json:"error,omitempty"`
+	// Health is each adapter's capture health, carried over from earlier syncs for the
+	// adapters this one did not run.
+	Health []AdapterHealth `json:"health,omitempty"`
 }
+
+// AdapterHealth is how capture of one agent is doing, for the tray and `pond status`: an agent
+// update that changes its format shows here as malformed lines, unknown record types or an
+// error, next to when capture last worked.
+type AdapterHealth struct {
+	Adapter string `json:"adapter"`
+	// LastOK is when a sync last ran this adapter without an error (RFC 3339; "" never).
+	LastOK string `json:"last_ok,omitempty"`
+	// Malformed and Unknown count what the last sync that read changed files found in them:
+	// malformed records, and record types kept only as raw options. Problems are the first
+	// few malformed ones.
+	Malformed int            `json:"malformed,omitempty"`
+	Unknown   map[string]int `json:"unknown,omitempty"`
+	Problems  []Problem      `json:"problems,omitempty"`
+	// Error is the last sync's error for the whole adapter; FailingSince when that started.
+	Error        string `json:"error,omitempty"`
+	FailingSince string `json:"failing_since,omitempty"`
+}
+
+// Failing reports whether the adapter's last sync failed.
+func (h AdapterHealth) Failing() bool { return h.Error != "" }
 
 // ImportSummary totals an import of canonical JSONL.
 type ImportSummary struct {
