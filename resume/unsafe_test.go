@@ -288,12 +288,7 @@ func TestCommandQuotesArchiveValues(t *testing.T) {
 	if err := os.Mkdir(cwd, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	bin := t.TempDir()
-	for _, name := range []string{"claude", "codex", "gemini", "opencode", "pi"} {
-		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\nexit 0\n"), 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	bin := t.TempDir() // a stand-in for each agent's command, written as the outcomes name them
 	s := openStore(t)
 	synthetic(t, s, cwd, map[string]string{"3b2a1c0d-0000-4000-8000-000000000001": ""})
 	for _, to := range resume.Targets() {
@@ -301,6 +296,11 @@ func TestCommandQuotesArchiveValues(t *testing.T) {
 			o := restore(t, s, resume.Request{Session: "3b2a1c0d-0000-4000-8000-000000000001", To: to, OutDir: t.TempDir()})
 			if o.Status != resume.OK {
 				t.Fatalf("%s: %s", o.Status, o.Message)
+			}
+			for _, step := range o.Argv {
+				if err := os.WriteFile(filepath.Join(bin, filepath.Base(step[0])), []byte("#!/bin/sh\nexit 0\n"), 0o700); err != nil {
+					t.Fatal(err)
+				}
 			}
 			cmd := exec.Command("sh", "-c", o.Command)
 			cmd.Dir, cmd.Env = base, []string{"PATH=" + bin + ":/usr/bin:/bin"}

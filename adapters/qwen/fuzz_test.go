@@ -1,0 +1,95 @@
+package qwen
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/adapters/adaptertest"
+	"github.com/pondhq/pond/session"
+)
+
+// FuzzRead feeds arbitrary files to Read, whole and cut in two (the second half appended and
+// read from the first read's cursor): no panic, every stream passes the store's validator (the collector checks), and
+// a file of JSON lines read in two goes gives the keys one read gives.
+func FuzzRead(f *testing.F) {
+	for _, key := range []string{liveKey, demoKey} {
+		b, err := os.ReadFile(filepath.Join("testdata", key))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, uint16(len(b)/2))
+	}
+	f.Add([]byte(`{"type":"user","uuid":"u","message":{"parts":[7,null,{"text":3},{"functionResponse":{"response":[]}}]}}`+"\n"+`{"type":"system","subtype":"parent_session","systemPayload":"x"}`), uint16(30))
+	f.Add([]byte(`{"type":"system","subtype":"parent_session","systemPayload":{"parentSessionId":"p"}}`+"\n"+`{"uuid":"x","type":"assistant","message":"m"}`+"\n"+`{"uuid":"x"`), uint16(90))
+	for _, v := range adaptertest.Hostile() { // bounds: depth, a long line, invalid UTF-8
+		f.Add([]byte(`{"uuid":"u","sessionId":"s","cwd":"/w","timestamp":"2026-01-01T00:00:00Z","type":"user","message":{"role":"user","parts":[{"text":"go"}]}}`+"\n"+
+			`{"uuid":"a","type":"assistant","message":{"role":"model","parts":[{"functionCall":{"id":"c","name":"n","args":`+v+`}}]}}`+"\n"+
+			`{"uuid":"r","type":"tool_result","message":{"role":"user","parts":[{"text":`+v+`}]}}`+"\n"), uint16(120))
+	}
+
+	layouts := []string{
+		"projects/-p/chats/0f0e0d0c-0b0a-4909-8807-060504030201.jsonl",
+		"projects/-p/chats/archive/0f0e0d0c-0b0a-4909-8807-060504030202.jsonl",
+		"projects/-p/subagents/0f0e0d0c-0b0a-4909-8807-060504030201/agent-a1.jsonl",
+	}
+	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
+		key := layouts[int(cut)%len(layouts)]
+		path := filepath.Join(t.TempDir(), filepath.FromSlash(key))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var whole adaptertest.Collector
+		readFile(t, key, path, adapters.Cursor{}, &whole)
+
+		n := min(int(cut), len(data))
+		if err := os.WriteFile(path, data[:n], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var first, second adaptertest.Collector
+		cur := readFile(t, key, path, adapters.Cursor{}, &first)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		readFile(t, key, path, cur, &second)
+		// Not when a line is not JSON: the first go may take a JSON prefix of it for a whole
+		// line, as a live read must.
+		if !jsonLines(data) {
+			return
+		}
+		split := keys(&first)
+		for k := range keys(&second) {
+			split[k] = true
+		}
+		if diff := cmp.Diff(keys(&whole), split); diff != "" {
+			t.Errorf("keys read in two goes (cut at %d) differ from one read (-one +two):\n%s", n, diff)
+		}
+	})
+}
+
+// keys are the distinct archive keys of a collection's events.
+func keys(c *adaptertest.Collector) map[session.Key]bool {
+	out := map[session.Key]bool{}
+	for _, e := range c.Events {
+		out[e.Key()] = true
+	}
+	return out
+}
+
+// jsonLines reports whether every non-blank line of data is JSON.
+func jsonLines(data []byte) bool {
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if l = bytes.TrimRight(l, "\r"); len(bytes.TrimSpace(l)) > 0 && !json.Valid(l) {
+			return false
+		}
+	}
+	return true
+}
