@@ -22,9 +22,12 @@ type sessionRecord struct {
 	id, parentID        string
 	directory, worktree string
 	projectID           string
-	created, updated    int64           // ms since the epoch; 0 when absent
-	source              json.RawMessage // options.source
-	loc                 adapters.Location
+	created, updated    int64 // ms since the epoch; 0 when absent
+	// hasCreated is set when the record holds a creation time, even 0: OpenCode takes a session
+	// created at the epoch (a restore of a session that recorded no time at all writes one).
+	hasCreated bool
+	source     json.RawMessage // options.source
+	loc        adapters.Location
 }
 
 // record is one message or part: a database row or a legacy JSON file.
@@ -96,8 +99,8 @@ func emitSession(ctx context.Context, s sessionRecord, msgs []messageRecord, ext
 			}
 		}
 	}
-	created := s.created
-	if created == 0 {
+	created, known := s.created, s.hasCreated
+	if created == 0 && !known {
 		for _, m := range msgs {
 			if m.err == nil && m.created != 0 {
 				created = m.created
@@ -105,15 +108,16 @@ func emitSession(ctx context.Context, s sessionRecord, msgs []messageRecord, ext
 			}
 		}
 	}
-	if created == 0 {
+	if created == 0 && !known {
 		created = s.updated
 	}
+	known = known || created != 0
 	project := firstNonEmpty(s.directory, s.worktree, s.projectID)
 	switch {
 	case s.id == "":
 		out.Malformed(s.loc, errors.New("session without an id"))
 		return held, nil
-	case created == 0:
+	case !known:
 		out.Malformed(s.loc, errors.New("session without a creation time"))
 		return held, nil
 	case project == "":
@@ -473,6 +477,12 @@ func (d doc) bool(k string) bool {
 func (d doc) num(k string) int64 {
 	n, _ := d.Object().Int(k)
 	return n
+}
+
+// has reports whether member k is a number.
+func (d doc) has(k string) bool {
+	_, ok := d.Object().Int(k)
+	return ok
 }
 
 // obj is the member k, one of those dataShape reads along.

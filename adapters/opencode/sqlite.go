@@ -309,13 +309,14 @@ func loadDBSession(ctx context.Context, env adapters.Env, path, id string) (*dbS
 	sr := srows[0]
 	l := &dbSession{stamp: stamps[0].String()}
 	s := sessionRecord{
-		id:        id,
-		parentID:  sr.str("parent_id"),
-		directory: sr.str("directory"),
-		projectID: sr.str("project_id"),
-		created:   sr.int("time_created"),
-		updated:   sr.int("time_updated"),
-		loc:       at(id),
+		id:         id,
+		parentID:   sr.str("parent_id"),
+		directory:  sr.str("directory"),
+		projectID:  sr.str("project_id"),
+		created:    sr.int("time_created"),
+		hasCreated: sr.get("time_created") != nil,
+		updated:    sr.int("time_updated"),
+		loc:        at(id),
 	}
 	extra := []any{"db", name}
 	if s.projectID != "" && sch["project"] != nil {

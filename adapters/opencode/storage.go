@@ -135,13 +135,14 @@ func readStorage(ctx context.Context, src adapters.Source, out adapters.Emitter)
 // record is the session of a parsed session file, with its project file (nil when absent).
 func (ts *treeSession) record(dir string, project []byte) sessionRecord {
 	s := sessionRecord{
-		id:        ts.id,
-		parentID:  ts.data.str("parentID"),
-		directory: ts.data.str("directory"),
-		projectID: ts.project,
-		created:   ts.data.obj("time").num("created"),
-		updated:   ts.data.obj("time").num("updated"),
-		loc:       adapters.Location{Path: ts.file},
+		id:         ts.id,
+		parentID:   ts.data.str("parentID"),
+		directory:  ts.data.str("directory"),
+		projectID:  ts.project,
+		created:    ts.data.obj("time").num("created"),
+		hasCreated: ts.data.obj("time").has("created"),
+		updated:    ts.data.obj("time").num("updated"),
+		loc:        adapters.Location{Path: ts.file},
 	}
 	var extra []any
 	if p, err := readDoc(project); err == nil {
