@@ -6,6 +6,7 @@ package adaptertest
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"testing"
 
@@ -135,6 +136,22 @@ func ReadRoot(t testing.TB, a adapters.Adapter, env adapters.Env, root string, c
 			t.Fatalf("%s: read %s returned a cursor without the source's stamp", a.Name(), src.Key)
 		}
 		next[src.Key] = nc
+	}
+	return next
+}
+
+// ReadSource reads the one file at path as the source key (its stamp from the file as it is now),
+// from cur, into c, and returns the next cursor.
+func ReadSource(t testing.TB, a adapters.Adapter, env adapters.Env, key, path string, cur adapters.Cursor, c *Collector) adapters.Cursor {
+	t.Helper()
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := adapters.Source{Key: key, Path: path, Stamp: adapters.FileStamp(info), Size: info.Size(), ModTime: info.ModTime()}
+	next, err := a.Read(context.Background(), env, src, cur, c)
+	if err != nil {
+		t.Fatalf("%s: read %s: %v", a.Name(), key, err)
 	}
 	return next
 }

@@ -35,16 +35,7 @@ func readTestdata(t *testing.T) *adaptertest.Collector {
 // readFile reads one file as a source under key.
 func readFile(t testing.TB, key, path string, cur adapters.Cursor, c *adaptertest.Collector) adapters.Cursor {
 	t.Helper()
-	info, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := adapters.Source{Key: key, Path: path, Stamp: adapters.FileStamp(info), Size: info.Size(), ModTime: info.ModTime()}
-	next, err := Adapter{}.Read(t.Context(), testEnv, src, cur, c)
-	if err != nil {
-		t.Fatalf("read %s: %v", key, err)
-	}
-	return next
+	return adaptertest.ReadSource(t, Adapter{}, testEnv, key, path, cur, c)
 }
 
 // partView is what the table tests compare of a part.
