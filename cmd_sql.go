@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pondhq/pond/daemon"
+	"github.com/pondhq/pond/internal/atomicfile"
 	"github.com/pondhq/pond/ipc"
 	"github.com/pondhq/pond/ipc/apitype"
 	"github.com/pondhq/pond/paths"
@@ -83,7 +84,7 @@ Examples:
 func exportSQL(cmd *cobra.Command, api ipc.API, req *apitype.SQLExportRequest, output, exportsDir string) error {
 	var w io.Writer = cmd.OutOrStdout()
 	path := output
-	var f *os.File
+	var f *atomicfile.File
 	if output != "-" {
 		if path == "" {
 			if err := os.MkdirAll(exportsDir, 0o700); err != nil {
@@ -91,8 +92,13 @@ func exportSQL(cmd *cobra.Command, api ipc.API, req *apitype.SQLExportRequest, o
 			}
 			path = filepath.Join(exportsDir, time.Now().UTC().Format("20060102T150405.000000Z")+"."+req.Format)
 		}
+		// Written beside the target and committed whole: an interrupted export leaves no
+		// partial file, and an existing one is never replaced.
 		var err error
-		if f, err = os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err != nil {
+		if f, err = atomicfile.Create(path, 0o600, false); err != nil {
+			if errors.Is(err, atomicfile.ErrExists) {
+				return &exitError{code: 2, err: fmt.Errorf("%s already exists; name a new file with -o", path)}
+			}
 			return err
 		}
 		defer f.Close()
@@ -100,13 +106,13 @@ func exportSQL(cmd *cobra.Command, api ipc.API, req *apitype.SQLExportRequest, o
 	}
 	sum, err := api.SQLExport(cmd.Context(), req, w)
 	if err != nil {
-		if f != nil {
-			os.Remove(path)
-		}
 		return statementError(err)
 	}
 	if f != nil {
-		if err := f.Close(); err != nil {
+		if err := f.Commit(); err != nil {
+			if errors.Is(err, atomicfile.ErrExists) {
+				return &exitError{code: 2, err: fmt.Errorf("%s was created while the query ran; name a new file with -o", path)}
+			}
 			return err
 		}
 		note := ""

@@ -108,3 +108,31 @@ func TestArchiveIsPrivateUnderUmask022(t *testing.T) {
 		t.Fatalf("doctor after mirror.db became 0644: %+v; want a warning naming it, with the chmod that fixes it", c)
 	}
 }
+
+// TestSQLExportToFile: pond sql -o never replaces a file and leaves no partial one behind.
+func TestSQLExportToFile(t *testing.T) {
+	bin := pondBinary(t)
+	_, env := isolatedHome(t)
+	if out, code := run(t, bin, env, "sync"); code != 0 {
+		t.Fatalf("sync exited %d: %s", code, out)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "rows.csv")
+	query := "SELECT session_id FROM sessions"
+	if _, errOut, code := runErr(t, bin, env, "sql", query, "--format", "csv", "-o", path); code != 0 {
+		t.Fatalf("sql -o exited %d: %s", code, errOut)
+	}
+	first, err := os.ReadFile(path)
+	if err != nil || !strings.HasPrefix(string(first), "session_id") {
+		t.Fatalf("the export holds %.60q, %v", first, err)
+	}
+	if _, errOut, code := runErr(t, bin, env, "sql", query, "--format", "csv", "-o", path); code != 2 || !strings.Contains(errOut, "already exists") {
+		t.Fatalf("sql -o over an existing file exited %d, want 2 saying it exists:\n%s", code, errOut)
+	}
+	if again, _ := os.ReadFile(path); string(again) != string(first) {
+		t.Error("the refused export changed the file")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d entries beside the export, want none (no temporaries)", len(entries)-1)
+	}
+}
