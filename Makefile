@@ -23,7 +23,7 @@ GO := go
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION) -X main.nativeDir=$(NATIVE_DIR)
 
-.PHONY: run setup build build-headless test bench bench-sync verify-agents tray-smoke native-check fmt vet clean print-env
+.PHONY: run setup cross build build-headless test bench bench-sync verify-agents tray-smoke native-check fmt vet clean print-env
 
 # Sets up what is missing, then starts the tray (or, with no desktop session, the daemon).
 run:
@@ -47,8 +47,13 @@ tray-smoke: build
 	scripts/tray-smoke.sh bin/pond
 
 test: native-check
+	scripts/cross.sh
 	$(GO) vet -tags $(GO_TAGS) $(PKGS)
 	$(GO) test -tags $(GO_TAGS) -count=1 -timeout 30m $(PKGS)
+
+# The packages without cgo vet and build for macOS and Windows (make test runs it first).
+cross:
+	scripts/cross.sh
 
 # Resume restored sessions with the agents' own code (installed from npm into the cache).
 verify-agents: native-check
