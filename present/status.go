@@ -77,6 +77,14 @@ func Status(st *view.Status, dataDir string, subagents bool) string {
 	return b.String()
 }
 
+// Plural is one when n is 1, else many.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // healthLine is an adapter's health when something needs a look ("" when it is fine).
 func healthLine(h view.AdapterHealth) string {
 	var parts []string
@@ -88,18 +96,10 @@ func healthLine(h view.AdapterHealth) string {
 		parts = append(parts, fmt.Sprintf("failing%s: %s", since, h.Error))
 	}
 	if h.Malformed > 0 {
-		records := "records"
-		if h.Malformed == 1 {
-			records = "record"
-		}
-		parts = append(parts, fmt.Sprintf("%d malformed %s in its latest files", h.Malformed, records))
+		parts = append(parts, fmt.Sprintf("%d malformed %s in its latest files", h.Malformed, Plural(h.Malformed, "record", "records")))
 	}
 	if n := len(h.Unknown); n > 0 {
-		kinds := "record types"
-		if n == 1 {
-			kinds = "record type"
-		}
-		parts = append(parts, fmt.Sprintf("%d %s kept but not read", n, kinds))
+		parts = append(parts, fmt.Sprintf("%d %s kept but not read", n, Plural(n, "record type", "record types")))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/present"
 	"github.com/pondhq/pond/session/view"
 )
 
@@ -145,7 +146,7 @@ func HealthText(h view.AdapterHealth) string {
 		b.WriteString("Not captured yet")
 	}
 	if h.Malformed > 0 {
-		fmt.Fprintf(&b, "\n%d malformed %s in its latest files", h.Malformed, plural(h.Malformed, "record", "records"))
+		fmt.Fprintf(&b, "\n%d malformed %s in its latest files", h.Malformed, present.Plural(h.Malformed, "record", "records"))
 		if len(h.Problems) > 0 {
 			p := h.Problems[0]
 			fmt.Fprintf(&b, " (first: %s:%d: %s)", filepath.Base(p.Path), p.Line, p.Error)
@@ -156,11 +157,4 @@ func HealthText(h view.AdapterHealth) string {
 		fmt.Fprintf(&b, "\nKept but not read yet (the agent's format moved?): %s", strings.Join(kinds, ", "))
 	}
 	return b.String()
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
