@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/pondhq/pond/adapters/adaptertest"
+	"github.com/pondhq/pond/internal/fakemodel"
 	"github.com/pondhq/pond/resume"
 	"github.com/pondhq/pond/session"
 )
@@ -369,15 +371,31 @@ func agentCmd(dir string, env []string, name string, args ...string) *exec.Cmd {
 
 // conversation is the request that carried the resumed conversation: the largest one holding
 // the prompt (agents also ask for titles and the like).
-func conversation(reqs []modelRequest) []byte {
-	var best []byte
+func conversation(reqs []fakemodel.Request) fakemodel.Request {
+	var best fakemodel.Request
 	for _, r := range reqs {
-		if bytes.Contains(r.Body, []byte(verifyPrompt)) && len(r.Body) > len(best) {
-			best = r.Body
+		if r.Dialect != "" && bytes.Contains(r.Body, []byte(verifyPrompt)) && len(r.Body) > len(best.Body) {
+			best = r
 		}
 	}
 	return best
 }
+
+// fakeModel is the fake model API (internal/fakemodel) on the loopback, answering "ok".
+type fakeModel struct {
+	URL string
+	srv *fakemodel.Server
+}
+
+func newFakeModel(t *testing.T) *fakeModel {
+	srv := fakemodel.New(fakemodel.Script{})
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	return &fakeModel{URL: hs.URL, srv: srv}
+}
+
+// requests returns what was asked since the last call and forgets it.
+func (f *fakeModel) requests() []fakemodel.Request { return f.srv.Requests() }
 
 // claudeResume: `claude -p PROMPT --resume ID`, the restore's root as CLAUDE_CONFIG_DIR (Claude
 // Code finds a session id in any project folder), from an empty folder.
@@ -388,7 +406,7 @@ func claudeResume(bin string) func(t *testing.T, fake *fakeModel, o *resume.Outc
 			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"},
 			bin, "-p", verifyPrompt, "--resume", f.ID)
 		out, err := runAgent(cmd)
-		return anthropicSeen(t, conversation(fake.requests())), out, err
+		return seenIn(t, conversation(fake.requests())), out, err
 	}
 }
 
@@ -400,7 +418,7 @@ func codexResume(bin string) func(t *testing.T, fake *fakeModel, o *resume.Outco
 			bin, "exec", "--skip-git-repo-check", "-c", fmt.Sprintf("openai_base_url=%q", fake.URL+"/v1"),
 			"resume", f.ID, verifyPrompt)
 		out, err := runAgent(cmd)
-		return responsesSeen(t, conversation(fake.requests())), out, err
+		return seenIn(t, conversation(fake.requests())), out, err
 	}
 }
 
@@ -429,7 +447,7 @@ func geminiResume(script string) func(t *testing.T, fake *fakeModel, o *resume.O
 			"GOOGLE_GEMINI_BASE_URL=" + fake.URL, "GEMINI_API_KEY=pond-fake-key"},
 			"node", script, "--skip-trust", "-m", "gemini-2.5-pro", "-p", verifyPrompt, "--resume", f.ID)
 		out, err := runAgent(cmd)
-		return geminiSeen(t, conversation(fake.requests())), out, err
+		return seenIn(t, conversation(fake.requests())), out, err
 	}
 }
 
@@ -454,7 +472,7 @@ func openCodeResume(bin string) func(t *testing.T, fake *fakeModel, o *resume.Ou
 		}
 		out, err := runAgent(agentCmd(cwd, env, bin, "run", "-m", "anthropic/claude-sonnet-4-5", "--session", f.ID, verifyPrompt))
 		log.WriteString(out)
-		return anthropicSeen(t, conversation(fake.requests())), log.String(), err
+		return seenIn(t, conversation(fake.requests())), log.String(), err
 	}
 }
 
@@ -507,7 +525,7 @@ func qwenResume(node, cli string) func(t *testing.T, fake *fakeModel, o *resume.
 			"ANTHROPIC_BASE_URL=" + fake.URL, "ANTHROPIC_API_KEY=pond-fake-key", "ANTHROPIC_MODEL=claude-sonnet-4-5"},
 			node, cli, "--auth-type", "anthropic", "-p", verifyPrompt, "--resume", f.ID)
 		out, err := runAgent(cmd)
-		return anthropicSeen(t, conversation(fake.requests())), out, err
+		return seenIn(t, conversation(fake.requests())), out, err
 	}
 }
 
@@ -528,134 +546,45 @@ func qwenSanitize(cwd string) string {
 	return b.String()
 }
 
-// anthropicSeen reads a Messages API request (Claude Code, OpenCode's Anthropic provider).
-func anthropicSeen(t *testing.T, body []byte) seen {
+// seenIn reads the conversation an agent sent, leaving out what the agent itself adds in each
+// dialect: Claude Code's system reminders, Codex's context messages, Gemini CLI's session context.
+func seenIn(t *testing.T, req fakemodel.Request) seen {
 	var s seen
-	if body == nil {
+	if req.Body == nil {
 		return s
 	}
-	var req struct {
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
+	msgs, err := req.Conversation()
+	if err != nil {
 		t.Fatalf("the agent's request: %v", err)
 	}
-	for _, m := range req.Messages {
-		if m.Role != "user" && m.Role != "assistant" {
+	injected := map[fakemodel.Dialect][]string{
+		fakemodel.Anthropic: {"<system-reminder>"},
+		fakemodel.Responses: codexContext,
+		fakemodel.Gemini:    {"<session_context>"},
+	}[req.Dialect]
+	for _, m := range msgs {
+		if m.Role == "system" {
 			continue
 		}
-		var str string
-		if json.Unmarshal(m.Content, &str) == nil {
-			s.text(str)
-			continue
-		}
-		var blocks []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-			Name string `json:"name"`
-		}
-		_ = json.Unmarshal(m.Content, &blocks)
-		for _, b := range blocks {
-			switch b.Type {
-			case "text":
-				if !strings.HasPrefix(strings.TrimSpace(b.Text), "<system-reminder>") {
-					s.text(b.Text)
+	next:
+		for _, text := range m.Texts {
+			for _, p := range injected {
+				if strings.HasPrefix(strings.TrimSpace(text), p) {
+					continue next
 				}
-			case "tool_use":
-				s.Calls = append(s.Calls, b.Name)
-			case "tool_result":
-				s.Results++
 			}
+			s.text(text)
 		}
+		for _, c := range m.Calls {
+			s.Calls = append(s.Calls, c.Name)
+		}
+		s.Results += len(m.Results)
 	}
 	return s
 }
 
 // codexContext opens the user messages Codex writes itself (environment, AGENTS.md, …).
 var codexContext = []string{"<environment_context>", "<user_instructions>", "# AGENTS.md", "<turn_aborted>", "<permissions instructions>"}
-
-// responsesSeen reads a Responses API request (Codex).
-func responsesSeen(t *testing.T, body []byte) seen {
-	var s seen
-	if body == nil {
-		return s
-	}
-	var req struct {
-		Input []struct {
-			Type    string `json:"type"`
-			Role    string `json:"role"`
-			Name    string `json:"name"`
-			Content []struct {
-				Text string `json:"text"`
-			} `json:"content"`
-		} `json:"input"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		t.Fatalf("the agent's request: %v", err)
-	}
-	for _, it := range req.Input {
-		switch it.Type {
-		case "message":
-			if it.Role != "user" && it.Role != "assistant" {
-				continue
-			}
-		next:
-			for _, c := range it.Content {
-				for _, p := range codexContext {
-					if strings.HasPrefix(strings.TrimSpace(c.Text), p) {
-						continue next
-					}
-				}
-				s.text(c.Text)
-			}
-		case "function_call", "custom_tool_call":
-			s.Calls = append(s.Calls, it.Name)
-		case "local_shell_call":
-			s.Calls = append(s.Calls, "local_shell")
-		case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
-			s.Results++
-		}
-	}
-	return s
-}
-
-// geminiSeen reads a generateContent request (Gemini CLI).
-func geminiSeen(t *testing.T, body []byte) seen {
-	var s seen
-	if body == nil {
-		return s
-	}
-	var req struct {
-		Contents []struct {
-			Role  string `json:"role"`
-			Parts []struct {
-				Text         *string                `json:"text"`
-				Thought      bool                   `json:"thought"`
-				FunctionCall *struct{ Name string } `json:"functionCall"`
-				FunctionResp json.RawMessage        `json:"functionResponse"`
-			} `json:"parts"`
-		} `json:"contents"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		t.Fatalf("the agent's request: %v", err)
-	}
-	for _, c := range req.Contents {
-		for _, p := range c.Parts {
-			switch {
-			case p.FunctionCall != nil:
-				s.Calls = append(s.Calls, p.FunctionCall.Name)
-			case p.FunctionResp != nil:
-				s.Results++
-			case p.Text != nil && !p.Thought && !strings.HasPrefix(strings.TrimSpace(*p.Text), "<session_context>"):
-				s.text(*p.Text)
-			}
-		}
-	}
-	return s
-}
 
 type piSeen struct {
 	File    string   `json:"file"`
