@@ -266,7 +266,7 @@ func TestDaemonEndToEnd(t *testing.T) {
 			t.Fatalf("daemon exit after SIGTERM: %v", err)
 		}
 		d.done <- nil
-	case <-time.After(20 * time.Second):
+	case <-time.After(2 * time.Minute): // a bound on a hang, not a measure of speed
 		t.Fatal("the daemon did not stop on SIGTERM")
 	}
 	for _, s := range []string{"pond.sock", "mcp.sock"} {

@@ -21,7 +21,7 @@ func TestFollowerRebuildsOnEvents(t *testing.T) {
 	go f.Run(ctx)
 	next := func(want func(Menu) bool, what string) {
 		t.Helper()
-		deadline := time.After(20 * time.Second)
+		deadline := time.After(2 * time.Minute) // a bound on a hang
 		for {
 			select {
 			case s := <-states:
@@ -29,7 +29,7 @@ func TestFollowerRebuildsOnEvents(t *testing.T) {
 					return
 				}
 			case <-deadline:
-				t.Fatalf("the tray never showed %s", what)
+				t.Fatalf("the tray never showed %s in 2 minutes", what)
 			}
 		}
 	}

@@ -53,7 +53,11 @@ type Search struct {
 	semantic string // why semantic search is unavailable; "" when it is
 	results  []view.SessionHits
 	selected int
-	Done     chan struct{} // tests: receives after each applied answer (nil: none)
+	// shown and shownFilters are what the answer on screen was asked for.
+	shown        string
+	shownFilters view.SearchFilters
+	Done         chan struct{} // tests: receives after each applied answer (nil: none)
+	Dropped      chan string   // tests: receives the query of each answer dropped for a newer one
 	// HideTiming leaves the milliseconds out of the status line (golden renders).
 	HideTiming bool
 }
@@ -312,6 +316,7 @@ func (s *Search) run(seq int, q, mode string, filters view.SearchFilters) {
 	if q == "" {
 		fyne.Do(func() {
 			if s.current(seq) {
+				s.show(q, filters)
 				s.apply(q, nil, nil)
 			}
 		})
@@ -322,13 +327,40 @@ func (s *Search) run(seq int, q, mode string, filters view.SearchFilters) {
 	req := &apitype.SearchRequest{SearchRequest: view.SearchRequest{Query: q, Mode: mode, Filters: filters, Limit: 50}}
 	res, err := s.API.Search(ctx, req)
 	if !s.current(seq) {
-		return // a newer keystroke owns the window
+		s.dropped(q) // a newer keystroke owns the window
+		return
 	}
 	fyne.Do(func() {
 		if s.current(seq) {
+			s.show(q, filters)
 			s.apply(q, res, err)
+		} else {
+			s.dropped(q)
 		}
 	})
+}
+
+// show records which query and filters the window's answer is for.
+func (s *Search) show(q string, f view.SearchFilters) {
+	s.mu.Lock()
+	s.shown, s.shownFilters = q, f
+	s.mu.Unlock()
+}
+
+// Shown is the query and filters of the answer the window shows.
+func (s *Search) Shown() (string, view.SearchFilters) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shown, s.shownFilters
+}
+
+func (s *Search) dropped(q string) {
+	if s.Dropped != nil {
+		select {
+		case s.Dropped <- q:
+		default:
+		}
+	}
 }
 
 func (s *Search) apply(q string, res *view.SearchResult, err error) {
