@@ -65,7 +65,9 @@ func TestSchema(t *testing.T) {
 	// The event types the schema lists are the ones the adapter knows.
 	var top struct {
 		Definitions map[string]struct {
-			AnyOf      []struct{ Ref string `json:"$ref"` }
+			AnyOf []struct {
+				Ref string `json:"$ref"`
+			}
 			Properties map[string]struct{ Const json.RawMessage }
 		}
 	}
@@ -168,7 +170,7 @@ func unpackedSchema(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatalf("copilot --version: %v\n%s", err, out)
 	}
-	version := strings.TrimSuffix(strings.Fields(string(out)+" ? ? ? ?")[3], ".")
+	version := strings.TrimSuffix(strings.Fields(string(out) + " ? ? ? ?")[3], ".")
 	found, _ := filepath.Glob(filepath.Join(cache, "copilot", "pkg", "*", version, "schemas", "session-events.schema.json"))
 	if len(found) != 1 {
 		t.Fatalf("copilot %s: %d unpacked schemas under %s (%v)", version, len(found), cache, found)
