@@ -196,7 +196,6 @@ func isDir(path string, d fs.DirEntry) bool {
 // layout is what a source's key says about the file.
 type layout struct {
 	name string // the session's name in Copilot: its folder's, or the flat file's stem
-	flat bool   // session-state/<id>.jsonl
 }
 
 // classify reads a source key (a slash-separated path relative to the root, though any path
@@ -207,7 +206,7 @@ func classify(key string) layout {
 	if parts[n-1] == "events.jsonl" && n >= 2 {
 		return layout{name: parts[n-2]}
 	}
-	return layout{name: strings.TrimSuffix(parts[n-1], ".jsonl"), flat: true}
+	return layout{name: strings.TrimSuffix(parts[n-1], ".jsonl")}
 }
 
 // sessionID is the session a file holds: its name when it is a valid id, else a digest of it.
