@@ -33,7 +33,7 @@ type cursorState struct {
 // whose first chunk is further back than openCap open messages stands alone; a result whose
 // call is further back than toolsCap calls has no tool name.
 const (
-	agentsCap = 256
+	agentsCap = 64
 	openCap   = 16
 	toolsCap  = 64
 )
