@@ -43,7 +43,8 @@ func targetOf(t *testing.T, o *Options, agent string) target {
 // TestConfigGolden registers Pond in each agent's config file by editing it, from the files in
 // testdata/mcp/<agent>-<case>.txtar: "before" (none: no file), then after install, a second
 // install (which must change nothing) and uninstall, the outcomes and the files. A case ending
-// in -crlf is run with its before file's line endings made CRLF, and must keep them.
+// in -crlf is run with its before file's line endings made CRLF, and must keep them; one ending
+// in -windows registers a Windows path to pond.exe.
 func TestConfigGolden(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "mcp", "*.txtar"))
 	if len(files) == 0 {
@@ -55,6 +56,10 @@ func TestConfigGolden(t *testing.T) {
 			sections := readTxtar(t, file)
 			crlf := strings.HasSuffix(name, "-crlf")
 			o, _ := fakeEnv(t)
+			if strings.HasSuffix(name, "-windows") {
+				// The command as Windows spells it: backslashes and a drive, escaped by each format.
+				o.Exe, o.Env.GOOS = `C:\Users\Ada Lovelace\AppData\Local\Programs\Pond\pond.exe`, "windows"
+			}
 			agent, _, _ := strings.Cut(name, "-")
 			agent = map[string]string{"claude": "claude-code", "codex": "codex-cli", "copilot": "copilot-cli", "gemini": "gemini-cli", "opencode": "opencode", "qwen": "qwen-code"}[agent]
 			tg := targetOf(t, o, agent)
