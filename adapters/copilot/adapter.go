@@ -33,6 +33,10 @@
 // The session's id is its folder's name (Copilot's own session id; session.start repeats it),
 // else the flat file's name. A name that session.CheckID refuses (the SDK lets a caller choose
 // any string) becomes "copilot-<digest of the name>", with the name kept in options.source.
+//
+// Not read: session-store.db (an index the CLI derives from the event logs), the files beside
+// a session's events (workspace.yaml, checkpoints/, plan.md, files/), and the earliest layout's
+// history-session-state/*.json, of which no file has been seen to read its shape from.
 package copilot
 
 import (
