@@ -135,6 +135,18 @@ build() {
     note "native library up to date: $out"
     return 0
   fi
+  # Several checkouts (git worktrees) share the cache, its source folder and cargo's target
+  # folder: one build at a time. A build that waited may find its library built meanwhile.
+  mkdir -p "$POND_CACHE/native"
+  exec 9>"$POND_CACHE/native/build.lock"
+  if ! flock -n 9; then
+    note "another native build is running; waiting for it"
+    flock 9
+  fi
+  if stamp_ok "$out"; then
+    note "native library up to date: $out"
+    return 0
+  fi
   [[ -d $out ]] && note "cached native library at $out is incomplete or changed; rebuilding"
   command -v cargo >/dev/null || die "cargo not found: install Rust (https://rustup.rs) and re-run make setup"
   command -v protoc >/dev/null || die "protoc not found: run scripts/apt.sh (package protobuf-compiler)"
@@ -180,8 +192,9 @@ build() {
 JSON
   rm -rf "$out"
   mv "$tmp" "$out"
-  # Earlier builds for other inputs are half a gigabyte each; keep only this one.
-  find "$POND_CACHE/native" -maxdepth 1 -type d -name "${LANCEDB_GO_VERSION}-*-$(os_arch)" ! -path "$out" -exec rm -rf {} +
+  # Earlier builds for other inputs are half a gigabyte each; keep this one and the two most
+  # recent others (another checkout on another branch may still link one of them).
+  ls -1dt "$POND_CACHE/native/${LANCEDB_GO_VERSION}-"*"-$(os_arch)" 2>/dev/null | grep -v -x -F "$out" | tail -n +3 | xargs -r rm -rf
   note "built $out/libpond_native.a ($((size / 1048576)) MiB) in ${secs}s, cargo peak RSS $((${rss_kb:-0} / 1024)) MiB"
 }
 
