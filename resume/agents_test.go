@@ -133,10 +133,13 @@ func (s *seen) text(t string) {
 }
 
 // agentFillers are the turns agents put in a resumed history themselves: Claude Code between
-// two user turns (a session that ended on the user's word, then the prompt), Gemini CLI after
-// a history that ends on a tool result (a session that ended before the model answered it).
+// two user turns (a session that ended on the user's word, then the prompt) and for an
+// assistant turn it holds no text of (seen with Copilot CLI's shared small.jsonl restored into
+// it), Gemini CLI after a history that ends on a tool result (a session that ended before the
+// model answered it).
 var agentFillers = map[string]bool{
 	"No response requested.": true,
+	"(no content)":           true,
 	"[The previous response was interrupted before it completed.]": true,
 }
 
