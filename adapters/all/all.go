@@ -8,6 +8,7 @@ import (
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/claudecode"
 	"github.com/pondhq/pond/adapters/codex"
+	"github.com/pondhq/pond/adapters/copilot"
 	"github.com/pondhq/pond/adapters/gemini"
 	"github.com/pondhq/pond/adapters/opencode"
 	"github.com/pondhq/pond/adapters/pi"
@@ -23,6 +24,7 @@ func Adapters() []adapters.Adapter {
 		opencode.New(),
 		pi.New(),
 		qwen.Adapter{},
+		copilot.Adapter{},
 	}
 }
 

@@ -50,6 +50,9 @@ type ResumeFile struct {
 	Reason   string   `json:"reason,omitempty"`  // what a downgrade lost, or what was dropped
 	Bytes    int      `json:"bytes"`             // size written
 	Sidecar  bool     `json:"sidecar,omitempty"` // a file beside a transcript (e.g. sub-agent meta)
+	// Includes are the other stored sessions whose records the file holds too: sub-agents an
+	// agent keeps inline in their parent's file (Copilot CLI).
+	Includes []string `json:"includes,omitempty"`
 }
 
 // ResumeOutcome is what a restore did (`pond resume --format json`, the resume route's answer).
