@@ -64,10 +64,12 @@ func (m *Messages) Emit(i int, raw json.RawMessage) error {
 		msg.Content = textOf(n.Kid("content"))
 		return m.Out.Event(session.Event{Message: msg})
 	default:
-		// Roo Code's encrypted reasoning items, and anything else without a role the model
-		// sees: kept, carrying no conversation.
+		// Roo Code's encrypted reasoning items (no role, type "reasoning"), and anything else
+		// without a role: kept, carrying no conversation that can be read.
 		msg.Role = session.RoleSystem
-		m.Out.Unknown(at, fmt.Sprintf("message without a known role (type %q)", o.Str("type")))
+		if role != "" || o.Str("type") != "reasoning" {
+			m.Out.Unknown(at, fmt.Sprintf("message of role %q", role))
+		}
 		return m.Out.Event(session.Event{Message: msg})
 	}
 	if err := m.Out.Event(session.Event{Message: msg}); err != nil {
@@ -178,13 +180,27 @@ func (m *Messages) block(b *adapters.Node, msgID string, i int, injected, user b
 	return p, true
 }
 
-// resultFailed reads an AI-SDK tool output's type: error-text and error-json are failures.
+// resultFailed reads an AI-SDK tool output: of type error-text or error-json, or whose text
+// opens with "[ERROR]" (Roo Code's convention: a string, a {value} or a list of text items).
 func resultFailed(raw json.RawMessage) bool {
-	if adapters.Kind(raw) != '{' {
-		return false
+	isErr := func(s string) bool { return strings.HasPrefix(strings.TrimSpace(s), "[ERROR]") }
+	switch adapters.Kind(raw) {
+	case '"':
+		return isErr(adapters.Str(raw))
+	case '{':
+		n, err := adapters.ReadObject(raw, nil)
+		return err == nil && (strings.HasPrefix(n.Object().Str("type"), "error") || isErr(n.Object().Str("value")))
+	case '[':
+		failed := false
+		_ = adapters.EachElem(raw, func(val json.RawMessage, _ int) error {
+			if n, err := adapters.ReadObject(val, nil); err == nil && n.Object().Str("type") == "text" && isErr(n.Object().Str("value")) {
+				failed = true
+			}
+			return nil
+		})
+		return failed
 	}
-	n, err := adapters.ReadObject(raw, nil)
-	return err == nil && strings.HasPrefix(n.Object().Str("type"), "error")
+	return false
 }
 
 // imageData reads an image block: an Anthropic source (base64 bytes, a URL), or an AI-SDK
@@ -234,10 +250,14 @@ func textOf(n *adapters.Node) string {
 }
 
 // injectedMessage reports a message the harness wrote in the conversation: Cline's compaction
-// summaries (metadata.kind "compaction") and Roo Code's condense summaries (isSummary).
+// summaries (metadata.kind "compaction"), Roo Code's condense summaries (isSummary) and
+// truncation markers (isTruncationMarker). Messages a summary or marker hides from the model
+// (condenseParent, truncationParent) stay as they are, their record saying so.
 func injectedMessage(o adapters.Members) bool {
-	if s, _ := o.Bool("isSummary"); s {
-		return true
+	for _, k := range []string{"isSummary", "isTruncationMarker"} {
+		if s, _ := o.Bool(k); s {
+			return true
+		}
 	}
 	if md := o["metadata"]; adapters.Kind(md) == '{' {
 		if n, err := adapters.ReadObject(md, nil); err == nil && n.Object().Str("kind") == "compaction" {
