@@ -18,6 +18,7 @@ func (Adapter) Describe() adapters.Description {
 			// @cline/shared), key mcpServers, a stdio server {command, args}. `cline mcp add`
 			// opens a wizard, so the installer edits the file.
 			MCP: &adapters.MCP{
+				CLI: "cline",
 				Configs: func(env adapters.Env) []string {
 					if env.Getenv != nil {
 						if p := strings.TrimSpace(env.Getenv("CLINE_MCP_SETTINGS_PATH")); p != "" {

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/adapters/corpus"
 	"github.com/pondhq/pond/adapters/opencode"
 	"github.com/pondhq/pond/adapters/restore"
 	"github.com/pondhq/pond/session"
@@ -100,3 +101,6 @@ func (a Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 func (a Adapter) ReadBackRoot(files []restore.File, dir string) (string, error) {
 	return a.inner().ReadBackRoot(files, dir)
 }
+
+// Corpus implements corpus.Generator: OpenCode's database under Kilo's names.
+func (a Adapter) Corpus(env corpus.Env) corpus.Format { return a.inner().Corpus(env) }

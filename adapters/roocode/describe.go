@@ -15,17 +15,21 @@ func (Adapter) Describe() adapters.Description {
 		Integration: adapters.Integration{
 			// Roo Code's global MCP servers: settings/mcp_settings.json in its folder of the
 			// editor it is installed in, key mcpServers, a stdio server {command, args}. It has
-			// no command of its own; only editors where the extension's folder exists are
-			// candidates, so the installer never creates one for an editor without it.
+			// no command of its own. The editors where the extension's folder exists come first,
+			// so the installer creates the file in one of those rather than in an editor
+			// without Roo Code.
 			MCP: &adapters.MCP{
 				Configs: func(env adapters.Env) []string {
-					var out []string
+					var have, rest []string
 					for _, dir := range cline.GlobalStorage(env, ExtensionID) {
+						p := dir + sep(env) + "settings" + sep(env) + "mcp_settings.json"
 						if _, err := os.Stat(dir); err == nil {
-							out = append(out, dir+sep(env)+"settings"+sep(env)+"mcp_settings.json")
+							have = append(have, p)
+						} else {
+							rest = append(rest, p)
 						}
 					}
-					return out
+					return append(have, rest...)
 				},
 				Format:  adapters.JSON,
 				Servers: "mcpServers",
