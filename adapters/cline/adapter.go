@@ -37,8 +37,11 @@
 // ui_messages.json record (the UI's say/ask events), context_history.json,
 // task_metadata.json and settings.json as part-less system messages.
 //
-// A row of sessions.db whose session has no files (the SDK writes both; the files are the
-// record) is a session of its own holding the row as a system message.
+// sessions.db (opened read-only through Env.OpenSQLite) is the SDK's index of the same
+// sessions: its parent, sub-agent and fork links are those the files carry (a sub-agent's file
+// sits in its root's folder, a fork's manifest names its origin), and cline 3.0.65 lists its
+// history from the manifests without it. A row whose session has no files is listed as
+// unsupported (a run that saved no message), never read.
 //
 // A document cut short (an interrupted stream writes partial JSON) is reported as malformed
 // where it stops, and the messages before are kept.
@@ -132,8 +135,6 @@ func (Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source, 
 	}
 	var err error
 	switch k := filepath.ToSlash(src.Key); {
-	case strings.HasPrefix(k, dbKeyPrefix):
-		err = readDBRow(src, out)
 	case strings.HasPrefix(k, "tasks/"):
 		err = ReadTask(ctx, env, src, TaskConfig{Agent: Name}, out)
 	default:

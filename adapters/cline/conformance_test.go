@@ -11,7 +11,7 @@ import (
 func TestConformance(t *testing.T) {
 	adaptertest.Run(t, adaptertest.Config{
 		Adapter:    Adapter{},
-		Want:       adaptertest.Counts{Sessions: 6, Messages: 59, Parts: 64, Malformed: 1},
+		Want:       adaptertest.Counts{Sessions: 5, Messages: 58, Parts: 64, Malformed: 1},
 		OpenSQLite: sqlite.OpenAgentDB,
 		CreateDB:   sqlite.CreateFromScript,
 	})

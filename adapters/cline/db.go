@@ -26,8 +26,12 @@ var databases = []string{"db/sessions.db", "sessions/sessions.db"}
 const maxRows = 100000
 
 // scanDB lists the rows of sessions.db whose sessions have no files (known holds the ids that
-// have), one source each with the row as JSON in Hint. Without a SQLite opener, or a database,
-// it lists nothing.
+// have), one source each, listed as unsupported: the SDK writes a session's row and its files
+// together, and the files are the record (cline 3.0.65 lists its history from the manifests
+// when the database is gone), so a row without them holds no conversation, only the metadata
+// of a run that never saved a message (or whose files were deleted). Listing it keeps it
+// counted where pond sync reports what it did not read. Without a SQLite opener, or a
+// database, it lists nothing.
 func scanDB(ctx context.Context, env adapters.Env, root string, known map[string]bool) ([]adapters.Source, error) {
 	var srcs []adapters.Source
 	for _, rel := range databases {
@@ -43,8 +47,8 @@ func scanDB(ctx context.Context, env adapters.Env, root string, known map[string
 			if known[r.id] || session.CheckID(r.id) != nil {
 				continue
 			}
-			srcs = append(srcs, adapters.Source{Key: dbKeyPrefix + rel + "#" + r.id, Path: path, Hint: string(r.json),
-				Stamp: "row@" + adapters.Digest(r.json), Size: int64(len(r.json)), ModTime: r.updated})
+			srcs = append(srcs, adapters.Source{Key: dbKeyPrefix + rel + "#" + r.id, Path: path,
+				Stamp: "row@" + adapters.Digest(r.json), Size: int64(len(r.json)), ModTime: r.updated, Skip: adapters.SkipUnsupported})
 		}
 	}
 	return srcs, nil
@@ -124,40 +128,4 @@ func columnJSON(v any) json.RawMessage {
 		return adapters.String(v.UTC().Format(time.RFC3339Nano))
 	}
 	return adapters.String(fmt.Sprint(v))
-}
-
-// readDBRow reads a session only sessions.db knows: the session from its row, and the row as
-// a system message "sessions.db".
-func readDBRow(src adapters.Source, out adapters.Emitter) error {
-	n, err := adapters.ReadObject([]byte(src.Hint), nil)
-	if err != nil {
-		out.Malformed(adapters.Location{Path: src.Path}, err)
-		return nil
-	}
-	o := n.Object()
-	s := &session.Session{ID: o.Str("session_id"), SourceAgent: Name, Project: o.Str("cwd"), CreatedAt: adapters.Time(o["started_at"])}
-	if s.Project == "" {
-		s.Project = o.Str("workspace_root")
-	}
-	if s.Project == "" {
-		s.Project = "unknown"
-	}
-	if p := o.Str("parent_session_id"); p != "" && session.CheckID(p) == nil {
-		s.ParentSessionID = p
-		if sub, _ := o.Int("is_subagent"); sub != 0 {
-			s.SourceAgent = SubagentAgent
-		}
-	}
-	if s.CreatedAt.IsZero() {
-		s.CreatedAt = src.ModTime.UTC()
-	}
-	if err := out.Event(session.Event{Session: s}); err != nil {
-		return err
-	}
-	m := &session.Message{SessionID: s.ID, ID: "sessions.db", Role: session.RoleSystem, Timestamp: s.CreatedAt,
-		Options: session.Options{"source": adapters.Object(
-			adapters.Field{Key: "table", Value: adapters.String("sessions")},
-			adapters.Field{Key: "record", Value: json.RawMessage(src.Hint)},
-		)}}
-	return out.Event(session.Event{Message: m})
 }

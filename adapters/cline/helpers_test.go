@@ -1,6 +1,7 @@
 package cline
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -42,4 +43,14 @@ func readFixture(t testing.TB) *adaptertest.Collector {
 	var c adaptertest.Collector
 	adaptertest.ReadRoot(t, Adapter{}, env, root, nil, &c)
 	return &c
+}
+
+func mkfile(t testing.TB, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
