@@ -75,7 +75,7 @@ func (Adapter) Name() string { return Name }
 // Capabilities implements adapters.Adapter. Every file is a JSON document, read whole when it
 // changed.
 func (Adapter) Capabilities() adapters.Capabilities {
-	return adapters.Capabilities{ToolCalls: true, Subagents: true}
+	return adapters.Capabilities{Restore: true, ToolCalls: true, Subagents: true}
 }
 
 // Roots implements adapters.Adapter: the data dir, then the extension's folder in each editor.

@@ -66,13 +66,13 @@ func ReadDocument(data []byte) (*Document, error) {
 			key := k.String()
 			if key == "messages" && dec.PeekKind() == '[' && !found {
 				found = true
+				d.Envelope = append(d.Envelope, adapters.Field{Key: key, Value: nil})
 				if _, err := dec.ReadToken(); err != nil {
 					return fail(err)
 				}
 				if err := d.list(dec); err != nil {
 					return fail(err)
 				}
-				d.Envelope = append(d.Envelope, adapters.Field{Key: key, Value: nil})
 				continue
 			}
 			v, err := dec.ReadValue()
