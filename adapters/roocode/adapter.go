@@ -56,7 +56,7 @@ func (Adapter) Name() string { return Name }
 // Capabilities implements adapters.Adapter: every file is a JSON document, read whole when it
 // changed.
 func (Adapter) Capabilities() adapters.Capabilities {
-	return adapters.Capabilities{ToolCalls: true, Subagents: true}
+	return adapters.Capabilities{Restore: true, ToolCalls: true, Subagents: true}
 }
 
 // Roots implements adapters.Adapter: Roo Code's folder in each editor's globalStorage, then

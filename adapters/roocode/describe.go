@@ -11,6 +11,7 @@ import (
 func (Adapter) Describe() adapters.Description {
 	return adapters.Description{
 		Root:    "the extension's folder holding tasks/ in a VS Code family editor's globalStorage (~/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline, and Kilo Code's kilocode.kilo-code)",
+		Restore: "a task folder in ROOT/tasks/ that the extension adopts; `code <project>` opens the workspace, the task is in Roo Code's history",
 		Fixture: adapters.Fixture{Dir: "adapters/roocode/testdata/" + ExtensionID},
 		Integration: adapters.Integration{
 			// Roo Code's global MCP servers: settings/mcp_settings.json in its folder of the
