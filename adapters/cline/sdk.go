@@ -138,7 +138,12 @@ func readSDK(ctx context.Context, env adapters.Env, src adapters.Source, out ada
 	if sub {
 		dir = filepath.Dir(src.Path)
 	}
-	man, hasMan := readManifest(env, filepath.Join(dir, folder+".json"), out)
+	// A sub-agent takes its root's working directory; the root's read reports a bad manifest.
+	report := out
+	if sub {
+		report = silent{out}
+	}
+	man, hasMan := readManifest(env, filepath.Join(dir, folder+".json"), report)
 	s := &session.Session{ID: sessionID(folder), SourceAgent: Name, Project: man.cwd, CreatedAt: man.started}
 	msgFile := folder + messagesSuffix
 	if sub {
@@ -283,3 +288,9 @@ func emitDoc(ms *Messages, doc *Document, envID string) error {
 	}
 	return nil
 }
+
+// silent passes events on and drops reports.
+type silent struct{ adapters.Emitter }
+
+func (silent) Malformed(adapters.Location, error) {}
+func (silent) Unknown(adapters.Location, string)  {}
