@@ -270,13 +270,18 @@ func foreignSDK(root, folder, stem string, t *restore.Transcript, main bool) []r
 	if !main {
 		sid = SubagentSessionID(folder, stem)
 	}
-	doc := adapters.Object(
-		adapters.Field{Key: "version", Value: json.RawMessage("1")},
-		adapters.Field{Key: "updated_at", Value: adapters.String(restore.Stamp(lastAt(t)))},
-		adapters.Field{Key: "agent", Value: adapters.String(map[bool]string{true: "lead", false: stem}[main])},
-		adapters.Field{Key: "sessionId", Value: adapters.String(sid)},
-		adapters.Field{Key: "messages", Value: BuildDocument(nil, sdkMessages(t, c, "msg_"+restore.ShortHash(t.Session.ID, 8)))},
-	)
+	fields := []adapters.Field{
+		{Key: "version", Value: json.RawMessage("1")},
+		{Key: "updated_at", Value: adapters.String(restore.Stamp(lastAt(t)))},
+		{Key: "agent", Value: adapters.String(map[bool]string{true: "lead", false: stem}[main])},
+		{Key: "sessionId", Value: adapters.String(sid)},
+	}
+	if !main {
+		// A sub-agent has no manifest of its own to carry Pond's mark.
+		fields = append(fields, adapters.Field{Key: adapters.RestoreMarkKey, Value: restore.Marshal(restore.MarkOf(t))})
+	}
+	fields = append(fields, adapters.Field{Key: "messages", Value: BuildDocument(nil, sdkMessages(t, c, "msg_"+restore.ShortHash(t.Session.ID, 8)))})
+	doc := adapters.Object(fields...)
 	f := restore.NewFile(msgPath, t.Session.ID, sid, restore.Foreign, c.DroppedReason(), doc)
 	if !main {
 		return []restore.Planned{f}

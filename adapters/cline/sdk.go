@@ -180,6 +180,14 @@ func readSDK(ctx context.Context, env adapters.Env, src adapters.Source, out ada
 	if hasMan && !sub {
 		adapters.ApplyRestoreMark(s, man.mark)
 	}
+	if sub && doc != nil {
+		// A sub-agent has no manifest: Pond's restore marks its messages document.
+		for _, f := range doc.Envelope {
+			if f.Key == adapters.RestoreMarkKey {
+				adapters.ApplyRestoreMark(s, f.Value)
+			}
+		}
+	}
 	if err := out.Event(session.Event{Session: s}); err != nil {
 		return err
 	}
