@@ -2,29 +2,19 @@ package pi
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"slices"
 	"testing"
 
-	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/adaptertest"
 	"github.com/pondhq/pond/adapters/restore"
 	"github.com/pondhq/pond/session"
 )
 
-// genuineRoot is pi 1.x's own output (scripts/fixtures.sh, testdata/genuine/versions.tsv): a
+// TestGenuine reads pi 1.x's own output (scripts/fixtures.sh, testdata/genuine/versions.tsv): a
 // turn with a bash call, a context_edit that replaces the tool result's content and one that
 // omits the answer from the model's context, a usage entry, and a turn resumed from the file.
-func genuineRoot(t *testing.T) string {
-	return filepath.Join(adaptertest.RepoRoot(t), "testdata", "genuine", "pi-coding-agent")
-}
-
 func TestGenuine(t *testing.T) {
-	var c adaptertest.Collector
-	adaptertest.ReadRoot(t, New(), adapters.Env{}, genuineRoot(t), nil, &c)
-	if len(c.Bad) > 0 || len(c.Drift) > 0 {
-		t.Errorf("pi's own file: malformed %v, unknown %v", c.Bad, c.Drift)
-	}
+	c := adaptertest.CheckGenuine(t, New())
 	sessions := c.Sessions()
 	if len(sessions) != 1 {
 		t.Fatalf("%d sessions, want 1", len(sessions))
@@ -90,29 +80,5 @@ func TestGenuine(t *testing.T) {
 	}
 	if calls != 1 || results != 1 {
 		t.Errorf("%d tool calls and %d results, want 1 and 1", calls, results)
-	}
-}
-
-// TestGenuineRestore: pi's own file restores natively and reads back as stored.
-func TestGenuineRestore(t *testing.T) {
-	var c adaptertest.Collector
-	adaptertest.ReadRoot(t, New(), adapters.Env{}, genuineRoot(t), nil, &c)
-	for id, tr := range c.Transcripts() {
-		root := t.TempDir()
-		plan, err := New().Encode(&restore.Job{Batch: []*restore.Transcript{tr}, Native: true, Root: root})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var files []restore.File
-		for _, f := range plan.Files {
-			write(t, f.Path, string(f.Data))
-			files = append(files, f.File)
-		}
-		var back adaptertest.Collector
-		adaptertest.ReadRoot(t, New(), adapters.Env{}, root, nil, &back)
-		adaptertest.CheckNativeRestore(t, adaptertest.Events(tr), files, &back, false)
-		if len(files) != 1 {
-			t.Errorf("session %s restored as %d files, want 1", id, len(files))
-		}
 	}
 }
