@@ -116,7 +116,8 @@ fixture_codex() {
 	record codex-cli @openai/codex-linux-x64
 }
 
-# Claude Code: a turn with a Bash call, then `claude -p --resume` for a second turn.
+# Claude Code: a turn with a Bash call and a sub-agent (Agent, which runs a Bash call of its
+# own), then `claude -p --resume` for a second turn.
 fixture_claude() {
 	local home=$run/home-claude config=$run/home-claude/.claude id
 	local bin="$nm/@anthropic-ai/claude-code-linux-x64/claude"
@@ -124,7 +125,7 @@ fixture_claude() {
 	start_fake claude-code
 	local env=(HOME=$home CLAUDE_CONFIG_DIR=$config ANTHROPIC_BASE_URL=$url ANTHROPIC_API_KEY=pond-fake-key
 		CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1)
-	(cd "$run/project" && env "${env[@]}" "$bin" -p --allowedTools Bash -- "list the files here") >&2
+	(cd "$run/project" && env "${env[@]}" "$bin" -p --allowedTools Bash,Agent -- "list the files here") >&2
 	id=$(find "$config/projects" -name '*.jsonl' | head -n1)
 	[[ -n $id ]] || die "claude wrote no session"
 	id=$(basename "$id" .jsonl)
