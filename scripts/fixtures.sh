@@ -11,7 +11,9 @@
 # (it needs the agents' install, about 1.3 GB, and the output changes with every run: ids and
 # times are the agents' own). Every agent runs in /tmp/pond-fixtures (removed first), so the
 # working directory the agents record is the same from one run to the next.
-# AGENT: pi-coding-agent codex-cli claude-code gemini-cli (default: all of them).
+# AGENT: pi-coding-agent codex-cli claude-code gemini-cli qwen-code copilot-cli (default: all).
+# OpenCode is installed too but left out: its sessions are a SQLite database, which the
+# adapters' tests (no cgo) cannot open.
 source "$(dirname "$0")/lib.sh"
 cd "$POND_ROOT"
 
@@ -153,8 +155,50 @@ fixture_gemini() {
 	record gemini-cli @google/gemini-cli
 }
 
+# Qwen Code (on Node 26): a turn with a list_directory call, then `qwen --resume` for a second.
+fixture_qwen() {
+	local home=$run/home-qwen qwen=$run/home-qwen/.qwen id
+	mkdir -p "$qwen"
+	printf '%s\n' '{"memory":{"enableManagedAutoMemory":false,"enableManagedAutoDream":false,"enableAutoSkill":false},"privacy":{"usageStatisticsEnabled":false},"telemetry":{"enabled":false}}' >"$qwen/settings.json"
+	start_fake qwen-code
+	local env=(HOME=$home QWEN_HOME=$qwen QWEN_RUNTIME_DIR=$qwen ANTHROPIC_BASE_URL=$url ANTHROPIC_API_KEY=pond-fake-key ANTHROPIC_MODEL=claude-sonnet-4-5)
+	local q=("$node" "$nm/@qwen-code/qwen-code/cli-entry.js" --auth-type anthropic)
+	(cd "$run/project" && env "${env[@]}" "${q[@]}" -p "list the files here") >&2
+	id=$(find "$qwen/projects" -path '*/chats/*.jsonl' | head -n1)
+	[[ -n $id ]] || die "qwen wrote no session"
+	id=$(basename "$id" .jsonl)
+	(cd "$run/project" && env "${env[@]}" "${q[@]}" --resume "$id" -p "now say done") >&2
+	mkdir -p "$run/keep-qwen"
+	cp -R "$qwen/projects" "$run/keep-qwen/"
+	find "$run/keep-qwen" -name '*.runtime.json' -delete
+	keep qwen-code "$run/keep-qwen"
+	record qwen-code @qwen-code/qwen-code
+}
+
+# Copilot CLI, in its bring-your-own-key mode (Anthropic's API at the fake, offline): a turn with
+# a bash call, then `copilot --resume` for a second.
+fixture_copilot() {
+	local home=$run/home-copilot copilot=$run/home-copilot/.copilot id
+	mkdir -p "$copilot"
+	start_fake copilot-cli
+	local env=(HOME=$home COPILOT_HOME=$copilot XDG_CACHE_HOME="$nm/../copilot-cache" COPILOT_PROVIDER_TYPE=anthropic
+		COPILOT_PROVIDER_BASE_URL=$url COPILOT_PROVIDER_API_KEY=pond-fake-key COPILOT_MODEL=claude-sonnet-4.5
+		COPILOT_OFFLINE=true COPILOT_AUTO_UPDATE=false)
+	local bin="$nm/@github/copilot-linux-x64/copilot"
+	(cd "$run/project" && env "${env[@]}" "$bin" -p "list the files here" --allow-all-tools) >&2
+	id=$(find "$copilot/session-state" -name events.jsonl | head -n1)
+	[[ -n $id ]] || die "copilot wrote no session"
+	id=$(basename "$(dirname "$id")")
+	(cd "$run/project" && env "${env[@]}" "$bin" --resume "$id" -p "now say done" --allow-all-tools) >&2
+	mkdir -p "$run/keep-copilot/session-state"
+	cp -R "$copilot/session-state/$id" "$run/keep-copilot/session-state/"
+	find "$run/keep-copilot" -name "*.lock" -delete
+	keep copilot-cli "$run/keep-copilot"
+	record copilot-cli @github/copilot-linux-x64
+}
+
 agents=("$@")
-[[ ${#agents[@]} -gt 0 ]] || agents=(pi-coding-agent codex-cli claude-code gemini-cli)
+[[ ${#agents[@]} -gt 0 ]] || agents=(pi-coding-agent codex-cli claude-code gemini-cli qwen-code copilot-cli)
 for a in "${agents[@]}"; do
 	say "genuine fixture: $a"
 	case $a in
@@ -162,6 +206,8 @@ for a in "${agents[@]}"; do
 	codex-cli) fixture_codex ;;
 	claude-code) fixture_claude ;;
 	gemini-cli) fixture_gemini ;;
+	qwen-code) fixture_qwen ;;
+	copilot-cli) fixture_copilot ;;
 	*) die "no fixture recipe for $a" ;;
 	esac
 	stop_fake
