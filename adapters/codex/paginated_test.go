@@ -18,7 +18,11 @@ import (
 // model: a turn with a tool call) continued in a second file, as Codex continues a paginated
 // thread (openai/codex#31433): the same id in session_meta, a history_base pointing at the first
 // file's end, the name rollout-<time>-<thread id>_<rollout id>.jsonl, and the thread's context
-// items recorded again at its start, with their own ids.
+// items recorded again at its start, with their own ids. Codex 0.171.0 itself resumes the pair
+// as one thread (`codex exec resume <id>` with the folder as CODEX_HOME sends both files' turns
+// to the model; checked by hand, and by make verify-agents through resume's corpus). Codex
+// 0.169–0.171 do not write such a pair when resuming or migrating here (both append or rewrite
+// in place), so the fixture is assembled from one genuine run.
 const (
 	pagedRoot    = "testdata/paginated"
 	pagedID      = "01a236da-21b4-7dd0-adc0-bd3180773c5d"
