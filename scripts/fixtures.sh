@@ -100,7 +100,8 @@ fixture_pi() {
 }
 
 # Codex: a turn with a tool call (a shell call the current tool set does not offer, which
-# Codex answers with a failed result), then `codex exec resume` for a second turn.
+# Codex answers with a failed result) and a sub-agent (collaboration.spawn_agent, a thread of its
+# own, then wait_agent), then `codex exec resume` for a second turn.
 fixture_codex() {
 	local home=$run/home-codex codex=$run/home-codex/.codex id
 	local bin="$nm/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"
@@ -109,7 +110,7 @@ fixture_codex() {
 	local env=(HOME=$home CODEX_HOME=$codex CODEX_API_KEY=pond-fake-key)
 	local cfg=(-c "openai_base_url=\"$url/v1\"")
 	(cd "$run/project" && env "${env[@]}" "$bin" exec --skip-git-repo-check "${cfg[@]}" "list the files here") >&2
-	id=$(find "$codex/sessions" -name 'rollout-*.jsonl' | head -n1 | grep -oE '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$')
+	id=$(grep -L '"subagent"' $(find "$codex/sessions" -name 'rollout-*.jsonl') | head -n1 | grep -oE '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$')
 	[[ -n $id ]] || die "codex wrote no rollout"
 	(cd "$run/project" && env "${env[@]}" "$bin" exec --skip-git-repo-check "${cfg[@]}" resume "${id%.jsonl}" "now say done") >&2
 	mkdir -p "$run/keep-codex"
