@@ -209,7 +209,12 @@ func agentRunners(dir string) []*agentRunner {
 	return []*agentRunner{
 		{agent: "pi-coding-agent", bin: filepath.Join(nm, "@mariozechner/pi-coding-agent"),
 			load: func(t *testing.T, o *resume.Outcome, project func(string) string) map[string]seen {
-				return piLoad(t, dir, o, project)
+				return piLoad(t, dir, "node", "@mariozechner/pi-coding-agent", o, project)
+			}},
+		// pi 1.x, its current name, on Node 26; 0.x above, whose files are still in the wild.
+		{agent: "pi-coding-agent", bin: filepath.Join(nm, "@earendil-works/pi-coding-agent"), also: []string{node},
+			load: func(t *testing.T, o *resume.Outcome, project func(string) string) map[string]seen {
+				return piLoad(t, dir, node, "@earendil-works/pi-coding-agent", o, project)
 			}},
 		{agent: "claude-code", bin: claude, resumable: claudeRoot, resume: claudeResume(claude)},
 		{agent: "codex-cli", bin: codex, resume: codexResume(codex)},
@@ -633,7 +638,7 @@ type piSeen struct {
 
 // piLoad runs scripts/verify-agents/pi-load.mjs (copied into the install) on a restore's files;
 // pi must know each under the id and working directory the restore names.
-func piLoad(t *testing.T, dir string, o *resume.Outcome, project func(session string) string) map[string]seen {
+func piLoad(t *testing.T, dir, node, pkg string, o *resume.Outcome, project func(session string) string) map[string]seen {
 	t.Helper()
 	byPath := map[string]resume.File{}
 	var files []string
@@ -641,8 +646,9 @@ func piLoad(t *testing.T, dir string, o *resume.Outcome, project func(session st
 		byPath[f.Path] = f
 		files = append(files, f.Path)
 	}
-	cmd := exec.Command("node", append([]string{filepath.Join(dir, "pi-load.mjs")}, files...)...)
+	cmd := exec.Command(node, append([]string{filepath.Join(dir, "pi-load.mjs")}, files...)...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PI_PACKAGE="+pkg)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -183,6 +183,9 @@ func corpus(t *testing.T) []corpusSource {
 		cs = append(cs, fixtureSource(a))
 	}
 	cs = append(cs, fileSource("codex-cli", "../adapters/codex/testdata", "../adapters/codex/testdata/compressed/rollout-2026-02-01T08-00-00-0195a0c4-9999-7888-8777-666655554444.jsonl"))
+	// A Codex thread in two rollout files (one session), and pi 1.x's own file with context edits.
+	cs = append(cs, rootSource("codex-cli", "paginated", "../adapters/codex/testdata/paginated", nil),
+		rootSource("pi-coding-agent", "genuine", "../testdata/genuine/pi-coding-agent", nil))
 	sh := sharedFixtures
 	if _, err := os.Stat(sh); err != nil {
 		t.Logf("no shared fixtures at %s (%v): only the adapters' own testdata", sh, err)

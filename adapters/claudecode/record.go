@@ -196,6 +196,13 @@ var knownTypes = map[string]bool{
 	"worktree-state":        true,
 	"relocated":             true,
 	"fork-context-ref":      true, // header of a /fork sub-agent transcript (2.1.117+)
+	// 2.1.332 (seen in its genuine fixture, testdata/genuine): the requests it sent, by
+	// reference (api-request: params, a base request and how many of its messages it keeps),
+	// their shared shape and message blobs by hash, and the tools a turn used.
+	"api-request":       true,
+	"api-request-shape": true,
+	"api-request-blob":  true,
+	"tools-used":        true,
 }
 
 // harnessPrefixes open text that Claude Code, not the user, put in a user turn: slash-command

@@ -42,7 +42,8 @@
 //	tool_search_output          a non-zero exit code in the output's framing, or the failure the
 //	                            matching exec/patch/MCP end event reported before it
 //	agent_message               user message with injected text parts (another agent's mail)
-//	ghost_snapshot, compaction  system messages
+//	ghost_snapshot, compaction, system messages
+//	additional_tools
 //	event_msg, turn_context,    system messages without parts (event_msg/user_message repeats the
 //	compacted, world_state,     user's response_item text; it is not doubled in search).
 //	token_usage_record,         compacted carries its summary message as Content.
@@ -53,6 +54,10 @@
 // Emitter.Unknown. Every line is kept verbatim under options.source.record of the message it
 // produced, with its line number under options.source.line (many records share a
 // millisecond, so a restore replays them by line).
+//
+// A paginated thread can go on in a later file with the same id (segmentOf): both files are
+// the one session, the later file's message ids carry its segment's name (id@segment) and its
+// records the file's name (options.source.file), from which a native restore writes it back.
 //
 // A message's id is its item's own id (msg_…, fc_…, rs_…) when it has one, else
 // rec-<digest of the line>; an id met again in the same file (a fork's replayed parent history
@@ -124,8 +129,12 @@ var rolloutDirs = []string{"sessions", "archived_sessions"}
 // rolloutName matches a rollout file name; the uuid at its end is the thread id.
 var rolloutName = regexp.MustCompile(`^rollout-.*\.jsonl(\.zst)?$`)
 
-// uuidSuffix finds the thread id at the end of a rollout file name (before the extensions).
-var uuidSuffix = regexp.MustCompile(`([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl(\.zst)?$`)
+// uuidSuffix finds the thread id at the end of a rollout file name (before the extensions), and
+// the segment's own rollout id after it when the name has two: a later segment of a paginated
+// thread is `rollout-<time>-<thread id>_<rollout id>.jsonl`.
+var uuidSuffix = regexp.MustCompile(`(` + uuidRE + `)(?:_(` + uuidRE + `))?\.jsonl(\.zst)?$`)
+
+const uuidRE = `[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`
 
 // RootStamp implements adapters.Adapter: none, since Scan only lists and stats files.
 func (*Adapter) RootStamp(context.Context, adapters.Env, string) (string, error) { return "", nil }
@@ -213,22 +222,29 @@ func (*Adapter) Scan(ctx context.Context, env adapters.Env, root string) ([]adap
 	return srcs, nil
 }
 
-// threadKey names the thread a rollout file holds: the uuid in its name, else its name without
-// the extensions.
+// threadKey names the rollout a file holds: the uuids in its name, else its name without the
+// extensions.
 func threadKey(path string) string {
-	if id := fileID(path); id != "" {
-		return id
+	if id, seg := fileIDs(path); id != "" {
+		return id + "_" + seg
 	}
 	return fileStem(path)
 }
 
 // fileID is the thread uuid at the end of a rollout file name, lower-cased; "" when none.
 func fileID(path string) string {
+	id, _ := fileIDs(path)
+	return id
+}
+
+// fileIDs are the thread uuid in a rollout file name and, in a later segment's name, the
+// segment's own rollout id after it, lower-cased; "" when absent.
+func fileIDs(path string) (thread, segment string) {
 	m := uuidSuffix.FindStringSubmatch(filepath.Base(path))
 	if m == nil {
-		return ""
+		return "", ""
 	}
-	return strings.ToLower(m[1])
+	return strings.ToLower(m[1]), strings.ToLower(m[2])
 }
 
 // fileStem is a file's name without .jsonl / .jsonl.zst.

@@ -2,6 +2,8 @@ package codex
 
 import (
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/pondhq/pond/adapters/restore"
@@ -27,13 +29,11 @@ func (*Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 			if err := restore.CheckName(t.Session.ID, "id", t.Session.ID); err != nil {
 				return nil, err
 			}
-			f := restore.NativeLines(codexPath(j.Root, t.Session.ID, t.Session.CreatedAt), t)
-			if !isUUID(t.Session.ID) {
-				// Codex looks sessions up by the uuid in the file name only; an id that a
-				// rollout without session_meta took from its file name is not kept either.
-				f.Downgrade(restore.IDFromFileName)
+			files, err := codexNative(j.Root, t)
+			if err != nil {
+				return nil, err
 			}
-			p.Files = append(p.Files, f)
+			p.Files = append(p.Files, files...)
 			continue
 		}
 		id, parent := p.ID, ""
@@ -44,6 +44,55 @@ func (*Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 	}
 	p.Argv = [][]string{{"codex", "resume", p.ID}}
 	return p, nil
+}
+
+// codexNative replays a session's records: the thread's own file, and each later segment of a
+// paginated thread (records whose options.source names their file) in a file of its own,
+// named as Codex named it, in the date folder of the time in its name.
+func codexNative(root string, t *restore.Transcript) ([]restore.Planned, error) {
+	bySeg := map[string]*restore.Transcript{}
+	var names []string
+	for _, m := range t.Messages {
+		name := restore.Source(m.Options["source"]).Str("file")
+		st := bySeg[name]
+		if st == nil {
+			st = &restore.Transcript{Session: t.Session, Parts: t.Parts}
+			bySeg[name] = st
+			names = append(names, name)
+		}
+		st.Messages = append(st.Messages, m)
+	}
+	if len(names) == 0 {
+		bySeg[""] = t
+		names = []string{""}
+	}
+	slices.Sort(names)
+	var files []restore.Planned
+	for _, name := range names {
+		path := codexPath(root, t.Session.ID, t.Session.CreatedAt)
+		if name != "" {
+			if err := restore.CheckName(t.Session.ID, "options.source.file", name); err != nil {
+				return nil, err
+			}
+			id, seg := fileIDs(name)
+			if !rolloutName.MatchString(name) || !strings.EqualFold(id, t.Session.ID) || seg == "" && fileTime(name).IsZero() {
+				return nil, &restore.UnsafeError{Session: t.Session.ID, Field: "options.source.file", Value: name, Reason: "not the name of a segment of this thread's rollout"}
+			}
+			day := t.Session.CreatedAt.Local()
+			if ft := fileTime(name); !ft.IsZero() {
+				day = ft
+			}
+			path = restore.Under(root, "sessions/"+day.Format("2006/01/02")+"/"+name)
+		}
+		f := restore.NativeLines(path, bySeg[name])
+		if !isUUID(t.Session.ID) {
+			// Codex looks sessions up by the uuid in the file name only; an id that a
+			// rollout without session_meta took from its file name is not kept either.
+			f.Downgrade(restore.IDFromFileName)
+		}
+		files = append(files, f)
+	}
+	return files, nil
 }
 
 // codexPath is where Codex keeps a rollout: local-time date folders and file-name time.

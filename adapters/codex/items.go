@@ -67,7 +67,8 @@ func (p *parser) item(r record, ts time.Time, it *node) error {
 		return p.output(r, ts, it, base, "tools", "tool_search", it.Str("status") == "failed")
 	case "agent_message":
 		return p.emit(r, base, session.RoleUser, ts, "", p.contentParts(r, it, session.RoleUser, true)...)
-	case "ghost_snapshot", "compaction", "compaction_summary", "other":
+	case "ghost_snapshot", "compaction", "compaction_summary", "other",
+		"additional_tools": // 0.169: the tools offered to the model, as a developer item
 		return p.emit(r, base, session.RoleSystem, ts, "")
 	case "":
 		p.unknown(r.no, "response item without a type")

@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,7 +36,7 @@ const unknownProject = "unknown"
 // stateVersion changes whenever state does; a cursor of another version (or of none: the
 // first cursors kept every id's digest, not a bounded adapters.SeenIDs) is read again from the
 // start.
-const stateVersion = 2
+const stateVersion = 3
 
 // state is the parse state a resumed read needs, kept in Cursor.State.
 type state struct {
@@ -50,6 +51,9 @@ type state struct {
 	// IDs are the message ids given so far, so that a resumed read gives a repeated id the
 	// same -2, -3 … suffix a whole read gives it.
 	IDs adapters.SeenIDs `json:"ids,omitzero"`
+	// Segment names a later segment of a paginated thread (see segmentOf); "" for a thread's
+	// own file.
+	Segment string `json:"segment,omitempty"`
 }
 
 // call is a tool call awaiting its output.
@@ -367,12 +371,12 @@ func environmentCwd(item *node) string {
 func (p *parser) decide() {
 	h := &p.hdr
 	meta := h.meta
-	fid := fileID(p.src.Path)
+	fid, fseg := fileIDs(p.src.Path)
 	id := meta.Str("id")
 	var mismatch json.RawMessage
 	switch {
 	case id != "":
-		if fid != "" && !strings.EqualFold(id, fid) {
+		if fid != "" && !strings.EqualFold(id, fid) && !strings.EqualFold(id, fseg) {
 			p.unknown(h.metaLine, fmt.Sprintf("session_meta id %q differs from the file name's %q; kept the session_meta id", id, fid))
 			mismatch = adapters.String(fid)
 		}
@@ -408,6 +412,7 @@ func (p *parser) decide() {
 		}
 	}
 
+	p.st.Segment = segmentOf(p.src.Path, meta, id)
 	parent, sub := lineage(meta, id)
 	s := &session.Session{ID: id, ParentSessionID: parent, SourceAgent: Name, Project: project, CreatedAt: created}
 	if sub {
@@ -429,6 +434,35 @@ func (p *parser) decide() {
 		adapters.ApplyRestoreMark(s, meta[adapters.RestoreMarkKey])
 	}
 	p.st.Session = s
+}
+
+// segmentOf names a rollout file that holds a later segment of a thread whose history starts in
+// another file with the same id (openai/codex#31433): Codex continues a thread in a new file
+// whose first session_meta keeps the thread's id and points at the older file's prefix with
+// history_base{thread_id, end_ordinal_exclusive, end_byte_offset}, and names it
+// rollout-<time>-<thread id>_<rollout id>.jsonl. The segment's name is that rollout id, else
+// (a self-referencing history_base in a file named after the thread alone) the time in its
+// name. Both files are one session; the segment's message ids carry its name (id@segment) so
+// that the files' keys never collide, and its records keep the file's name (options.source.file)
+// so that a native restore writes each file back. "" for the thread's own file and for a fork,
+// whose history_base names another thread.
+func segmentOf(path string, meta object, id string) string {
+	thread, seg := fileIDs(path)
+	if id == "" {
+		return ""
+	}
+	if seg != "" && strings.EqualFold(thread, id) && !strings.EqualFold(seg, id) {
+		return seg
+	}
+	base := parseObject(meta["history_base"])
+	if base == nil || !strings.EqualFold(base.Str("thread_id"), id) {
+		return ""
+	}
+	name := strings.TrimPrefix(fileStem(path), "rollout-")
+	if t := fileTime(path); !t.IsZero() {
+		name = name[:len("2006-01-02T15-04-05")]
+	}
+	return name
 }
 
 // metaFacts are the session_meta keys copied into the session's options.source (the whole line,
@@ -555,9 +589,14 @@ func (p *parser) emit(r record, base string, role session.Role, ts time.Time, co
 		p.emitted = true
 	}
 	id := p.st.IDs.Next(base)
+	src := sourceJSON(r.raw, r.no)
+	if p.st.Segment != "" {
+		id += "@" + p.st.Segment
+		src = segmentSourceJSON(r.raw, r.no, filepath.Base(p.src.Path))
+	}
 	m := &session.Message{
 		SessionID: sid, ID: id, Role: role, Timestamp: ts, Content: content,
-		Options: session.Options{"source": sourceJSON(r.raw, r.no)},
+		Options: session.Options{"source": src},
 	}
 	if err := p.out.Event(session.Event{Message: m}); err != nil {
 		return fmt.Errorf("%s line %d: %w", p.src.Path, r.no, err)

@@ -28,6 +28,14 @@ func sourceJSON(record []byte, line int) json.RawMessage {
 	return adapters.Object(adapters.Field{Key: "record", Value: record}, adapters.Field{Key: "line", Value: strconv.AppendInt(nil, int64(line), 10)})
 }
 
+// segmentSourceJSON is the options.source of a record of a later segment of a thread: also the
+// name of the file it is in (a compressed one's without .zst, as Codex names it once it is
+// written out again), so that a native restore writes each segment back to a file of its own.
+func segmentSourceJSON(record []byte, line int, file string) json.RawMessage {
+	return adapters.Object(adapters.Field{Key: "record", Value: record}, adapters.Field{Key: "line", Value: strconv.AppendInt(nil, int64(line), 10)},
+		adapters.Field{Key: "file", Value: adapters.String(strings.TrimSuffix(file, ".zst"))})
+}
+
 // fileData turns an input_image URL into a file payload and its media type: a base64 data URL
 // becomes bytes, anything else is kept as a URL.
 func fileData(url string) (data []byte, mediaType string, isBytes bool) {

@@ -1,5 +1,6 @@
-// Package pi reads the sessions of the pi coding agent (badlogic/pi-mono,
-// `@mariozechner/pi-coding-agent`): one JSONL file per session under
+// Package pi reads the sessions of the pi coding agent (earendil-works/pi,
+// `@earendil-works/pi-coding-agent` 1.x, before it `@mariozechner/pi-coding-agent` 0.x; the
+// format is version 3 in both, 1.x names new sessions by UUIDv7): one JSONL file per session under
 // `<agent dir>/sessions/--<encoded cwd>--/<timestamp>_<uuid>.jsonl`.
 //
 // A file starts with a `session` header; every other line is an entry. Since format version 2
@@ -31,6 +32,13 @@
 //	                           first_kept_entry_id
 //	branch_summary             system message, Content = the summary; options.source keeps from_id
 //	label                      system message; options.source keeps target_id
+//	context_edit (1.x)         system message; options.source keeps target_id (the entry
+//	                           whose contribution to the model's context it edits, itself
+//	                           stored unchanged, as pi keeps it) and context_edit: "omitted"
+//	                           (replacement null) or "replaced" (the new content is in the
+//	                           record)
+//	usage (1.x)                system message without content; options.source keeps
+//	                           usage_kind (cache_warm, …)
 //	model_change, thinking_level_change, session_info, custom, and unknown types
 //	                           system messages without content (unknown types are also
 //	                           reported through Emitter.Unknown)

@@ -269,6 +269,27 @@ func (p *parser) entry(raw []byte, rec *node, typ, recID string, no int) error {
 		if target := obj.Str("targetId"); target != "" {
 			extra = append(extra, "target_id", target)
 		}
+	case "context_edit":
+		// pi 1.x: an append-only edit of an earlier entry's contribution to the model's
+		// context; the target itself stays as written (and as stored). The edit names its
+		// target and what it did to it: omitted (replacement null) or replaced, the new
+		// content kept in the raw record.
+		target := obj.Str("targetId")
+		if target == "" {
+			p.unknown(no, "context_edit without a targetId")
+			break
+		}
+		edit := "replaced"
+		if r, ok := obj["replacement"]; !ok || adapters.IsNull(r) {
+			edit = "omitted"
+		}
+		extra = append(extra, "target_id", target, "context_edit", edit)
+	case "usage":
+		// pi 1.x: usage that is no assistant message (cache warming, …), outside the
+		// conversation tree and the model's context.
+		if kind := obj.Str("kind"); kind != "" {
+			extra = append(extra, "usage_kind", kind)
+		}
 	case "model_change", "thinking_level_change", "session_info", "custom":
 		// Metadata: a system message without content, kept for restore.
 	case "session":
@@ -495,17 +516,20 @@ var (
 		"message":               {"message"},
 		"model_change":          {"provider", "modelId"},
 		"thinking_level_change": {"thinkingLevel"},
-		"compaction":            {"summary", "firstKeptEntryId", "firstKeptEntryIndex", "tokensBefore", "details", "fromHook"},
-		"branch_summary":        {"fromId", "summary", "details", "fromHook"},
+		"compaction":            {"summary", "firstKeptEntryId", "firstKeptEntryIndex", "tokensBefore", "details", "fromHook", "usage", "systemMessage"},
+		"branch_summary":        {"fromId", "summary", "details", "fromHook", "usage"},
+		"usage":                 {"kind", "provider", "model", "usage", "note"},
+		"context_edit":          {"targetId", "replacement"},
 		"custom":                {"customType", "data"},
 		"custom_message":        {"customType", "content", "details", "display"},
 		"label":                 {"targetId", "label"},
 		"session_info":          {"name"},
 	}
 	roleKeys = map[string][]string{
-		"user":              {"content"},
-		"assistant":         {"content", "api", "provider", "model", "usage", "stopReason", "errorMessage", "responseId", "rawStopReason"},
-		"toolResult":        {"toolCallId", "toolName", "content", "details", "isError"},
+		"user": {"content"},
+		"assistant": {"content", "api", "provider", "model", "usage", "stopReason", "errorMessage", "responseId", "rawStopReason",
+			"responseModel", "providerThinkingLevel", "thinkingLevel", "diagnostics", "deferred", "endTurn", "durationMs"},
+		"toolResult":        {"toolCallId", "toolName", "content", "details", "isError", "usage", "nestedCalls", "durationMs"},
 		"bashExecution":     {"command", "output", "exitCode", "cancelled", "truncated", "fullOutputPath", "excludeFromContext"},
 		"custom":            {"customType", "content", "display", "details"},
 		"hookMessage":       {"customType", "content", "display", "details"},
@@ -516,6 +540,6 @@ var (
 	blockExtras = map[string][]string{
 		"text":     {"textSignature"},
 		"thinking": {"thinkingSignature", "redacted"},
-		"toolCall": {"thoughtSignature"},
+		"toolCall": {"thoughtSignature", "namespace", "argumentsError"},
 	}
 )

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // answer writes one scripted reply in a request's dialect, streamed when the agent asked.
@@ -75,8 +76,12 @@ func (a answer) responses(w http.ResponseWriter) {
 			"content": []any{map[string]any{"type": "output_text", "text": a.reply.Text, "annotations": []any{}}}})
 	}
 	for i, c := range a.reply.Calls {
-		items = append(items, map[string]any{"type": "function_call", "id": a.callID("fc", i), "call_id": a.callID("call", i),
-			"name": c.Name, "arguments": string(args(c)), "status": "completed"})
+		item := map[string]any{"type": "function_call", "id": a.callID("fc", i), "call_id": a.callID("call", i),
+			"name": c.Name, "arguments": string(args(c)), "status": "completed"}
+		if ns, name, ok := strings.Cut(c.Name, "."); ok {
+			item["namespace"], item["name"] = ns, name
+		}
+		items = append(items, item)
 	}
 	usage := map[string]any{"input_tokens": 1, "input_tokens_details": map[string]int{"cached_tokens": 0}, "output_tokens": 1,
 		"output_tokens_details": map[string]int{"reasoning_tokens": 0}, "total_tokens": 2}

@@ -73,6 +73,8 @@ type Reply struct {
 
 // ToolCall is a call the model asks the agent to run.
 type ToolCall struct {
+	// Name is the tool's name. In the Responses dialect, "namespace.name" calls a tool of a
+	// namespace (Codex's collaboration.spawn_agent, which starts a sub-agent).
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args,omitempty"` // a JSON object; {} when empty
 }

@@ -414,3 +414,40 @@ func readGeminiStream(t *testing.T, body []byte) got {
 	}
 	return g
 }
+
+// TestResponsesNamespace: a Responses call named namespace.name names its tool's namespace, as
+// Codex's own tools in namespaces (collaboration.spawn_agent) are called.
+func TestResponsesNamespace(t *testing.T) {
+	hs := httptest.NewServer(New(Script{Conversations: []Conversation{{Replies: []Reply{
+		{Calls: []ToolCall{{Name: "collaboration.spawn_agent", Args: json.RawMessage(`{"task_name":"t"}`)}, {Name: "shell"}}}}}}}))
+	defer hs.Close()
+	resp, err := http.Post(hs.URL+"/v1/responses", "application/json", strings.NewReader(`{"model":"m","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"go"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var got []string
+	for _, d := range sseData(b) {
+		var ev struct {
+			Type string `json:"type"`
+			Item struct {
+				Type, Name string
+				Namespace  *string
+			} `json:"item"`
+		}
+		if err := json.Unmarshal(d, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type == "response.output_item.done" && ev.Item.Type == "function_call" {
+			ns := "-"
+			if ev.Item.Namespace != nil {
+				ns = *ev.Item.Namespace
+			}
+			got = append(got, ns+" "+ev.Item.Name)
+		}
+	}
+	if diff := cmp.Diff([]string{"collaboration spawn_agent", "- shell"}, got); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+}
