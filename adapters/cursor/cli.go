@@ -334,7 +334,7 @@ func transcriptIDs(src adapters.Source) (root, id, parent string) {
 	}
 	stem := strings.TrimSuffix(parts[len(parts)-1], ".jsonl")
 	id = chatID(stem, src.Key)
-	if len(parts) == 7 && parts[5] == "subagents" {
+	if len(parts) == 6 && parts[4] == "subagents" {
 		parent = chatID(parts[3], strings.Join(parts[:4], "/"))
 	}
 	return root, id, parent

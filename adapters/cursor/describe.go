@@ -10,9 +10,9 @@ func (Adapter) Describe() adapters.Description {
 		Root: "the IDE's user-data folder holding User/globalStorage/state.vscdb (~/.config/Cursor, " +
 			"~/Library/Application Support/Cursor, %APPDATA%\\Cursor), or cursor-agent's ~/.cursor (projects/, chats/)",
 		Fixture: adapters.Fixture{Dir: "adapters/cursor/testdata/cursor", Databases: map[string]string{
-			"User/globalStorage/state.vscdb":           "User/globalStorage/state.sql",
-			"User/workspaceStorage/ws-one/state.vscdb": "User/workspaceStorage/ws-one/state.sql",
-			"User/workspaceStorage/ws-two/state.vscdb": "User/workspaceStorage/ws-two/state.sql",
+			"User/globalStorage/state.vscdb":                                                       "User/globalStorage/state.sql",
+			"User/workspaceStorage/ws-one/state.vscdb":                                             "User/workspaceStorage/ws-one/state.sql",
+			"User/workspaceStorage/ws-two/state.vscdb":                                             "User/workspaceStorage/ws-two/state.sql",
 			"chats/11e9fe063b91149eb10c6daf331adfaa/7c9e6679-7425-40de-944b-e07fc1f90ae7/store.db": "chats/11e9fe063b91149eb10c6daf331adfaa/7c9e6679-7425-40de-944b-e07fc1f90ae7/store.sql",
 		}},
 		Integration: adapters.Integration{

@@ -269,23 +269,26 @@ func encodeIDEState(ws string, entries map[[8]byte]entry, parents map[string]str
 	return b
 }
 
-// rowFacts is what the key index and the row headers say of one composer: its record's rowid
-// and size, and its bubbles' count, rowid sum and highest rowid. cursorDiskKV's key is UNIQUE
-// ON CONFLICT REPLACE, so every write of a record (Cursor writes whole values) deletes the row
-// and inserts a new one with a new rowid: a new, rewritten or deleted bubble moves these.
+// rowFacts is what one pass learns of a composer without reading its bubbles: a digest of its
+// record (the composerData value, which Cursor rewrites with a new lastUpdatedAt, status and
+// headers whenever the chat changes), and, from the key index alone, its bubbles' count,
+// rowid sum and highest rowid. cursorDiskKV's key is UNIQUE ON CONFLICT REPLACE, so a bubble
+// written with INSERT gets a new rowid: a new, rewritten or deleted bubble moves these.
 type rowFacts struct {
-	rowid, size            int64
+	record                 [8]byte
 	bubbles, sum, maxRowid int64
 	hasRecord              bool
 }
 
 func (f rowFacts) sig() [8]byte {
-	var b [40]byte
-	binary.LittleEndian.PutUint64(b[0:], uint64(f.rowid))
-	binary.LittleEndian.PutUint64(b[8:], uint64(f.size))
-	binary.LittleEndian.PutUint64(b[16:], uint64(f.bubbles))
-	binary.LittleEndian.PutUint64(b[24:], uint64(f.sum))
-	binary.LittleEndian.PutUint64(b[32:], uint64(f.maxRowid))
+	var b [33]byte
+	copy(b[:8], f.record[:])
+	binary.LittleEndian.PutUint64(b[8:], uint64(f.bubbles))
+	binary.LittleEndian.PutUint64(b[16:], uint64(f.sum))
+	binary.LittleEndian.PutUint64(b[24:], uint64(f.maxRowid))
+	if f.hasRecord {
+		b[32] = 1
+	}
 	s := sha256.Sum256(b[:])
 	return [8]byte(s[:8])
 }
@@ -295,8 +298,9 @@ func linkSig(project, parent string, sub bool) [4]byte {
 	return [4]byte(s[:4])
 }
 
-// listComposers reads every composer's rowFacts: the records' rowids and sizes (octet_length
-// reads a row's header, not its value), and the bubbles' keys and rowids from the key index.
+// listComposers reads every composer's rowFacts: the records, digested one at a time (they are
+// a small part of the database: the bubbles, which hold the conversation, are not read), and
+// the bubbles' keys and rowids from the key index.
 func listComposers(ctx context.Context, q queryer) (map[string]*rowFacts, error) {
 	out := map[string]*rowFacts{}
 	get := func(id string) *rowFacts {
@@ -308,19 +312,20 @@ func listComposers(ctx context.Context, q queryer) (map[string]*rowFacts, error)
 		return f
 	}
 	lo, hi := keyRange(composerPrefix)
-	rows, err := q.QueryContext(ctx, "SELECT key, rowid, coalesce(octet_length(value), -1) FROM cursorDiskKV WHERE key >= ? AND key < ?", lo, hi)
+	rows, err := q.QueryContext(ctx, "SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ?", lo, hi)
 	if err != nil {
 		return nil, err
 	}
+	var value sql.RawBytes
 	for rows.Next() {
 		var k string
-		var rowid, size int64
-		if err := rows.Scan(&k, &rowid, &size); err != nil {
+		if err := rows.Scan(&k, &value); err != nil {
 			rows.Close()
 			return nil, err
 		}
 		f := get(strings.TrimPrefix(k, composerPrefix))
-		f.rowid, f.size, f.hasRecord = rowid, size, true
+		sum := sha256.Sum256(value)
+		f.record, f.hasRecord = [8]byte(sum[:8]), true
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

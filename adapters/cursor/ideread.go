@@ -257,7 +257,12 @@ func readIDE(ctx context.Context, env adapters.Env, src adapters.Source, cur ada
 			return fail(err)
 		}
 		learned := map[string]bool{}
+		pending := map[string]bool{}
 		for _, id := range todo {
+			pending[id] = true
+		}
+		for _, id := range todo {
+			delete(pending, id)
 			if err := ctx.Err(); err != nil {
 				return adapters.Cursor{}, err
 			}
@@ -281,7 +286,8 @@ func readIDE(ctx context.Context, env adapters.Env, src adapters.Source, cur ada
 			for _, k := range kids {
 				if facts[k] != nil && parents[k] != id {
 					parents[k] = id
-					learned[k] = true
+					// Read again with its parent, unless it is still to come in this round.
+					learned[k] = !pending[k]
 				}
 			}
 			if ckpt != nil && ckpt.WantCheckpoint() {
@@ -290,8 +296,10 @@ func readIDE(ctx context.Context, env adapters.Env, src adapters.Source, cur ada
 		}
 		// A sub-agent read before its parent named it is read again with its parent.
 		todo = todo[:0]
-		for k := range learned {
-			todo = append(todo, k)
+		for k, again := range learned {
+			if again {
+				todo = append(todo, k)
+			}
 		}
 		sort.Strings(todo)
 	}
