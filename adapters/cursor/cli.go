@@ -210,23 +210,24 @@ func (c *chat) session(goos string, fallback time.Time) session.Session {
 	return s
 }
 
-// decodeSlug finds the folder a projects/ slug stands for: a walk from the file system's root
-// that joins the slug's "-"-separated words into names of folders that exist, at most
-// slugBudget lookups. When hash is set, a folder whose md5 is not hash is passed over. "" when
-// none is found.
+// decodeSlug finds the folder a projects/ slug stands for: the slug is the folder's path
+// without its leading separator, every character but ASCII letters and digits made "-", so it
+// is matched from the file system's root down against the names of the folders there, made a
+// slug the same way (at most slugBudget folders listed). When hash is set, a folder whose md5
+// is not hash is passed over. "" when none is found.
 func decodeSlug(slug, goos, hash string) string {
-	words := strings.Split(slug, "-")
-	start := "/"
+	start, rest := "/", strings.TrimPrefix(slug, "-")
 	if goos == "windows" {
-		if len(words[0]) != 1 {
+		drive, after, ok := strings.Cut(rest, "-")
+		if !ok || len(drive) != 1 {
 			return ""
 		}
-		start, words = strings.ToUpper(words[0])+`:\`, words[1:]
+		start, rest = strings.ToUpper(drive)+`:\`, after
 	}
 	budget := slugBudget
-	var walk func(dir string, rest []string) string
-	walk = func(dir string, rest []string) string {
-		if len(rest) == 0 {
+	var walk func(dir, rest string) string
+	walk = func(dir, rest string) string {
+		if rest == "" {
 			if hash != "" {
 				sum := md5.Sum([]byte(dir))
 				if hex.EncodeToString(sum[:]) != hash {
@@ -235,32 +236,44 @@ func decodeSlug(slug, goos, hash string) string {
 			}
 			return dir
 		}
-		for n := 1; n <= len(rest); n++ {
-			for _, sep := range []string{"-", ".", "_", " "} {
-				if n == 1 && sep != "-" {
-					continue
-				}
-				if budget--; budget < 0 {
-					return ""
-				}
-				name := strings.Join(rest[:n], sep)
-				next := filepath.Join(dir, name)
-				if isDir(next) {
-					if p := walk(next, rest[n:]); p != "" {
-						return p
-					}
-				}
+		if budget--; budget < 0 {
+			return ""
+		}
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return ""
+		}
+		for _, e := range ents {
+			s := slugOf(e.Name())
+			after, ok := strings.CutPrefix(rest, s)
+			if !ok || after != "" && after[0] != '-' {
+				continue
+			}
+			next := filepath.Join(dir, e.Name())
+			if !isDir(next) {
+				continue
+			}
+			if p := walk(next, strings.TrimPrefix(after, "-")); p != "" {
+				return p
 			}
 		}
 		return ""
 	}
-	if words[0] == "" && len(words) > 1 { // a slug Cursor wrote with the leading "/" kept
-		words = words[1:]
-	}
-	return walk(start, words)
+	return walk(start, rest)
 }
 
-const slugBudget = 4000
+// slugOf is a name as cursor-agent writes it in a slug.
+func slugOf(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}
+
+const slugBudget = 2000
 
 // transcriptState is a transcript's cursor state.
 type transcriptState struct {
@@ -376,8 +389,10 @@ func transcriptLine(s *session.Session, st *transcriptState, path string, line [
 	case "user", "assistant":
 		m.Role = session.Role(role)
 		content := n.Kid("message").Kid("content")
-		if t := adapters.Str(content.Raw); t != "" {
-			add(session.Part{Type: session.PartText, Text: t, Provenance: provenance(m.Role, t)})
+		if content != nil && content.Kind() == '"' {
+			if t := adapters.Str(content.Raw); t != "" {
+				add(session.Part{Type: session.PartText, Text: t, Provenance: provenance(m.Role, t)})
+			}
 		}
 		for i, b := range content.List() {
 			o := b.Object()

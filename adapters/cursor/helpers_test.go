@@ -9,6 +9,7 @@ import (
 
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/adaptertest"
+	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/store/sqlite"
 )
 
@@ -57,3 +58,5 @@ func write(t *testing.T, path string, stmts ...string) {
 }
 
 func globalDB(root string) string { return filepath.Join(root, filepath.FromSlash(globalDBRel)) }
+
+func sessionEvent(s *session.Session) session.Event { return session.Event{Session: s} }
