@@ -9,6 +9,7 @@ import (
 	"github.com/pondhq/pond/adapters/claudecode"
 	"github.com/pondhq/pond/adapters/codex"
 	"github.com/pondhq/pond/adapters/copilot"
+	"github.com/pondhq/pond/adapters/cursor"
 	"github.com/pondhq/pond/adapters/gemini"
 	"github.com/pondhq/pond/adapters/opencode"
 	"github.com/pondhq/pond/adapters/pi"
@@ -25,6 +26,7 @@ func Adapters() []adapters.Adapter {
 		pi.New(),
 		qwen.Adapter{},
 		copilot.Adapter{},
+		cursor.New(),
 	}
 }
 

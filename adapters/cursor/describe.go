@@ -17,10 +17,13 @@ func (Adapter) Describe() adapters.Description {
 		}},
 		Integration: adapters.Integration{
 			// The global MCP config is ~/.cursor/mcp.json on every OS, servers under
-			// "mcpServers" as {command, args}; the IDE and cursor-agent both read it. Neither
-			// has a command that adds a server, so the installer edits the file (read as JSONC:
-			// a file the user commented is kept as it is).
+			// "mcpServers" as {command, args}; the IDE and cursor-agent both read it.
+			// cursor-agent lists servers (`cursor-agent mcp list`) but has no command that adds
+			// one, so the installer edits the file (read as JSONC: a file the user commented is
+			// kept as it is).
 			MCP: &adapters.MCP{
+				CLI:  "cursor-agent",
+				List: []string{"mcp", "list"},
 				Configs: func(env adapters.Env) []string {
 					if d := cliDir(env); d != "" {
 						return []string{joinFor(env.GOOS, d, "mcp.json")}

@@ -31,7 +31,7 @@ func TestAdaptersReadTheCorpus(t *testing.T) {
 				t.Fatalf("no adapter %s", name)
 			}
 			roots := a.Roots(env)
-			if len(roots) != 1 || roots[0] != m.Roots[name] {
+			if len(roots) == 0 || roots[0] != m.Roots[name] { // the corpus goes to the first root (Cursor has two)
 				t.Fatalf("adapter roots %v, corpus root %s", roots, m.Roots[name])
 			}
 			var c adaptertest.Collector
