@@ -23,10 +23,10 @@ const Name = "cursor"
 // SubagentKind is the SourceAgent of a sub-agent's session.
 const SubagentKind = Name + "/subagent"
 
-// Unsupported is why a stored session cannot be restored into Cursor: the IDE keeps its chats
-// in a database it owns and rewrites while it runs, and cursor-agent resumes from the
-// undocumented blobs of its chat store, not from the transcript.
-const Unsupported = "Cursor cannot be restored into: the IDE's chats live in a database the running IDE owns, and cursor-agent resumes from an undocumented chat store"
+// Unsupported is why a stored session cannot be restored into Cursor (Describe().NoRestore):
+// the IDE keeps its chats in a database it owns and rewrites while it runs, and cursor-agent
+// resumes from the undocumented blobs of its chat store, not from the transcript.
+const Unsupported = "restoring into Cursor is unsupported: the IDE's chats live in a database the running IDE owns, and cursor-agent resumes from an undocumented chat store, not from its transcripts"
 
 // Adapter reads Cursor's chats. The zero value is ready to use.
 type Adapter struct{}

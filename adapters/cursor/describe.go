@@ -9,6 +9,7 @@ func (Adapter) Describe() adapters.Description {
 	return adapters.Description{
 		Root: "the IDE's user-data folder holding User/globalStorage/state.vscdb (~/.config/Cursor, " +
 			"~/Library/Application Support/Cursor, %APPDATA%\\Cursor), or cursor-agent's ~/.cursor (projects/, chats/)",
+		NoRestore: Unsupported,
 		Fixture: adapters.Fixture{Dir: "adapters/cursor/testdata/cursor", Databases: map[string]string{
 			"User/globalStorage/state.vscdb":                                                       "User/globalStorage/state.sql",
 			"User/workspaceStorage/ws-one/state.vscdb":                                             "User/workspaceStorage/ws-one/state.sql",
