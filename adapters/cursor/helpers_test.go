@@ -42,7 +42,7 @@ func testEnv(t *testing.T) adapters.Env {
 }
 
 // write runs stmts on the database at path in one transaction, as Cursor would commit.
-func write(t *testing.T, path string, stmts ...string) {
+func write(t testing.TB, path string, stmts ...string) {
 	t.Helper()
 	err := sqlite.WriteAgentDB(path, func(tx *sql.Tx) error {
 		for _, s := range stmts {
