@@ -2,7 +2,85 @@
 // database, and the cursor-agent CLI's transcripts and chat stores. Cursor is capture only:
 // restoring into it is unsupported (see Unsupported).
 //
-// DOC-PLACEHOLDER
+// # Roots and sources
+//
+// Two roots: the IDE's user-data folder (see ideUserDir) and cursor-agent's ~/.cursor. Scan
+// looks for both layouts under either, so that one fixture tree covers both.
+//
+//   - User/globalStorage/state.vscdb is one source (key "User/globalStorage/state.vscdb"),
+//     stamped with adapters.SQLiteStamp and a digest of every workspaceStorage folder's
+//     workspace.json and database stamp. The database (86–500 MB is common) is shared with the
+//     running IDE: it is opened through Env.OpenSQLite, read-only, never locked, and read by
+//     composer. A pass digests every composer record (composerData:<id>, small beside the
+//     bubbles) and reads the bubbles' keys and rowids from the key index, never a bubble's
+//     value; only the composers whose signature moved (record digest; bubble count, rowid sum
+//     and highest rowid; workspace, parent and sub-agent mark) are loaded, one at a time in a
+//     read transaction of their own, and emitted whole. The cursor keeps 20 bytes a composer
+//     (ideState) and every untouched composer as it was, so a pass never forgets a chat it did
+//     not read; a composer deleted from the database leaves the cursor, and the archive keeps
+//     what was captured. A cursor is offered after each composer (adapters.Checkpointer).
+//     Limit: a bubble rewritten in place (same rowid) while its composer's record stays byte
+//     for byte the same is read at the composer's next change (a new turn moves the record's
+//     headers and lastUpdatedAt).
+//   - projects/<slug>/agent-transcripts/<chat>/<chat>.jsonl (older builds: <chat>.jsonl) and
+//     <chat>/subagents/<sub>.jsonl are line sources read incrementally (adapters/jsonl).
+//   - chats/<md5 of the folder>/<chat>/store.db is a whole-database source (SQLiteStamp).
+//   - A CLI chat whose id the IDE's database also holds (the IDE writes transcripts of its own
+//     composers) is listed superseded (adapters.SkipSuperseded): the IDE's record is the richer.
+//
+// # IDE mapping
+//
+//	composerData:<id>     Session id = the composer id; created_at = createdAt (else the
+//	                      first bubble's time); project = the folder (workspace.json) of the
+//	                      workspace whose ItemTable composer.composerData lists the composer,
+//	                      else of the workspace the 3.x headers name, else a bubble's
+//	                      workspaceProjectDir or first workspaceUris entry, else
+//	                      "cursor:no-workspace". The record, and its header entry (ItemTable
+//	                      composer.composerHeaders or the composerHeaders table), are kept in
+//	                      options.source.
+//	sub-agents            a composer named by another's subComposerIds gets it as parent, a
+//	                      composer the 3.x headers mark isSubagent the kind; either way the
+//	                      SourceAgent "cursor/subagent".
+//	message order         fullConversationHeadersOnly, then an old build's inline
+//	                      conversation (each element a message, kept with its index), then
+//	                      bubbles no header lists yet, in key order.
+//	bubbleId:<c>:<b>      a message, id = the bubble id: type 1 user, 2 assistant; thinking.text
+//	                      a reasoning part, text a text part, toolFormerData a tool_call
+//	                      (CallID toolCallId, Name name, Params rawArgs) and, once finished or
+//	                      with a result, a tool_result (IsFailure when status or
+//	                      additionalData.status is "error"). Another type, or a bubble with none
+//	                      of these (code-block state, an empty turn), a system message holding
+//	                      only its record; an unknown type is also reported through
+//	                      Emitter.Unknown. Time = createdAt (ISO, or milliseconds), else the
+//	                      previous message's.
+//
+// Every row is kept verbatim under options.source.record of what it produced, with its key. A
+// record or bubble that is not a JSON object (a cut-off write, JSON null) is reported through
+// Emitter.Malformed at "<db>#<key>" and skipped. Rows of other keys (checkpoints, code-block
+// diffs, message request contexts) carry no conversation and are not read.
+//
+// # cursor-agent mapping, and what is lost
+//
+// A transcript line {"role", "message": {"content"}} is a message with Anthropic-style blocks:
+// text (a block that is one tag other than <user_query>, such as <user_info>, is injected),
+// thinking, tool_use (a tool_call), tool_result; a line without a role ({"type":
+// "turn_ended"}) is a system message. Transcripts carry no ids, times or folder, and
+// cursor-agent writes tool calls without ids and often without their results, so:
+//
+//   - message ids are the lines' rec- digests (adapters.RecordID);
+//   - a message's time is the chat's start plus its line number in microseconds, which keeps
+//     the file's order: the start is the chat store's createdAt, else the file's modification
+//     time when first read (kept in the cursor);
+//   - the project is the slug decoded against the folders that exist (and checked against the
+//     store's md5 of the folder), else the slug itself;
+//   - a tool call's CallID is its id when present, else "<message id>:<block index>", so a
+//     result is linked to its call only when the transcript names it.
+//
+// The chat store is read whole: its meta row (hex-encoded JSON: name, createdAt, model) goes
+// into the session's options.source.meta, and each blob, cursor-agent's own content-addressed
+// conversation state (protobuf and JSON that no public description covers), is kept raw as a
+// system message "blob:<id>", not mapped. The transcript and the store of one chat emit the
+// same session.
 package cursor
 
 import (
