@@ -96,7 +96,7 @@ func benchDB(b *testing.B) (root, db string) {
 		b.Fatal(err)
 	}
 	const bubbles = 60
-	pad := strings.Repeat("output line of a tool run, kept in toolFormerData.result\\n", mb<<20/(benchComposers*bubbles)/58+1)
+	pad := strings.Repeat("output line of a tool run, kept in toolFormerData.result\\n", mb<<20/(benchComposers*bubbles/2)/58+1)
 	if err := sqlite.CreateFromScript(db, "PRAGMA journal_mode=WAL;\n"+cursorSchema); err != nil {
 		b.Fatal(err)
 	}
