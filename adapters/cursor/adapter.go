@@ -192,6 +192,9 @@ func ideComposers(ctx context.Context, env adapters.Env, root string) (map[strin
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
+		if _, err := adapters.SQLiteStamp(path); err != nil {
+			continue // not (yet) a database: Cursor is creating it
+		}
 		ids, err := composerIDs(ctx, env, path)
 		if err != nil {
 			return nil, err

@@ -107,3 +107,26 @@ func TestDecodeSlug(t *testing.T) {
 		t.Errorf("an undecodable slug's project is %q, want the slug", got)
 	}
 }
+
+// TestDatabaseBeingCreated: an empty or cut-short global database (Cursor creating it) is no
+// source yet, and no error: the root's other chats are still read.
+func TestDatabaseBeingCreated(t *testing.T) {
+	root := fixture(t)
+	for _, size := range []int64{0, 50} {
+		if err := os.Truncate(globalDB(root), size); err != nil {
+			t.Fatal(err)
+		}
+		srcs, err := New().Scan(context.Background(), testEnv(t), root)
+		if err != nil {
+			t.Fatalf("%d bytes: %v", size, err)
+		}
+		for _, s := range srcs {
+			if s.Key == ideKey {
+				t.Errorf("%d bytes: the database is listed", size)
+			}
+		}
+		if len(srcs) == 0 {
+			t.Errorf("%d bytes: the CLI's chats are not listed", size)
+		}
+	}
+}

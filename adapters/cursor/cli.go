@@ -115,36 +115,38 @@ type chat struct {
 	created    time.Time
 }
 
-// findChat looks for the chat's transcript folder and store under root and reads the store's
-// meta (createdAt, name, …).
-func findChat(ctx context.Context, env adapters.Env, root, id, parent string) *chat {
-	c := &chat{id: id, parent: parent}
+// findChat finds the chat's transcript folder (slug) and store (hash) under root, when the
+// source being read does not name them, and reads the store's meta (createdAt, name, …).
+func findChat(ctx context.Context, env adapters.Env, root, id, parent, slug, hash string) *chat {
+	c := &chat{id: id, parent: parent, slug: slug, hash: hash}
 	top := id
 	if parent != "" {
 		top = parent
 	}
-	for _, slug := range dirs(filepath.Join(root, "projects")) {
-		dir := filepath.Join(root, "projects", slug, "agent-transcripts")
-		if isDir(filepath.Join(dir, top)) || fileExists(filepath.Join(dir, top+".jsonl")) {
-			c.slug = slug
-			break
-		}
-	}
-	for _, hash := range dirs(filepath.Join(root, "chats")) {
-		store := filepath.Join(root, "chats", hash, top, "store.db")
-		if !fileExists(store) {
-			continue
-		}
-		c.hash = hash
-		if parent == "" {
-			c.meta = storeMeta(ctx, env, store)
-			if n, err := adapters.ReadObject(c.meta, nil); err == nil {
-				if ms, ok := n.Object().Int("createdAt"); ok && ms > 0 {
-					c.created = time.UnixMilli(ms)
-				}
+	if c.slug == "" {
+		for _, slug := range dirs(filepath.Join(root, "projects")) {
+			dir := filepath.Join(root, "projects", slug, "agent-transcripts")
+			if isDir(filepath.Join(dir, top)) || fileExists(filepath.Join(dir, top+".jsonl")) {
+				c.slug = slug
+				break
 			}
 		}
-		break
+	}
+	if c.hash == "" {
+		for _, hash := range dirs(filepath.Join(root, "chats")) {
+			if fileExists(filepath.Join(root, "chats", hash, top, "store.db")) {
+				c.hash = hash
+				break
+			}
+		}
+	}
+	if c.hash != "" && parent == "" {
+		c.meta = storeMeta(ctx, env, filepath.Join(root, "chats", c.hash, top, "store.db"))
+		if n, err := adapters.ReadObject(c.meta, nil); err == nil {
+			if ms, ok := n.Object().Int("createdAt"); ok && ms > 0 {
+				c.created = time.UnixMilli(ms)
+			}
+		}
 	}
 	return c
 }
@@ -289,7 +291,7 @@ const transcriptStateVersion = 1
 // (the store's createdAt, else the file's time when first read) plus its line number in
 // microseconds, which keeps the file's order.
 func readTranscript(ctx context.Context, env adapters.Env, src adapters.Source, cur adapters.Cursor, out adapters.Emitter) (adapters.Cursor, error) {
-	root, id, parent := transcriptIDs(src)
+	root, id, parent, slug := transcriptIDs(src)
 	jf, err := jsonl.Open(src.Path, cur, env.Limits)
 	if err != nil {
 		return adapters.Cursor{}, fmt.Errorf("cursor: %w", err)
@@ -303,7 +305,7 @@ func readTranscript(ctx context.Context, env adapters.Env, src adapters.Source, 
 		}
 	}
 	defer jf.Close()
-	c := findChat(ctx, env, root, id, parent)
+	c := findChat(ctx, env, root, id, parent, slug, "")
 	if st.Start.IsZero() {
 		st.Start = c.created
 		if st.Start.IsZero() {
@@ -337,9 +339,9 @@ func readTranscript(ctx context.Context, env adapters.Env, src adapters.Source, 
 	return next, nil
 }
 
-// transcriptIDs are the root a transcript source lies under, its chat's id and its parent's
-// (for a sub-agent's transcript).
-func transcriptIDs(src adapters.Source) (root, id, parent string) {
+// transcriptIDs are the root a transcript source lies under, its chat's id, its parent's (for
+// a sub-agent's transcript) and its projects/ folder.
+func transcriptIDs(src adapters.Source) (root, id, parent, slug string) {
 	parts := strings.Split(src.Key, "/") // projects/<slug>/agent-transcripts/…
 	root = src.Path
 	for range parts {
@@ -350,7 +352,10 @@ func transcriptIDs(src adapters.Source) (root, id, parent string) {
 	if len(parts) == 6 && parts[4] == "subagents" {
 		parent = chatID(parts[3], strings.Join(parts[:4], "/"))
 	}
-	return root, id, parent
+	if len(parts) >= 4 && parts[0] == "projects" && parts[2] == "agent-transcripts" {
+		slug = parts[1]
+	}
+	return root, id, parent, slug
 }
 
 var lineShape = &adapters.Shape{Members: map[string]*adapters.Shape{"message": {Members: map[string]*adapters.Shape{"content": {}}}}}
@@ -460,8 +465,7 @@ func readStore(ctx context.Context, env adapters.Env, src adapters.Source, out a
 	parts := strings.Split(src.Key, "/") // chats/<hash>/<chat>/store.db
 	root := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(src.Path))))
 	id := chatID(parts[2], src.Key)
-	c := findChat(ctx, env, root, id, "")
-	c.hash = parts[1]
+	c := findChat(ctx, env, root, id, "", "", parts[1])
 	db, err := openDB(env, src.Path)
 	if err != nil {
 		return adapters.Cursor{}, err

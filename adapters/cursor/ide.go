@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -162,6 +163,9 @@ func scanIDE(root string) (*adapters.Source, error) {
 		return nil, err
 	}
 	stamp, _, err := ideStamp(root)
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return nil, nil // a database Cursor is creating: listed at the next scan
+	}
 	if err != nil {
 		return nil, err
 	}
