@@ -73,8 +73,8 @@
 //     time when first read (kept in the cursor);
 //   - the project is the slug decoded against the folders that exist (and checked against the
 //     store's md5 of the folder), else the slug itself;
-//   - a tool call's CallID is its id when present, else "<message id>:<block index>", so a
-//     result is linked to its call only when the transcript names it.
+//   - a tool call's CallID is its id when present, else "<message id>:<block index>"; a result
+//     whose tool_use_id names no call answers the oldest call still without one.
 //
 // The chat store is read whole: its meta row (hex-encoded JSON: name, createdAt, model) goes
 // into the session's options.source.meta, and each blob, cursor-agent's own content-addressed

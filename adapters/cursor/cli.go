@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -282,7 +283,13 @@ type transcriptState struct {
 	V     int              `json:"v"`
 	Start time.Time        `json:"start"`
 	IDs   adapters.SeenIDs `json:"ids,omitzero"`
+	// Open are the tool calls without a result yet, oldest first (at most maxOpen): a result
+	// whose tool_use_id names no call (cursor-agent writes calls without ids) answers the
+	// oldest.
+	Open []string `json:"open,omitempty"`
 }
+
+const maxOpen = 64
 
 const transcriptStateVersion = 1
 
@@ -415,10 +422,19 @@ func transcriptLine(s *session.Session, st *transcriptState, path string, line [
 				if call == "" {
 					call = id + ":" + strconv.Itoa(i)
 				}
+				if st.Open = append(st.Open, call); len(st.Open) > maxOpen {
+					st.Open = st.Open[1:]
+				}
 				add(session.Part{Type: session.PartToolCall, CallID: call, Name: o.Str("name"), Params: adapters.Value(o["input"])})
 			case "tool_result":
 				failed, _ := o.Bool("is_error")
-				add(session.Part{Type: session.PartToolResult, CallID: o.Str("tool_use_id"), Result: adapters.Value(o["content"]), IsFailure: failed})
+				call := o.Str("tool_use_id")
+				if k := slices.Index(st.Open, call); k >= 0 {
+					st.Open = slices.Delete(st.Open, k, k+1)
+				} else if len(st.Open) > 0 {
+					call, st.Open = st.Open[0], st.Open[1:]
+				}
+				add(session.Part{Type: session.PartToolResult, CallID: call, Result: adapters.Value(o["content"]), IsFailure: failed})
 			default:
 				unknown("content block " + strconv.Quote(typ) + " (kept in the record)")
 			}
