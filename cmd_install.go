@@ -34,6 +34,7 @@ says what it did:
              claude-code  claude mcp add --scope user, else ~/.claude.json (CLAUDE_CONFIG_DIR)
              codex-cli    codex mcp add, else $CODEX_HOME/config.toml (~/.codex)
              copilot-cli  copilot mcp add, else ~/.copilot/mcp-config.json (COPILOT_HOME)
+             cursor       ~/.cursor/mcp.json (the IDE's and cursor-agent's)
              gemini-cli   gemini mcp add -s user, else ~/.gemini/settings.json
              opencode     ~/.config/opencode/opencode.json[c] (XDG_CONFIG_HOME), key "mcp"
              qwen-code    qwen mcp add --scope user, else ~/.qwen/settings.json (QWEN_HOME)
@@ -43,7 +44,7 @@ says what it did:
              kilo         ~/.config/kilo/kilo.json[c] (XDG_CONFIG_HOME), key "mcp"
            A file is edited in place, keeping your entries, comments and line endings, with a
            .bak beside it; a file Pond cannot read is reported and left alone. Claude Code,
-           Copilot CLI, Gemini CLI and Qwen Code also get Pond's recall skill
+           Copilot CLI, Cursor, Gemini CLI and Qwen Code also get Pond's recall skill
            (skills/pond-recall). Pi gets Pond's plugin instead, in a later pond. --agents
            claude-code,codex-cli to choose (registered even before the agent's first run),
            --no-mcp to skip

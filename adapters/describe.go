@@ -14,6 +14,9 @@ type Description struct {
 	// Restore says, for `pond resume --help`, where a restore into this agent lands when that is
 	// not simply the agent's own files under its root ("" when it is).
 	Restore string
+	// NoRestore says, for an agent Pond only captures from (Capabilities().Restore false), why
+	// a stored session cannot be restored into it: `pond resume --to` answers with it.
+	NoRestore string
 	// Fixture is the adapter's test tree.
 	Fixture Fixture
 	// Integration is how Pond plugs into the agent.

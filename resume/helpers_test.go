@@ -220,6 +220,10 @@ func corpus(t *testing.T) []corpusSource {
 	for _, f := range filesUnder(base, ".jsonl") {
 		cs = append(cs, fileSource("copilot-cli", base, f))
 	}
+	base = filepath.Join(sh, "cursor/agent-sessions")
+	for _, f := range filesUnder(base, ".jsonl") {
+		cs = append(cs, fileSource("cursor", base, f))
+	}
 	base = filepath.Join(sh, "pi")
 	for _, f := range append(filesUnder(filepath.Join(base, "agent-sessions"), ".jsonl"), filesUnder(filepath.Join(base, "pi-mono"), ".jsonl")...) {
 		cs = append(cs, fileSource("pi-coding-agent", base, f))

@@ -162,6 +162,7 @@ func TestRefusals(t *testing.T) {
 	}{
 		{"not-stored", resume.Request{Session: "nope", To: "claude-code", OutDir: t.TempDir()}, resume.NotStored, 1},
 		{"unknown-agent", resume.Request{Session: "lonely", To: "aider", OutDir: t.TempDir()}, resume.UnknownAgent, 2},
+		{"capture-only", resume.Request{Session: "lonely", To: "cursor", OutDir: t.TempDir()}, resume.UnknownAgent, 2},
 		{"too-deep", resume.Request{Session: "a", To: "claude-code", OutDir: t.TempDir()}, resume.TooDeep, 2},
 		{"native-cwd-gone", resume.Request{Session: "gone", To: "claude-code", Env: testEnv(home)}, resume.CwdMissing, 2},
 		{"no-home", resume.Request{Session: "lonely", To: "claude-code", Env: testEnv("")}, resume.NoNativeDir, 2},
@@ -174,6 +175,9 @@ func TestRefusals(t *testing.T) {
 			}
 			if o.Message == "" {
 				t.Error("no message says why")
+			}
+			if tc.name == "capture-only" && !strings.Contains(o.Message, "unsupported") {
+				t.Errorf("a capture-only agent's refusal %q does not say restoring into it is unsupported", o.Message)
 			}
 		})
 	}

@@ -102,7 +102,13 @@ func Restore(ctx context.Context, a Archive, req Request) (*Outcome, error) {
 	o := &Outcome{Session: req.Session, To: req.To, Files: []File{}}
 	_, enc, ok := target(req.To)
 	if !ok {
-		return fail(o, UnknownAgent, "cannot restore into %q: Pond restores into %s", req.To, strings.Join(Targets(), ", ")), nil
+		why := "Pond restores into " + strings.Join(Targets(), ", ")
+		if a, known := all.ByName(req.To); known {
+			if d, ok := a.(adapters.Describer); ok && d.Describe().NoRestore != "" {
+				why = d.Describe().NoRestore + " (Pond restores into " + strings.Join(Targets(), ", ") + ")"
+			}
+		}
+		return fail(o, UnknownAgent, "cannot restore into %q: %s", req.To, why), nil
 	}
 	now := time.Now
 	if req.Now != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/pondhq/pond/adapters/cline"
 	"github.com/pondhq/pond/adapters/codex"
 	"github.com/pondhq/pond/adapters/copilot"
+	"github.com/pondhq/pond/adapters/cursor"
 	"github.com/pondhq/pond/adapters/gemini"
 	"github.com/pondhq/pond/adapters/kilo"
 	"github.com/pondhq/pond/adapters/opencode"
@@ -31,6 +32,7 @@ func Adapters() []adapters.Adapter {
 		cline.Adapter{},
 		roocode.Adapter{},
 		kilo.Adapter{},
+		cursor.New(),
 	}
 }
 

@@ -36,6 +36,9 @@ func TestEveryAdapterIsWhole(t *testing.T) {
 			if restores := a.Capabilities().Restore; restores != enc {
 				t.Errorf("Capabilities().Restore is %v but implementing restore.Encoder is %v", restores, enc)
 			}
+			if restores := a.Capabilities().Restore; restores == (d.Describe().NoRestore != "") {
+				t.Errorf("Capabilities().Restore is %v and Describe().NoRestore is %q: an agent Pond only captures from says why", restores, d.Describe().NoRestore)
+			}
 		})
 	}
 }
