@@ -1,0 +1,146 @@
+package openclaw
+
+import (
+	"context"
+	"flag"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/adapters/adaptertest"
+	"github.com/pondhq/pond/store/sqlite"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// The fixture's sessions (testdata/openclaw): in agent main's database, the main session, its
+// sub-agent and the window a /reset opened after it; beside it, a compressed reset archive and
+// the main session's own legacy transcript, which the database supersedes. In the legacy-only
+// agent work, a session, its sub-agent (spawnedBy in sessions.json) and a deleted archive.
+const (
+	mainID     = "5f3c2a10-7b1e-4c8d-9a2f-0d1e2f3a4b5c"
+	subID      = "8a7b6c5d-4e3f-4a1b-8c2d-3e4f5a6b7c8d"
+	resetID    = "c0ffee00-1234-4abc-8def-0123456789ab"
+	archivedID = "3b2a1908-f7e6-4d5c-9b4a-392817161514"
+	workID     = "9c8b7a69-5847-4362-a514-030201f0e0d0"
+	workSubID  = "1e2d3c4b-5a69-4788-9706-a5b4c3d2e1f0"
+	deletedID  = "7f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2918"
+)
+
+func testEnv(home string) adapters.Env {
+	e := adaptertest.FakeEnv("linux", home, nil)
+	e.OpenSQLite = sqlite.OpenAgentDB
+	return e
+}
+
+// fixture copies the fixture (building its database) and returns its root.
+func fixture(t *testing.T) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "openclaw")
+	adaptertest.CopyFixture(t, New(), root, sqlite.CreateFromScript)
+	return root
+}
+
+func readFixture(t *testing.T) *adaptertest.Collector {
+	t.Helper()
+	var c adaptertest.Collector
+	adaptertest.ReadRoot(t, New(), testEnv(t.TempDir()), fixture(t), nil, &c)
+	return &c
+}
+
+func TestRoots(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		vars map[string]string
+		want []string
+	}{
+		{"default", nil, []string{"/home/u/.openclaw"}},
+		{"state-dir", map[string]string{"OPENCLAW_STATE_DIR": " /srv/claw "}, []string{"/srv/claw"}},
+		{"tilde", map[string]string{"OPENCLAW_STATE_DIR": "~/claw"}, []string{"/home/u/claw"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := New().Roots(adaptertest.FakeEnv("linux", "/home/u", tc.vars))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("roots (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestScan: a source per window and per file, the database's sessions first; the legacy copy
+// of a session the database holds is superseded; trajectory sidecars and the index are no
+// sources.
+func TestScan(t *testing.T) {
+	srcs, err := New().Scan(context.Background(), testEnv(t.TempDir()), fixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range srcs {
+		got = append(got, s.Key+" "+s.Skip)
+	}
+	want := []string{
+		"agents/main/agent/openclaw-agent.sqlite#" + mainID + " ",
+		"agents/main/agent/openclaw-agent.sqlite#" + subID + " ",
+		"agents/main/agent/openclaw-agent.sqlite#" + resetID + " ",
+		"agents/main/sessions/" + mainID + ".jsonl superseded",
+		"agents/main/sessions/" + archivedID + ".jsonl.reset.2026-11-20T08-59-59.000Z.zst ",
+		"agents/work/sessions/" + workSubID + ".jsonl ",
+		"agents/work/sessions/" + workID + ".jsonl ",
+		"agents/work/sessions/" + deletedID + ".jsonl.deleted.2026-11-22T12-00-00.000Z ",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("sources (-want +got):\n%s", diff)
+	}
+}
+
+// TestLineage: sub-agents hang from the session that spawned them (the database's
+// parent_session_key, the index's spawnedBy), a reset's window from the one before it; the
+// archives are marked.
+func TestLineage(t *testing.T) {
+	c := readFixture(t)
+	type view struct{ Agent, Parent, Project, Archived string }
+	got := map[string]view{}
+	for id, s := range c.Sessions() {
+		v := view{Agent: s.SourceAgent, Parent: s.ParentSessionID, Project: s.Project}
+		if strings.Contains(string(s.Options["openclaw"]), `"archived":"deleted"`) {
+			v.Archived = "deleted"
+		}
+		if strings.Contains(string(s.Options["openclaw"]), `"archived":"reset"`) {
+			v.Archived = "reset"
+		}
+		got[id] = v
+	}
+	want := map[string]view{
+		mainID:     {"openclaw", "", "/work/proj", ""},
+		subID:      {"openclaw/subagent", mainID, "/work/proj", ""},
+		resetID:    {"openclaw", mainID, "/work/proj", ""},
+		archivedID: {"openclaw", "", "/work/proj", "reset"},
+		workID:     {"openclaw", "", "/work/service", ""},
+		workSubID:  {"openclaw/subagent", workID, "/work/service", ""},
+		deletedID:  {"openclaw", "", "/work/scratch", "deleted"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("sessions (-want +got):\n%s", diff)
+	}
+}
+
+// TestCompressedEvent: the event OpenClaw stored zstd-compressed is read like the others (a
+// reader of event_json alone loses it).
+func TestCompressedEvent(t *testing.T) {
+	c := readFixture(t)
+	parts := c.PartsOf(mainID, "d1e2f3a4")
+	if len(parts) != 1 || parts[0].CallID != "toolu_01" || !strings.Contains(string(parts[0].Result), "file-0119.txt") {
+		t.Errorf("the compressed tool result: %+v", parts)
+	}
+}
+
+// TestGolden renders every event of the fixture against testdata/events.golden (rewrite with
+// -update), raw records left out.
+func TestGolden(t *testing.T) {
+	c := readFixture(t)
+	adaptertest.CheckGolden(t, filepath.Join("testdata", "events.golden"), c.Events, *update)
+}

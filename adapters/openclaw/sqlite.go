@@ -1,0 +1,406 @@
+package openclaw
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/adapters/pi"
+	"github.com/pondhq/pond/session"
+)
+
+// The database's tables this adapter reads (agent schema 23, OpenClaw 2026.9), and the one it
+// cannot do without.
+const (
+	tableWindows = "session_windows"
+	tableNodes   = "session_nodes"
+	tableEvents  = "transcript_events"
+)
+
+func openDB(env adapters.Env, path string) (*sql.DB, error) {
+	if env.OpenSQLite == nil {
+		return nil, fmt.Errorf("openclaw: open %s: no SQLite reader in this environment", path)
+	}
+	db, err := env.OpenSQLite(path)
+	if err != nil {
+		return nil, fmt.Errorf("openclaw: open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// columns are the columns of the tables a database has: the schema moves with OpenClaw's
+// releases, and a database may be from any of them.
+type columns map[string]map[string]bool
+
+func columnsOf(ctx context.Context, db *sql.DB) (columns, error) {
+	cols := columns{}
+	for _, t := range []string{tableWindows, tableNodes, tableEvents} {
+		rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", t)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if cols[t] == nil {
+				cols[t] = map[string]bool{}
+			}
+			cols[t][n] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return cols, nil
+}
+
+// usable says whether a database holds sessions this adapter can read.
+func (c columns) usable() bool {
+	return c[tableWindows]["session_id"] && c[tableEvents]["session_id"] && c[tableEvents]["seq"] && c[tableEvents]["event_json"]
+}
+
+// dbKey is the source key of one session window.
+func dbKey(agent, id string) string { return "agents/" + agent + "/agent/" + dbName + "#" + id }
+
+// scanDB lists the session windows of one agent's database, each stamped with its own
+// change marks (its row's and its node's update times, its events' count and last seq), so a
+// commit to one session leaves the others fresh.
+func scanDB(ctx context.Context, env adapters.Env, root, agent, path string) ([]adapters.Source, error) {
+	db, err := openDB(env, path)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	cols, err := columnsOf(ctx, db)
+	if err != nil {
+		return nil, fmt.Errorf("openclaw: scan %s: %w", path, err)
+	}
+	if !cols.usable() {
+		return nil, nil // not a database of sessions this adapter knows
+	}
+	updated := "0"
+	if cols[tableWindows]["updated_at"] {
+		updated = "w.updated_at"
+	}
+	node, join := "0", ""
+	if cols[tableNodes]["updated_at"] && cols[tableNodes]["session_key"] && cols[tableWindows]["session_key"] {
+		node, join = "n.updated_at", " LEFT JOIN "+tableNodes+" n ON n.session_key = w.session_key"
+	}
+	q := "SELECT w.session_id, " + updated + ", " + node + ", " +
+		"(SELECT count(*) FROM " + tableEvents + " e WHERE e.session_id = w.session_id), " +
+		"(SELECT max(seq) FROM " + tableEvents + " e WHERE e.session_id = w.session_id) " +
+		"FROM " + tableWindows + " w" + join + " ORDER BY w.session_id"
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("openclaw: scan %s: %w", path, err)
+	}
+	defer rows.Close()
+	var out []adapters.Source
+	for rows.Next() {
+		var id string
+		var wUpd, nUpd sql.NullInt64
+		var count int64
+		var last sql.NullInt64
+		if err := rows.Scan(&id, &wUpd, &nUpd, &count, &last); err != nil {
+			return nil, fmt.Errorf("openclaw: scan %s: %w", path, err)
+		}
+		latest := max(wUpd.Int64, nUpd.Int64)
+		out = append(out, adapters.Source{
+			Key:     dbKey(agent, id),
+			Path:    path,
+			Stamp:   fmt.Sprintf("w%d/n%d/e%d/s%d", wUpd.Int64, nUpd.Int64, count, last.Int64),
+			Size:    count,
+			ModTime: time.UnixMilli(latest),
+			Hint:    id,
+		})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("openclaw: scan %s: %w", path, err)
+	}
+	return out, nil
+}
+
+// agentOfKey is the agent folder a database source key names.
+func agentOfKey(key string) string {
+	rest, _ := strings.CutPrefix(key, "agents/")
+	agent, _, _ := strings.Cut(rest, "/")
+	return agent
+}
+
+// readDB reads one session window: its facts from the window and node rows, then its events
+// in seq order through pi's mapping. A database source is read whole each time it changes
+// (its stamp says when); keys are the events' ids, so a re-read matches what was stored.
+func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adapters.Emitter) (adapters.Cursor, error) {
+	db, err := openDB(env, src.Path)
+	if err != nil {
+		return adapters.Cursor{}, err
+	}
+	defer db.Close()
+	cols, err := columnsOf(ctx, db)
+	if err != nil {
+		return adapters.Cursor{}, fmt.Errorf("openclaw: read %s: %w", src.Key, err)
+	}
+	if !cols.usable() {
+		return adapters.Cursor{}, fmt.Errorf("openclaw: read %s: no session tables", src.Key)
+	}
+	f, err := windowFacts(ctx, db, cols, agentOfKey(src.Key), src.Hint)
+	if err != nil {
+		return adapters.Cursor{}, fmt.Errorf("openclaw: read %s: %w", src.Key, err)
+	}
+	lines := pi.NewLines(ctx, src, out, f.host(""))
+	zcol := "NULL"
+	if cols[tableEvents]["event_zstd"] {
+		zcol = "event_zstd"
+	}
+	rows, err := db.QueryContext(ctx, "SELECT seq, event_json, "+zcol+" FROM "+tableEvents+" WHERE session_id = ? ORDER BY seq", src.Hint)
+	if err != nil {
+		return adapters.Cursor{}, fmt.Errorf("openclaw: read %s: %w", src.Key, err)
+	}
+	defer rows.Close()
+	var dec *zstd.Decoder
+	defer func() {
+		if dec != nil {
+			dec.Close()
+		}
+	}()
+	limit := env.Limits.Line()
+	n := 0
+	for rows.Next() {
+		if err := ctx.Err(); err != nil {
+			return adapters.Cursor{}, err
+		}
+		var seq int64
+		var text sql.NullString
+		var blob []byte
+		if err := rows.Scan(&seq, &text, &blob); err != nil {
+			return adapters.Cursor{}, fmt.Errorf("openclaw: read %s: %w", src.Key, err)
+		}
+		n++
+		// The event's line number is its place in the session (seq may start anywhere and
+		// skip), which a restore's JSONL replays.
+		at := adapters.Location{Path: src.Path, Line: n}
+		var raw []byte
+		switch {
+		case text.Valid:
+			raw = []byte(text.String)
+		case blob != nil:
+			if dec == nil {
+				if dec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(limit)+1)); err != nil {
+					return adapters.Cursor{}, fmt.Errorf("openclaw: read %s: %w", src.Key, err)
+				}
+			}
+			if raw, err = inflate(dec, blob, limit); err != nil {
+				out.Malformed(at, fmt.Errorf("openclaw: event seq %d of session %s: %w", seq, src.Hint, err))
+				continue
+			}
+		default:
+			out.Malformed(at, fmt.Errorf("openclaw: event seq %d of session %s holds no event", seq, src.Hint))
+			continue
+		}
+		if int64(len(raw)) > limit {
+			out.Malformed(at, fmt.Errorf("openclaw: event seq %d of session %s is %w of %d bytes a line", seq, src.Hint, adapters.ErrTooLarge, limit))
+			continue
+		}
+		if err := lines.Line(raw, n); err != nil {
+			return adapters.Cursor{}, fmt.Errorf("openclaw: read %s: %w", src.Key, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return adapters.Cursor{}, fmt.Errorf("openclaw: read %s: %w", src.Key, err)
+	}
+	if lines.Session() == nil {
+		// A window without events yet: the session still exists.
+		s := f.host("").Session
+		if err := out.Event(session.Event{Session: &s}); err != nil {
+			return adapters.Cursor{}, err
+		}
+	}
+	return adapters.Cursor{Stamp: src.Stamp}, nil
+}
+
+// inflate decompresses one event, reading at most limit bytes of it (a zstd frame can claim
+// any size; past the cap it is adapters.ErrTooLarge, never held whole).
+func inflate(dec *zstd.Decoder, blob []byte, limit int64) ([]byte, error) {
+	if err := dec.Reset(bytes.NewReader(blob)); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(dec, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("zstd: %w", err)
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("decompressed, it is %w of %d bytes", adapters.ErrTooLarge, limit)
+	}
+	return b, nil
+}
+
+// windowFacts reads a window's row and its node's, and finds its parent: the generation
+// before it, else a fork's source, else the window of the key that spawned it that was
+// current when it started.
+func windowFacts(ctx context.Context, db *sql.DB, cols columns, agent, id string) (*facts, error) {
+	f := &facts{ID: id, Agent: agent}
+	if session.CheckID(id) != nil {
+		f.ID = adapters.RecordID([]byte(id)) // kept verbatim in the window row
+	}
+	w, err := rowObject(ctx, db, "SELECT * FROM "+tableWindows+" WHERE session_id = ?", id)
+	if err != nil {
+		return nil, err
+	}
+	if w == nil {
+		return nil, errors.New("the session window is gone")
+	}
+	f.Key = w.str("session_key")
+	f.Created = time.UnixMilli(w.int("started_at"))
+	if w.int("started_at") == 0 {
+		f.Created = time.UnixMilli(w.int("created_at"))
+	}
+	f.Kept = append(f.Kept, adapters.Field{Key: "window", Value: w.json()})
+	var n *row
+	if f.Key != "" && cols[tableNodes]["session_key"] {
+		if n, err = rowObject(ctx, db, "SELECT * FROM "+tableNodes+" WHERE session_key = ?", f.Key); err != nil {
+			return nil, err
+		}
+		if n != nil {
+			f.Kept = append(f.Kept, adapters.Field{Key: "node", Value: n.json()})
+		}
+	}
+	f.Parent = w.str("previous_session_id")
+	if n != nil && n.str("fork_source_session_id") != "" && (f.Parent == "" || f.Parent == n.str("fork_source_session_id")) && w.str("reason") != "rewind" {
+		if f.Parent == "" || w.str("reason") == "fork" {
+			f.Parent, f.ParentMsg = n.str("fork_source_session_id"), n.str("fork_source_entry_id")
+		}
+	}
+	if f.Parent == "" {
+		spawner := w.str("parent_session_key")
+		if spawner == "" {
+			spawner = w.str("spawned_by")
+		}
+		if spawner != "" {
+			f.Parent = spawnerWindow(ctx, db, spawner, w.int("created_at"))
+		}
+	}
+	return f, nil
+}
+
+// spawnerWindow is the window of key current when a child created at ms started: the latest
+// one created by then, else the key's current one.
+func spawnerWindow(ctx context.Context, db *sql.DB, key string, ms int64) string {
+	var id string
+	err := db.QueryRowContext(ctx, "SELECT session_id FROM "+tableWindows+" WHERE session_key = ? AND created_at <= ? ORDER BY created_at DESC, session_id DESC LIMIT 1", key, ms).Scan(&id)
+	if err == nil {
+		return id
+	}
+	_ = db.QueryRowContext(ctx, "SELECT current_session_id FROM "+tableNodes+" WHERE session_key = ?", key).Scan(&id)
+	return id
+}
+
+// row is one database row by column, in the table's order.
+type row struct {
+	names  []string
+	values []any
+}
+
+// rowObject reads the one row q finds, nil when none.
+func rowObject(ctx context.Context, db *sql.DB, q string, args ...any) (*row, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	names, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	if !rows.Next() {
+		return nil, rows.Err()
+	}
+	r := &row{names: names, values: make([]any, len(names))}
+	ptrs := make([]any, len(names))
+	for i := range ptrs {
+		ptrs[i] = &r.values[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *row) get(name string) any {
+	for i, n := range r.names {
+		if n == name {
+			return r.values[i]
+		}
+	}
+	return nil
+}
+
+func (r *row) str(name string) string {
+	switch v := r.get(name).(type) {
+	case string:
+		return v
+	case []byte:
+		return string(v)
+	}
+	return ""
+}
+
+func (r *row) int(name string) int64 {
+	switch v := r.get(name).(type) {
+	case int64:
+		return v
+	case float64:
+		return int64(v)
+	case string:
+		n, _ := strconv.ParseInt(v, 10, 64)
+		return n
+	}
+	return 0
+}
+
+// json is the row as an object of its columns in order: numbers and text as they are, blobs
+// as base64 text, NULL as null.
+func (r *row) json() json.RawMessage {
+	fields := make([]adapters.Field, len(r.names))
+	for i, n := range r.names {
+		var v json.RawMessage
+		switch x := r.values[i].(type) {
+		case nil:
+			v = json.RawMessage("null")
+		case int64:
+			v = strconv.AppendInt(nil, x, 10)
+		case float64:
+			v = strconv.AppendFloat(nil, x, 'g', -1, 64)
+		case string:
+			v = adapters.String(x)
+		case []byte:
+			v = adapters.String(base64.StdEncoding.EncodeToString(x))
+		case bool:
+			v = strconv.AppendBool(nil, x)
+		case time.Time:
+			v = adapters.String(x.UTC().Format(time.RFC3339Nano))
+		default:
+			v = adapters.String(fmt.Sprint(x))
+		}
+		fields[i] = adapters.Field{Key: n, Value: v}
+	}
+	return adapters.Object(fields...)
+}
+
+// base is the file or database name of a source, for reports.
+func base(path string) string { return filepath.Base(path) }
