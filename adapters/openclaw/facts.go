@@ -13,7 +13,8 @@ import (
 
 // facts are what OpenClaw keeps about a session outside its lines.
 type facts struct {
-	ID        string    // the session id (the window's, else the file's)
+	ID        string    // the session id: the window's, or the file's name before its header says
+	Force     bool      // ID names the session whatever its header says (a window's id)
 	Agent     string    // the agent's id (its folder under agents/)
 	Key       string    // the session key ("agent:main:main"), when known
 	Parent    string    // the session before it, or the one that spawned it
@@ -29,14 +30,14 @@ type facts struct {
 
 // host is how pi's mapping reads this session's lines.
 func (f *facts) host(file string) *pi.Host {
-	s := session.Session{ID: f.ID, Project: "agents/" + f.Agent, CreatedAt: f.Created}
+	s := session.Session{ID: f.ID, CreatedAt: f.Created}
 	f.apply(&s)
 	return &pi.Host{Session: s, File: file, Amend: func(s *session.Session, _ adapters.Members) { f.apply(s) }}
 }
 
 // apply lays the facts over a session read from its header.
 func (f *facts) apply(s *session.Session) {
-	if f.ID != "" {
+	if f.Force && f.ID != "" {
 		s.ID = f.ID // the name OpenClaw files it under, which a header repeats
 	}
 	key := f.Key
@@ -49,7 +50,11 @@ func (f *facts) apply(s *session.Session) {
 		s.ParentMessageID = f.ParentMsg
 	}
 	if strings.TrimSpace(s.Project) == "" {
+		// No cwd recorded: the agent's own folder is the project key.
 		s.Project = "agents/" + f.Agent
+		if f.Agent == "" {
+			s.Project = "openclaw"
+		}
 	}
 	if s.Options == nil {
 		s.Options = session.Options{}
@@ -58,7 +63,10 @@ func (f *facts) apply(s *session.Session) {
 		s.Options["openclaw"] = f.Prior
 		return
 	}
-	fields := []adapters.Field{{Key: "agent", Value: adapters.String(f.Agent)}}
+	var fields []adapters.Field
+	if f.Agent != "" {
+		fields = append(fields, adapters.Field{Key: "agent", Value: adapters.String(f.Agent)})
+	}
 	if f.Key != "" {
 		fields = append(fields, adapters.Field{Key: "session_key", Value: adapters.String(f.Key)})
 	}

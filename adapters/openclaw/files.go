@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -178,8 +179,15 @@ func hintOf(src adapters.Source) fileHint {
 func readFile(ctx context.Context, env adapters.Env, src adapters.Source, cur adapters.Cursor, out adapters.Emitter) (adapters.Cursor, error) {
 	h := hintOf(src)
 	f := &facts{ID: h.ID, Agent: h.Agent, Key: h.Key, Parent: h.Parent, Archived: h.Archived, Created: src.ModTime}
-	if f.ID != "" && sessionIDBad(f.ID) {
-		f.ID = adapters.RecordID([]byte(f.ID))
+	if sessionIDBad(f.ID) {
+		f.ID = adapters.RecordID([]byte(filepath.Base(src.Path)))
+	}
+	if f.Created.IsZero() {
+		if info, err := os.Stat(src.Path); err == nil {
+			f.Created = info.ModTime()
+		} else {
+			f.Created = time.Unix(0, 0)
+		}
 	}
 	if len(h.Entry) > 0 {
 		f.Kept = append(f.Kept, adapters.Field{Key: "entry", Value: h.Entry})

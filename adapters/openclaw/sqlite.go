@@ -136,9 +136,12 @@ func scanDB(ctx context.Context, env adapters.Env, root, agent, path string) ([]
 	return out, nil
 }
 
-// agentOfKey is the agent folder a database source key names.
+// agentOfKey is the agent folder a source key names ("" for a key not under agents/).
 func agentOfKey(key string) string {
-	rest, _ := strings.CutPrefix(key, "agents/")
+	rest, ok := strings.CutPrefix(key, "agents/")
+	if !ok {
+		return ""
+	}
 	agent, _, _ := strings.Cut(rest, "/")
 	return agent
 }
@@ -254,7 +257,7 @@ func inflate(dec *zstd.Decoder, blob []byte, limit int64) ([]byte, error) {
 // before it, else a fork's source, else the window of the key that spawned it that was
 // current when it started.
 func windowFacts(ctx context.Context, db *sql.DB, cols columns, agent, id string) (*facts, error) {
-	f := &facts{ID: id, Agent: agent}
+	f := &facts{ID: id, Force: true, Agent: agent}
 	if session.CheckID(id) != nil {
 		f.ID = adapters.RecordID([]byte(id)) // kept verbatim in the window row
 	}
