@@ -2,15 +2,21 @@ package openclaw
 
 import (
 	"context"
+	"database/sql"
 	"flag"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/adaptertest"
+	"github.com/pondhq/pond/adapters/restore"
+	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/store/sqlite"
 )
 
@@ -143,4 +149,122 @@ func TestCompressedEvent(t *testing.T) {
 func TestGolden(t *testing.T) {
 	c := readFixture(t)
 	adaptertest.CheckGolden(t, filepath.Join("testdata", "events.golden"), c.Events, *update)
+}
+
+// TestStamps: a commit to one session's events changes that window's stamp alone, and the
+// root's stamp (from the database's header and log, never its content); a legacy file
+// changes the root's stamp too, and a root with a file written just now cannot be vouched for.
+func TestStamps(t *testing.T) {
+	ctx := context.Background()
+	env := testEnv(t.TempDir())
+	root := fixture(t)
+	old := time.Now().Add(-time.Hour)
+	if err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			err = os.Chtimes(p, old, old)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	stamps := func() map[string]string {
+		srcs, err := New().Scan(ctx, env, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, s := range srcs {
+			out[s.Key] = s.Stamp
+		}
+		return out
+	}
+	before, rootBefore := stamps(), rootStamp(t, root)
+	if rootBefore == "" {
+		t.Fatal("no root stamp for a root untouched for an hour")
+	}
+	db := filepath.Join(root, "agents", "main", "agent", dbName)
+	err := sqlite.WriteAgentDB(db, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, 9, ?, 1795165299000)`,
+			resetID, `{"type":"message","id":"7a7b7c7d","parentId":"6a6b6c6d","timestamp":"2026-11-20T09:01:39.000Z","message":{"role":"user","content":"and the smallest?"}}`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := stamps()
+	for k, s := range before {
+		if changed := after[k] != s; changed != strings.HasSuffix(k, "#"+resetID) {
+			t.Errorf("%s: stamp %q then %q", k, s, after[k])
+		}
+	}
+	rootAfter := rootStamp(t, root)
+	if rootAfter == rootBefore || rootAfter == "" {
+		t.Errorf("root stamp %q after a commit, %q before", rootAfter, rootBefore)
+	}
+	if err := os.WriteFile(filepath.Join(root, "agents", "work", "sessions", "0a1b2c3d-0000-4000-8000-000000000001.jsonl"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := rootStamp(t, root); got != "" {
+		t.Errorf("root stamp %q with a file written just now, want none", got)
+	}
+}
+
+func rootStamp(t *testing.T, root string) string {
+	t.Helper()
+	s, err := New().RootStamp(context.Background(), testEnv(t.TempDir()), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestSharedFixtures reads the OpenClaw transcripts among the shared fixtures (skipped without
+// them) as legacy files: every line is kept verbatim as one record, and tool calls find their
+// results.
+func TestSharedFixtures(t *testing.T) {
+	dir := "/work/shared/fixtures/openclaw/agent-sessions"
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(files) == 0 {
+		t.Skipf("no shared fixtures in %s", dir)
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			var c adaptertest.Collector
+			adaptertest.ReadSource(t, New(), testEnv(t.TempDir()), "agents/main/sessions/"+filepath.Base(path), path, adapters.Cursor{}, &c)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+			records := 0
+			for _, e := range c.Events {
+				var o session.Options
+				switch {
+				case e.Session != nil:
+					o = e.Session.Options
+				case e.Message != nil:
+					o = e.Message.Options
+				}
+				if len(restore.Source(o["source"])["record"]) > 0 {
+					records++
+				}
+			}
+			if records != len(lines) || len(c.Bad) != 0 {
+				t.Errorf("%d records kept of %d lines, %d malformed", records, len(lines), len(c.Bad))
+			}
+			calls, results := map[string]bool{}, map[string]bool{}
+			for _, p := range c.Parts() {
+				switch p.Type {
+				case session.PartToolCall:
+					calls[p.CallID] = true
+				case session.PartToolResult:
+					results[p.CallID] = true
+				}
+			}
+			if diff := cmp.Diff(calls, results); diff != "" {
+				t.Errorf("calls and results (-calls +results):\n%s", diff)
+			}
+			t.Logf("%v; drift %v", c.Counts(), c.Drift)
+		})
+	}
 }
