@@ -1,0 +1,32 @@
+// Reads sessions back from OpenClaw's own database with OpenClaw's public plugin SDK (the
+// transcript runtime reads the events of a session, as the Gateway does, and pi's context
+// builder OpenClaw ships turns them into what would go to the model) and prints, per session,
+// one JSON line {"id", "cwd", "roles", "texts", "calls": [names], "results": n}, or
+// {"id", "error"} when OpenClaw cannot read it. Run after `openclaw doctor --session-sqlite
+// import`, with OPENCLAW_STATE_DIR set to the state dir it imported into.
+// Usage: node openclaw-load.mjs AGENT SESSION_ID...   (run from the install)
+import { readSessionTranscriptEvents } from "openclaw/plugin-sdk/session-transcript-runtime";
+import { buildSessionContext } from "openclaw/plugin-sdk/agent-sessions";
+
+const [agentId, ...ids] = process.argv.slice(2);
+for (const sessionId of ids) {
+  try {
+    const events = await readSessionTranscriptEvents({ agentId, sessionId });
+    if (!events?.length) throw new Error("no events");
+    const header = events.find((e) => e.type === "session");
+    const ctx = buildSessionContext(events.filter((e) => e.type !== "session"));
+    const texts = [], calls = [];
+    let results = 0;
+    for (const m of ctx.messages) {
+      if (m.role === "toolResult") results++;
+      const content = typeof m.content === "string" ? [{ type: "text", text: m.content }] : (m.content ?? []);
+      for (const c of content) {
+        if (c.type === "text" && c.text && m.role !== "toolResult") texts.push(c.text);
+        if (c.type === "toolCall") calls.push(c.name);
+      }
+    }
+    console.log(JSON.stringify({ id: sessionId, cwd: header?.cwd ?? "", roles: ctx.messages.map((m) => m.role), texts, calls, results }));
+  } catch (err) {
+    console.log(JSON.stringify({ id: sessionId, error: String(err?.message ?? err) }));
+  }
+}
