@@ -171,7 +171,11 @@ func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adap
 	if cols[tableEvents]["event_zstd"] {
 		zcol = "event_zstd"
 	}
-	rows, err := db.QueryContext(ctx, "SELECT seq, event_json, "+zcol+" FROM "+tableEvents+" WHERE session_id = ? ORDER BY seq", src.Hint)
+	ccol := "NULL"
+	if cols[tableEvents]["created_at"] {
+		ccol = "created_at"
+	}
+	rows, err := db.QueryContext(ctx, "SELECT seq, event_json, "+zcol+", "+ccol+" FROM "+tableEvents+" WHERE session_id = ? ORDER BY seq", src.Hint)
 	if err != nil {
 		return adapters.Cursor{}, fmt.Errorf("openclaw: read %s: %w", src.Key, err)
 	}
@@ -191,12 +195,13 @@ func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adap
 		var seq int64
 		var text sql.NullString
 		var blob []byte
-		if err := rows.Scan(&seq, &text, &blob); err != nil {
+		var created sql.NullInt64
+		if err := rows.Scan(&seq, &text, &blob, &created); err != nil {
 			return adapters.Cursor{}, fmt.Errorf("openclaw: read %s: %w", src.Key, err)
 		}
 		n++
 		// The event's line number is its place in the session (seq may start anywhere and
-		// skip), which a restore's JSONL replays.
+		// skip, and is kept beside it), which a restore's JSONL replays.
 		at := adapters.Location{Path: src.Path, Line: n}
 		var raw []byte
 		switch {
@@ -220,7 +225,16 @@ func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adap
 			out.Malformed(at, fmt.Errorf("openclaw: event seq %d of session %s is %w of %d bytes a line", seq, src.Hint, adapters.ErrTooLarge, limit))
 			continue
 		}
-		if err := lines.Line(raw, n); err != nil {
+		// The row's own facts beside the event: its seq, when it was stored, and whether
+		// OpenClaw compressed it.
+		db := []adapters.Field{{Key: "seq", Value: strconv.AppendInt(nil, seq, 10)}}
+		if created.Valid {
+			db = append(db, adapters.Field{Key: "created_at", Value: strconv.AppendInt(nil, created.Int64, 10)})
+		}
+		if blob != nil && !text.Valid {
+			db = append(db, adapters.Field{Key: "encoding", Value: adapters.String("zstd")})
+		}
+		if err := lines.Row(raw, n, adapters.Object(db...)); err != nil {
 			return adapters.Cursor{}, fmt.Errorf("openclaw: read %s: %w", src.Key, err)
 		}
 	}

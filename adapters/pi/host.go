@@ -2,6 +2,7 @@ package pi
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 
 	"github.com/pondhq/pond/adapters"
@@ -40,6 +41,29 @@ func NewLines(ctx context.Context, src adapters.Source, out adapters.Emitter, ho
 // Line maps one line, numbered no (its place in the source, kept as options.source.line). A
 // line that is no JSON object is reported malformed; only the emitter's error is returned.
 func (l *Lines) Line(raw []byte, no int) error { return l.p.line(raw, no) }
+
+// Row is Line for a line kept as a database row: db is the row's own facts (a JSON object:
+// its key, when it was stored …), kept beside the line as options.source.db of what it
+// produces.
+func (l *Lines) Row(raw []byte, no int, db json.RawMessage) error {
+	l.p.row = db
+	defer func() { l.p.row = nil }()
+	return l.p.line(raw, no)
+}
+
+// rowSource adds the row's facts to an options.source object, when the line is a row.
+func (p *parser) rowSource(src json.RawMessage) json.RawMessage {
+	if p.row == nil || len(src) < 2 {
+		return src
+	}
+	out := append([]byte(nil), src[:len(src)-1]...)
+	if len(src) > 2 {
+		out = append(out, ',')
+	}
+	out = append(out, `"db":`...)
+	out = append(out, p.row...)
+	return append(out, '}')
+}
 
 // Session is the session as emitted so far, nil before the first line.
 func (l *Lines) Session() *session.Session { return l.p.st.Session }

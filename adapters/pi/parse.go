@@ -84,6 +84,7 @@ type parser struct {
 	out     adapters.Emitter
 	st      state
 	host    *Host           // the agent keeping these lines, when it is not pi
+	row     json.RawMessage // the line's row in the host's database (Lines.Row)
 	emitted bool            // the session was emitted in this read
 	drift   map[string]bool // Unknown reports made in this read
 }
@@ -143,7 +144,7 @@ func (p *parser) header(raw []byte, obj object, no int) error {
 	if v, ok := adapters.Float(obj["version"]); ok {
 		p.st.Version = int(v)
 	}
-	s.Options = session.Options{"source": sourceJSON(raw, no, p.fileKV()...)}
+	s.Options = session.Options{"source": p.rowSource(sourceJSON(raw, no, p.fileKV()...))}
 	parent := obj.Str("parentSession")
 	if parent == "" {
 		parent = obj.Str("branchedFrom") // v1 name of the same field
@@ -292,7 +293,7 @@ func (p *parser) entry(raw []byte, rec *node, typ, recID string, no int) error {
 	default:
 		p.unknown(no, fmt.Sprintf("entry type %q", typ))
 	}
-	m.Options = session.Options{"source": sourceJSON(raw, no, extra...)}
+	m.Options = session.Options{"source": p.rowSource(sourceJSON(raw, no, extra...))}
 	if err := p.out.Event(session.Event{Message: m}); err != nil {
 		return err
 	}
