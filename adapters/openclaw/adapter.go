@@ -9,7 +9,9 @@
 //     generation before by previous_session_id, with the reason: reset, rollover, fork, rewind,
 //     compaction …, and to the session that spawned it by parent_session_key), and
 //     transcript_events the session's pi v3 lines by seq, each in event_json or, from 1 KiB,
-//     zstd-compressed in event_zstd. One source per session window.
+//     zstd-compressed in event_zstd. One source per session window. A window OpenClaw moved to
+//     cold storage has no events left there: they are read from its archive
+//     (session_transcript_cold_archives: in the database, or in sessions/cold/).
 //   - the legacy files: agents/<agentId>/sessions/<sessionId>.jsonl (pi v3 lines) indexed by
 //     sessions.json (session key → entry). One source per file. A file whose session the
 //     database also holds is listed as superseded: the database is what OpenClaw reads.

@@ -1,8 +1,12 @@
 package openclaw
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
+	"encoding/json"
 	"flag"
 	"io/fs"
 	"os"
@@ -12,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/adaptertest"
@@ -265,6 +270,87 @@ func TestSharedFixtures(t *testing.T) {
 				t.Errorf("calls and results (-calls +results):\n%s", diff)
 			}
 			t.Logf("%v; drift %v", c.Counts(), c.Drift)
+		})
+	}
+}
+
+// TestColdArchive: a window whose events OpenClaw moved to cold storage (its archive in the
+// database, or in sessions/cold/) reads as it did while its events were hot.
+func TestColdArchive(t *testing.T) {
+	for _, storage := range []string{"sqlite", "file"} {
+		t.Run(storage, func(t *testing.T) {
+			root := fixture(t)
+			env := testEnv(t.TempDir())
+			var hot adaptertest.Collector
+			adaptertest.ReadRoot(t, New(), env, root, nil, &hot)
+			db := filepath.Join(root, "agents", "main", "agent", dbName)
+			err := sqlite.WriteAgentDB(db, func(tx *sql.Tx) error {
+				var b bytes.Buffer
+				b.WriteString(`{"kind":"header","version":1,"sessionId":"` + subID + `","generation":"g1"}` + "\n")
+				rows, err := tx.Query(`SELECT seq, event_json, created_at FROM transcript_events WHERE session_id = ? ORDER BY seq`, subID)
+				if err != nil {
+					return err
+				}
+				for rows.Next() {
+					var seq, at int64
+					var ev string
+					if err := rows.Scan(&seq, &ev, &at); err != nil {
+						return err
+					}
+					line, _ := json.Marshal(map[string]any{"kind": "event", "row": map[string]any{"seq": seq, "event_json": ev, "created_at": at}})
+					b.Write(append(line, '\n'))
+				}
+				rows.Close()
+				b.WriteString(`{"kind":"index","row":{"indexed_seq":2,"leaf_event_id":null,"needs_rebuild":0,"active_event_count":3,"active_message_count":2,"updated_at":1}}` + "\n")
+				enc, _ := zstd.NewWriter(nil)
+				blob := enc.EncodeAll(b.Bytes(), nil)
+				sum := sha256.Sum256(blob)
+				name := hex.EncodeToString(sum[:]) + ".jsonl.zst"
+				var kept any = blob
+				if storage == "file" {
+					dir := filepath.Join(root, "agents", "main", "sessions", "cold")
+					if err := os.MkdirAll(dir, 0o755); err != nil {
+						return err
+					}
+					if err := os.WriteFile(filepath.Join(dir, name), blob, 0o644); err != nil {
+						return err
+					}
+					kept = nil
+				}
+				if _, err := tx.Exec(`CREATE TABLE session_transcript_cold_archives (session_id TEXT NOT NULL PRIMARY KEY, generation TEXT NOT NULL,
+					archive_name TEXT NOT NULL UNIQUE, archive_sha256 TEXT NOT NULL, event_count INTEGER NOT NULL, raw_bytes INTEGER NOT NULL,
+					archive_bytes INTEGER NOT NULL, last_seq INTEGER NOT NULL, archived_at INTEGER NOT NULL, storage TEXT NOT NULL, archive_blob BLOB) STRICT`); err != nil {
+					return err
+				}
+				if _, err := tx.Exec(`INSERT INTO session_transcript_cold_archives VALUES (?, 'g1', ?, ?, 3, 0, ?, 2, 1795165400000, ?, ?)`,
+					subID, name, hex.EncodeToString(sum[:]), len(blob), storage, kept); err != nil {
+					return err
+				}
+				_, err = tx.Exec(`DELETE FROM transcript_events WHERE session_id = ?`, subID)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cold adaptertest.Collector
+			adaptertest.ReadRoot(t, New(), env, root, nil, &cold)
+			view := func(c *adaptertest.Collector) []string {
+				var out []string
+				for _, m := range c.Messages() {
+					if m.SessionID == subID {
+						out = append(out, m.ID+" "+string(m.Role))
+					}
+				}
+				for _, p := range c.Parts() {
+					if p.SessionID == subID {
+						out = append(out, p.ID+" "+p.Text)
+					}
+				}
+				return out
+			}
+			if diff := cmp.Diff(view(&hot), view(&cold)); diff != "" || len(view(&cold)) == 0 || len(cold.Bad) != len(hot.Bad) {
+				t.Errorf("cold window (-hot +cold):\n%s\nmalformed %v", diff, cold.Bad)
+			}
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/adapters/jsonl"
 	"github.com/pondhq/pond/adapters/pi"
 	"github.com/pondhq/pond/session"
 )
@@ -241,6 +243,12 @@ func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adap
 	if err := rows.Err(); err != nil {
 		return adapters.Cursor{}, fmt.Errorf("openclaw: read %s: %w", src.Key, err)
 	}
+	rows.Close()
+	if n == 0 {
+		if err := readCold(ctx, env, db, src, lines, out); err != nil {
+			return adapters.Cursor{}, err
+		}
+	}
 	if lines.Session() == nil {
 		// A window without events yet: the session still exists.
 		s := f.host("").Session
@@ -421,3 +429,71 @@ func (r *row) json() json.RawMessage {
 
 // base is the file or database name of a source, for reports.
 func base(path string) string { return filepath.Base(path) }
+
+// tableCold holds the archives of windows moved to cold storage.
+const tableCold = "session_transcript_cold_archives"
+
+// readCold reads a window whose events OpenClaw moved to cold storage: a zstd JSONL of
+// records ({"kind":"header"}, then {"kind":"event","row":{seq, event_json, created_at}} and
+// the rows of its indexes), kept in the database (storage 'sqlite') or in
+// agents/<agentId>/sessions/cold/<archive_name> ('file'). Its events are read as the hot ones
+// are, with "cold" beside their seq; the rest is an index OpenClaw rebuilds.
+func readCold(ctx context.Context, env adapters.Env, db *sql.DB, src adapters.Source, lines *pi.Lines, out adapters.Emitter) error {
+	var name, storage string
+	var blob []byte
+	err := db.QueryRowContext(ctx, "SELECT archive_name, storage, archive_blob FROM "+tableCold+" WHERE session_id = ?", src.Hint).Scan(&name, &storage, &blob)
+	if err != nil {
+		return nil // no cold archive (or no such table): a window without events
+	}
+	at := adapters.Location{Path: src.Path}
+	if storage == "file" {
+		if !coldName.MatchString(name) {
+			out.Malformed(at, fmt.Errorf("openclaw: session %s: cold archive name %q is not OpenClaw's", src.Hint, name))
+			return nil
+		}
+		path := filepath.Join(filepath.Dir(filepath.Dir(src.Path)), "sessions", "cold", name)
+		if blob, err = adapters.ReadFile(path, env.Limits.Decompressed()); err != nil {
+			out.Malformed(at, fmt.Errorf("openclaw: session %s: cold archive: %w", src.Hint, err))
+			return nil
+		}
+		at.Path = path
+	}
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(env.Limits.Decompressed())+1))
+	if err != nil {
+		return err
+	}
+	defer dec.Close()
+	data, err := inflate(dec, blob, env.Limits.Decompressed())
+	if err != nil {
+		out.Malformed(at, fmt.Errorf("openclaw: session %s: cold archive: %w", src.Hint, err))
+		return nil
+	}
+	n := 0
+	return jsonl.Each(ctx, bytes.NewReader(data), at.Path, env.Limits.Line(), func(line []byte, no int) error {
+		var rec struct {
+			Kind string `json:"kind"`
+			Row  struct {
+				Seq       *int64  `json:"seq"`
+				EventJSON *string `json:"event_json"`
+				CreatedAt *int64  `json:"created_at"`
+			} `json:"row"`
+		}
+		if err := json.Unmarshal(line, &rec); err != nil {
+			out.Malformed(adapters.Location{Path: at.Path, Line: no}, fmt.Errorf("openclaw: cold archive record: %w", err))
+			return nil
+		}
+		if rec.Kind != "event" || rec.Row.EventJSON == nil || rec.Row.Seq == nil {
+			return nil
+		}
+		n++
+		db := []adapters.Field{{Key: "seq", Value: strconv.AppendInt(nil, *rec.Row.Seq, 10)}}
+		if rec.Row.CreatedAt != nil {
+			db = append(db, adapters.Field{Key: "created_at", Value: strconv.AppendInt(nil, *rec.Row.CreatedAt, 10)})
+		}
+		db = append(db, adapters.Field{Key: "cold", Value: adapters.String(storage)})
+		return lines.Row([]byte(*rec.Row.EventJSON), n, adapters.Object(db...))
+	}, out.Malformed)
+}
+
+// coldName is a cold archive's file name (session-cold-storage-codec.ts).
+var coldName = regexp.MustCompile(`^[a-f0-9]{64}\.jsonl\.zst$`)
