@@ -354,3 +354,35 @@ func TestColdArchive(t *testing.T) {
 		})
 	}
 }
+
+// TestFork: a forked conversation's first window hangs from the session it was forked from, cut
+// at the node's fork_source_entry_id; its next window from that first one.
+func TestFork(t *testing.T) {
+	root := fixture(t)
+	const forkID, laterID = "f0f0f0f0-1111-4222-8333-444455556666", "f1f1f1f1-1111-4222-8333-444455556666"
+	err := sqlite.WriteAgentDB(filepath.Join(root, "agents", "main", "agent", dbName), func(tx *sql.Tx) error {
+		for _, q := range []string{
+			`INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at, fork_source_session_key, fork_source_session_id, fork_source_entry_id)
+			 VALUES ('agent:main:fork-1', '` + laterID + `', '{"sessionId":"` + laterID + `"}', 1795165500000, 'agent:main:main', '` + mainID + `', 'c1d2e3f4')`,
+			`INSERT INTO session_windows (session_id, session_key, reason, created_at, updated_at) VALUES ('` + forkID + `', 'agent:main:fork-1', 'fork', 1795165400000, 1795165400000)`,
+			`INSERT INTO session_windows (session_id, session_key, previous_session_id, reason, created_at, updated_at) VALUES ('` + laterID + `', 'agent:main:fork-1', '` + forkID + `', 'reset', 1795165500000, 1795165500000)`,
+		} {
+			if _, err := tx.Exec(q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c adaptertest.Collector
+	adaptertest.ReadRoot(t, New(), testEnv(t.TempDir()), root, nil, &c)
+	ss := c.Sessions()
+	if s := ss[forkID]; s.ParentSessionID != mainID || s.ParentMessageID != "c1d2e3f4" {
+		t.Errorf("fork: parent %q at %q, want %s at c1d2e3f4", s.ParentSessionID, s.ParentMessageID, mainID)
+	}
+	if s := ss[laterID]; s.ParentSessionID != forkID || s.ParentMessageID != "" {
+		t.Errorf("after the fork: parent %q at %q, want %s", s.ParentSessionID, s.ParentMessageID, forkID)
+	}
+}

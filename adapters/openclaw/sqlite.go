@@ -306,9 +306,11 @@ func windowFacts(ctx context.Context, db *sql.DB, cols columns, agent, id string
 		}
 	}
 	f.Parent = w.str("previous_session_id")
-	if n != nil && n.str("fork_source_session_id") != "" && (f.Parent == "" || f.Parent == n.str("fork_source_session_id")) && w.str("reason") != "rewind" {
-		if f.Parent == "" || w.str("reason") == "fork" {
-			f.Parent, f.ParentMsg = n.str("fork_source_session_id"), n.str("fork_source_entry_id")
+	if n != nil {
+		// A forked conversation's first window: its parent is the session forked from, cut at
+		// the entry the fork started after.
+		if from := n.str("fork_source_session_id"); from != "" && (f.Parent == "" || f.Parent == from && w.str("reason") == "fork") {
+			f.Parent, f.ParentMsg = from, n.str("fork_source_entry_id")
 		}
 	}
 	if f.Parent == "" {
@@ -426,9 +428,6 @@ func (r *row) json() json.RawMessage {
 	}
 	return adapters.Object(fields...)
 }
-
-// base is the file or database name of a source, for reports.
-func base(path string) string { return filepath.Base(path) }
 
 // tableCold holds the archives of windows moved to cold storage.
 const tableCold = "session_transcript_cold_archives"
