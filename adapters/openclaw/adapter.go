@@ -229,7 +229,7 @@ func (Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source, 
 		return adapters.Cursor{Stamp: src.Stamp}, nil // another source holds the session
 	}
 	if strings.Contains(src.Key, "#") {
-		return readDB(ctx, env, src, out)
+		return readDB(ctx, env, src, cur, out)
 	}
 	return readFile(ctx, env, src, cur, out)
 }

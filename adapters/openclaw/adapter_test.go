@@ -386,3 +386,58 @@ func TestFork(t *testing.T) {
 		t.Errorf("after the fork: parent %q at %q, want %s", s.ParentSessionID, s.ParentMessageID, forkID)
 	}
 }
+
+// TestIncrementalDB: a window read before goes on after its last seq: an appended event gives
+// the session again and the new message only, with what a whole read gives it; a rewrite of
+// the transcript (OpenClaw's watermark moves) reads it whole.
+func TestIncrementalDB(t *testing.T) {
+	root := fixture(t)
+	env := testEnv(t.TempDir())
+	var first adaptertest.Collector
+	cursors := adaptertest.ReadRoot(t, New(), env, root, nil, &first)
+	key := "agents/main/agent/" + dbName + "#" + resetID
+	db := filepath.Join(root, "agents", "main", "agent", dbName)
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if err := sqlite.WriteAgentDB(db, func(tx *sql.Tx) error { _, err := tx.Exec(q, args...); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(`INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, 9, ?, 1795165299000)`, resetID,
+		`{"type":"message","id":"7a7b7c7d","parentId":"6a6b6c6d","timestamp":"2026-11-20T09:01:39.000Z","message":{"role":"user","content":"and the smallest?"}}`)
+	var next adaptertest.Collector
+	cursors2 := adaptertest.ReadRoot(t, New(), env, root, cursors, &next)
+	var got []string
+	for _, e := range next.Events {
+		got = append(got, e.Key().String())
+	}
+	want := []string{resetID, resetID + "/7a7b7c7d", resetID + "/7a7b7c7d/7a7b7c7d:0"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("incremental read (-want +got):\n%s", diff)
+	}
+	var whole adaptertest.Collector
+	adaptertest.ReadRoot(t, New(), env, root, nil, &whole)
+	message := func(c *adaptertest.Collector) (m session.Message) {
+		for _, x := range c.Messages() {
+			if x.SessionID == resetID && x.ID == "7a7b7c7d" {
+				m = x
+			}
+		}
+		return m
+	}
+	if diff := cmp.Diff(message(&whole), message(&next)); diff != "" || message(&next).ID == "" {
+		t.Errorf("the new message (-whole +incremental):\n%s", diff)
+	}
+	if c := cursors2[key]; c.Line != 5 {
+		t.Errorf("cursor after %d events, want 5", c.Line)
+	}
+
+	exec(`CREATE TABLE transcript_rewrite_watermarks (session_id TEXT NOT NULL PRIMARY KEY, generation TEXT NOT NULL, updated_at INTEGER NOT NULL)`)
+	exec(`INSERT INTO transcript_rewrite_watermarks VALUES (?, 'g2', 1795165300000)`, resetID)
+	exec(`UPDATE session_windows SET updated_at = 1795165301000 WHERE session_id = ?`, resetID)
+	var again adaptertest.Collector
+	adaptertest.ReadRoot(t, New(), env, root, cursors2, &again)
+	if n := len(again.Messages()); n != 3 {
+		t.Errorf("after a rewrite, %d messages read, want the window's 3 again", n)
+	}
+}

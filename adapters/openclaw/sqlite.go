@@ -151,7 +151,7 @@ func agentOfKey(key string) string {
 // readDB reads one session window: its facts from the window and node rows, then its events
 // in seq order through pi's mapping. A database source is read whole each time it changes
 // (its stamp says when); keys are the events' ids, so a re-read matches what was stored.
-func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adapters.Emitter) (adapters.Cursor, error) {
+func readDB(ctx context.Context, env adapters.Env, src adapters.Source, cur adapters.Cursor, out adapters.Emitter) (adapters.Cursor, error) {
 	db, err := openDB(env, src.Path)
 	if err != nil {
 		return adapters.Cursor{}, err
@@ -168,7 +168,20 @@ func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adap
 	if err != nil {
 		return adapters.Cursor{}, fmt.Errorf("openclaw: read %s: %w", src.Key, err)
 	}
-	lines := pi.NewLines(ctx, src, out, f.host(""))
+	// Events are appended with a growing seq: a read goes on after the last seq the cursor
+	// read while the events up to it are as many as then and OpenClaw has not rewritten the
+	// transcript since (its rewrite watermark); else it starts over.
+	rewrite := rewriteMark(ctx, db, src.Hint)
+	var st dbState
+	var lines *pi.Lines
+	resumed := false
+	if json.Unmarshal(cur.State, &st) == nil && st.V == dbStateVersion && st.N > 0 && st.Rewrite == rewrite && eventsUpTo(ctx, db, src.Hint, st.Seq) == st.N {
+		lines, resumed = pi.ResumeLines(ctx, src, out, f.host(""), st.Pi)
+	}
+	if !resumed {
+		st = dbState{Seq: -1 << 62}
+		lines = pi.NewLines(ctx, src, out, f.host(""))
+	}
 	zcol := "NULL"
 	if cols[tableEvents]["event_zstd"] {
 		zcol = "event_zstd"
@@ -177,7 +190,7 @@ func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adap
 	if cols[tableEvents]["created_at"] {
 		ccol = "created_at"
 	}
-	rows, err := db.QueryContext(ctx, "SELECT seq, event_json, "+zcol+", "+ccol+" FROM "+tableEvents+" WHERE session_id = ? ORDER BY seq", src.Hint)
+	rows, err := db.QueryContext(ctx, "SELECT seq, event_json, "+zcol+", "+ccol+" FROM "+tableEvents+" WHERE session_id = ? AND seq > ? ORDER BY seq", src.Hint, st.Seq)
 	if err != nil {
 		return adapters.Cursor{}, fmt.Errorf("openclaw: read %s: %w", src.Key, err)
 	}
@@ -189,7 +202,7 @@ func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adap
 		}
 	}()
 	limit := env.Limits.Line()
-	n := 0
+	n := st.N
 	for rows.Next() {
 		if err := ctx.Err(); err != nil {
 			return adapters.Cursor{}, err
@@ -201,7 +214,7 @@ func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adap
 		if err := rows.Scan(&seq, &text, &blob, &created); err != nil {
 			return adapters.Cursor{}, fmt.Errorf("openclaw: read %s: %w", src.Key, err)
 		}
-		n++
+		n, st.Seq = n+1, seq
 		// The event's line number is its place in the session (seq may start anywhere and
 		// skip, and is kept beside it), which a restore's JSONL replays.
 		at := adapters.Location{Path: src.Path, Line: n}
@@ -256,7 +269,49 @@ func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adap
 			return adapters.Cursor{}, err
 		}
 	}
-	return adapters.Cursor{Stamp: src.Stamp}, nil
+	next := adapters.Cursor{Stamp: src.Stamp, Line: n}
+	if n > 0 {
+		st.V, st.N, st.Rewrite = dbStateVersion, n, rewrite
+		if st.Pi, err = lines.State(); err != nil {
+			return adapters.Cursor{}, fmt.Errorf("openclaw: read %s: %w", src.Key, err)
+		}
+		if next.State, err = json.Marshal(st); err != nil {
+			return adapters.Cursor{}, fmt.Errorf("openclaw: read %s: %w", src.Key, err)
+		}
+	}
+	return next, nil
+}
+
+// dbStateVersion changes whenever dbState does; a cursor of another version starts over.
+const dbStateVersion = 1
+
+// dbState is where a read of a session window stopped, kept in Cursor.State.
+type dbState struct {
+	V       int             `json:"v"`
+	N       int             `json:"n"`                 // events read, the last one's line number
+	Seq     int64           `json:"seq"`               // the last event's seq
+	Rewrite string          `json:"rewrite,omitempty"` // OpenClaw's rewrite watermark then
+	Pi      json.RawMessage `json:"pi,omitempty"`      // pi's parse state (pi.Lines.State)
+}
+
+// eventsUpTo counts a window's events up to seq.
+func eventsUpTo(ctx context.Context, db *sql.DB, id string, seq int64) int {
+	var n int
+	if db.QueryRowContext(ctx, "SELECT count(*) FROM "+tableEvents+" WHERE session_id = ? AND seq <= ?", id, seq).Scan(&n) != nil {
+		return -1
+	}
+	return n
+}
+
+// rewriteMark is the generation of a window's last transcript rewrite
+// (transcript_rewrite_watermarks), "" when it has none or the table is not there.
+func rewriteMark(ctx context.Context, db *sql.DB, id string) string {
+	var gen, at sql.NullString
+	_ = db.QueryRowContext(ctx, "SELECT generation, updated_at FROM transcript_rewrite_watermarks WHERE session_id = ?", id).Scan(&gen, &at)
+	if !gen.Valid {
+		return ""
+	}
+	return gen.String + "@" + at.String
 }
 
 // inflate decompresses one event, reading at most limit bytes of it (a zstd frame can claim

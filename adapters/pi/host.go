@@ -38,6 +38,29 @@ func NewLines(ctx context.Context, src adapters.Source, out adapters.Emitter, ho
 	return &Lines{p: &parser{ctx: ctx, src: src, out: out, host: host, drift: map[string]bool{}}}
 }
 
+// ResumeLines is NewLines going on after the lines a state (Lines.State) was taken after: the
+// session and the ids given so far, so that the lines after give what a whole read gives them.
+// The session is emitted again before the first new message. False, with a fresh Lines, for a
+// state of another version or none.
+func ResumeLines(ctx context.Context, src adapters.Source, out adapters.Emitter, host *Host, saved json.RawMessage) (*Lines, bool) {
+	l := NewLines(ctx, src, out, host)
+	if len(saved) == 0 || json.Unmarshal(saved, &l.p.st) != nil || l.p.st.V != stateVersion {
+		l.p.st = state{}
+		return l, false
+	}
+	if host != nil && host.Amend != nil && l.p.st.Session != nil {
+		host.Amend(l.p.st.Session, nil) // the host's facts as they are now
+	}
+	return l, true
+}
+
+// State is the parse state after the lines read so far, for ResumeLines; small and bounded
+// (the session, the last time, adapters.SeenIDs).
+func (l *Lines) State() (json.RawMessage, error) {
+	l.p.st.V = stateVersion
+	return json.Marshal(l.p.st)
+}
+
 // Line maps one line, numbered no (its place in the source, kept as options.source.line). A
 // line that is no JSON object is reported malformed; only the emitter's error is returned.
 func (l *Lines) Line(raw []byte, no int) error { return l.p.line(raw, no) }
