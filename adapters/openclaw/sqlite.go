@@ -149,8 +149,9 @@ func agentOfKey(key string) string {
 }
 
 // readDB reads one session window: its facts from the window and node rows, then its events
-// in seq order through pi's mapping. A database source is read whole each time it changes
-// (its stamp says when); keys are the events' ids, so a re-read matches what was stored.
+// in seq order through pi's mapping, from where cur stopped when only events were added since
+// (its stamp says when it changed); keys are the events' ids, so a re-read from the start
+// matches what was stored.
 func readDB(ctx context.Context, env adapters.Env, src adapters.Source, cur adapters.Cursor, out adapters.Emitter) (adapters.Cursor, error) {
 	db, err := openDB(env, src.Path)
 	if err != nil {
