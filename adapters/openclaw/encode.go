@@ -94,6 +94,11 @@ func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 				// What OpenClaw kept of the session, for a re-capture to find as it was.
 				entry[restoredKey] = raw
 			}
+			// The session's place in its lineage, which its database rows said (the window
+			// before it, the session that spawned it) and the index cannot.
+			if parent := t.Session.ParentSessionID; parent != "" {
+				entry[restoredParentKey] = restore.Marshal(map[string]string{"session": parent, "message": t.Session.ParentMessageID})
+			}
 		}
 		delete(entry, "sessionFile") // the original's transcript, not this one
 		entry["sessionId"] = adapters.String(f.ID)
@@ -137,6 +142,10 @@ func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 // which a re-capture of the restore keeps as its own (the restore's key and entry are Pond's).
 // OpenClaw keeps unknown entry members (in session_nodes.entry_json once imported).
 const restoredKey = "pondOpenclaw"
+
+// restoredParentKey is the index entry's member holding the original's parent session (and
+// message), in a native restore.
+const restoredParentKey = "pondParent"
 
 // keyPattern is a session key a restore may take over from the archive: OpenClaw's own shape,
 // without anything a path or a shell could make more of.

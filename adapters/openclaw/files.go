@@ -192,8 +192,18 @@ func readFile(ctx context.Context, env adapters.Env, src adapters.Source, cur ad
 	if len(h.Entry) > 0 {
 		f.Kept = append(f.Kept, adapters.Field{Key: "entry", Value: h.Entry})
 		if prior := restoredFacts(h.Entry); prior != nil {
-			// A native restore of Pond's: the original's records stand for the restore's.
+			// A native restore of Pond's: the original's records stand for the restore's, and
+			// its lineage for the index's.
 			f.Prior = prior
+			var e struct {
+				Parent struct {
+					Session string `json:"session"`
+					Message string `json:"message"`
+				} `json:"pondParent"`
+			}
+			if json.Unmarshal(h.Entry, &e) == nil && e.Parent.Session != "" {
+				f.Parent, f.ParentMsg = e.Parent.Session, e.Parent.Message
+			}
 		}
 	}
 	host := f.host(filepath.Base(src.Path))

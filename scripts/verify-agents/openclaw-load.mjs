@@ -1,15 +1,15 @@
-// Reads sessions back from OpenClaw's own database with OpenClaw's public plugin SDK (the
-// transcript runtime reads the events of a session, as the Gateway does, and pi's context
+// Reads sessions back from OpenClaw's own databases with OpenClaw's public plugin SDK (its
+// transcript runtime reads the events of a session as the Gateway does, and the pi context
 // builder OpenClaw ships turns them into what would go to the model) and prints, per session,
-// one JSON line {"id", "cwd", "roles", "texts", "calls": [names], "results": n}, or
-// {"id", "error"} when OpenClaw cannot read it. Run after `openclaw doctor --session-sqlite
-// import`, with OPENCLAW_STATE_DIR set to the state dir it imported into.
-// Usage: node openclaw-load.mjs AGENT SESSION_ID...   (run from the install)
+// one JSON line {"key", "id", "cwd", "roles", "texts", "calls": [names], "results": n}, or
+// {"key", "id", "error"} when OpenClaw cannot read it. Run after `openclaw doctor
+// --session-sqlite import`, with OPENCLAW_STATE_DIR set to the state dir it imported into.
+// Usage: node openclaw-load.mjs AGENT:SESSION_ID...   (run from the install)
 import { readSessionTranscriptEvents } from "openclaw/plugin-sdk/session-transcript-runtime";
 import { buildSessionContext } from "openclaw/plugin-sdk/agent-sessions";
 
-const [agentId, ...ids] = process.argv.slice(2);
-for (const sessionId of ids) {
+for (const key of process.argv.slice(2)) {
+  const [agentId, sessionId] = key.split(":");
   try {
     const events = await readSessionTranscriptEvents({ agentId, sessionId });
     if (!events?.length) throw new Error("no events");
@@ -25,8 +25,8 @@ for (const sessionId of ids) {
         if (c.type === "toolCall") calls.push(c.name);
       }
     }
-    console.log(JSON.stringify({ id: sessionId, cwd: header?.cwd ?? "", roles: ctx.messages.map((m) => m.role), texts, calls, results }));
+    console.log(JSON.stringify({ key, id: sessionId, cwd: header?.cwd ?? "", roles: ctx.messages.map((m) => m.role), texts, calls, results }));
   } catch (err) {
-    console.log(JSON.stringify({ id: sessionId, error: String(err?.message ?? err) }));
+    console.log(JSON.stringify({ key, id: sessionId, error: String(err?.message ?? err) }));
   }
 }
