@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -396,7 +395,10 @@ func clip(s string) string {
 }
 
 // runAgent runs an agent's command with a deadline and returns its combined output.
-func runAgent(cmd *exec.Cmd) (string, error) {
+func runAgent(cmd *exec.Cmd) (string, error) { return runAgentFor(cmd, 2*time.Minute) }
+
+// runAgentFor is runAgent with another deadline.
+func runAgentFor(cmd *exec.Cmd, limit time.Duration) (string, error) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = 5 * time.Second
@@ -408,10 +410,10 @@ func runAgent(cmd *exec.Cmd) (string, error) {
 	select {
 	case err := <-done:
 		return out.String(), err
-	case <-time.After(2 * time.Minute):
+	case <-time.After(limit):
 		_ = cmd.Process.Kill()
 		<-done
-		return out.String(), errors.New("timed out after 2 minutes")
+		return out.String(), fmt.Errorf("timed out after %s", limit)
 	}
 }
 
@@ -713,17 +715,21 @@ func piLoad(t *testing.T, dir string, o *resume.Outcome, project func(session st
 }
 
 // openClawBatch checks restores into OpenClaw all at once, two Node start-ups in all (each
-// costs seconds): every restore is copied into one private state dir as an agent of its own
-// (r1, r2, …, its session keys renamed to match), then OpenClaw's doctor imports them all
-// (`openclaw doctor --session-sqlite import --session-sqlite-all-agents --json`, which validates
-// each legacy index and transcript before it copies them into the agent's database) and
-// scripts/verify-agents/openclaw-load.mjs reads every restored session back from the databases
-// through OpenClaw's plugin SDK. A control id that was never restored must come back unreadable.
+// costs seconds, and each agent the import sets up costs more): every restore is copied into
+// one private state dir, into the first agent there (r1, r2, …) that holds none of its
+// sessions yet, its session keys renamed to that agent; then OpenClaw's doctor imports them all
+// (`openclaw doctor --session-sqlite import --session-sqlite-all-agents --json`, which
+// validates each legacy index and transcript before it copies them into the agent's database)
+// and scripts/verify-agents/openclaw-load.mjs reads every restored session back from the
+// databases through OpenClaw's plugin SDK. A control id that was never restored must come back
+// unreadable.
 type openClawBatch struct {
 	dir, node string
 	state     string
-	n         int
-	want      map[string]openClawWant // by "<agent>:<session id>"
+	restores  int
+	indexes   []map[string]map[string]json.RawMessage // each agent's sessions.json
+	ids       []map[string]bool                       // each agent's session ids
+	want      map[string]openClawWant                 // by "<agent>:<session id>"
 }
 
 type openClawWant struct {
@@ -740,8 +746,22 @@ func (b *openClawBatch) add(t *testing.T, o *resume.Outcome, project func(sessio
 		}
 		b.state = dir
 	}
-	b.n++
-	agent := fmt.Sprintf("r%d", b.n)
+	b.restores++
+	k := 0
+	for ; k < len(b.ids); k++ {
+		clash := false
+		for _, f := range o.Files {
+			clash = clash || !f.Sidecar && b.ids[k][f.ID]
+		}
+		if !clash {
+			break
+		}
+	}
+	if k == len(b.ids) {
+		b.ids = append(b.ids, map[string]bool{})
+		b.indexes = append(b.indexes, map[string]map[string]json.RawMessage{})
+	}
+	agent := fmt.Sprintf("r%d", k+1)
 	sessions := filepath.Join(b.state, "agents", agent, "sessions")
 	if err := os.MkdirAll(sessions, 0o700); err != nil {
 		t.Fatal(err)
@@ -758,12 +778,16 @@ func (b *openClawBatch) add(t *testing.T, o *resume.Outcome, project func(sessio
 			t.Fatal(err)
 		}
 		if parts[3] == "sessions.json" {
-			data = renameAgent(t, data, parts[1], agent)
+			for key, e := range renameAgent(t, data, parts[1], agent) {
+				b.indexes[k][key] = e
+			}
+			continue
 		}
 		if err := os.WriteFile(filepath.Join(sessions, parts[3]), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		if !f.Sidecar {
+			b.ids[k][f.ID] = true
 			key := agent + ":" + f.ID
 			keys[f.Path] = key
 			w := openClawWant{path: f.Path}
@@ -776,9 +800,9 @@ func (b *openClawBatch) add(t *testing.T, o *resume.Outcome, project func(sessio
 	return keys
 }
 
-// renameAgent moves the session keys of a sessions.json ("agent:<from>:…", and the spawnedBy
-// naming them) to another agent: OpenClaw imports only the entries of the agent it imports.
-func renameAgent(t *testing.T, index []byte, from, to string) []byte {
+// renameAgent reads a sessions.json with its session keys ("agent:<from>:…", and the spawnedBy
+// naming them) moved to another agent: OpenClaw imports only the entries of the agent it imports.
+func renameAgent(t *testing.T, index []byte, from, to string) map[string]map[string]json.RawMessage {
 	var entries map[string]map[string]json.RawMessage
 	if err := json.Unmarshal(index, &entries); err != nil {
 		t.Fatalf("sessions.json: %v", err)
@@ -797,11 +821,7 @@ func renameAgent(t *testing.T, index []byte, from, to string) []byte {
 		}
 		out[move(key)] = e
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return out
 }
 
 // loadIssues are what OpenClaw's import reports on a machine too busy for its own timeouts:
@@ -812,10 +832,20 @@ var loadIssues = map[string]bool{"sqlite_compact_failed": true, "active_sqlite_t
 // finish imports everything added and reads it back: what OpenClaw made of each file, by key.
 func (b *openClawBatch) finish(t *testing.T) map[string]seen {
 	defer os.RemoveAll(b.state)
+	for k, index := range b.indexes {
+		data, err := json.Marshal(index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(b.state, "agents", fmt.Sprintf("r%d", k+1), "sessions", "sessions.json"), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	env := []string{"HOME=" + t.TempDir(), "OPENCLAW_STATE_DIR=" + b.state}
 	start := time.Now()
-	out, err := runAgent(agentCmd(b.dir, env, b.node, filepath.Join(b.dir, "node_modules/openclaw/openclaw.mjs"),
-		"doctor", "--session-sqlite", "import", "--session-sqlite-all-agents", "--json"))
+	// One import of everything: minutes on a busy machine.
+	out, err := runAgentFor(agentCmd(b.dir, env, b.node, filepath.Join(b.dir, "node_modules/openclaw/openclaw.mjs"),
+		"doctor", "--session-sqlite", "import", "--session-sqlite-all-agents", "--json"), 15*time.Minute)
 	if err != nil {
 		t.Fatalf("openclaw doctor --session-sqlite import: %v\n%s", err, out)
 	}
@@ -852,10 +882,10 @@ func (b *openClawBatch) finish(t *testing.T) map[string]seen {
 	for key := range b.want {
 		args = append(args, key)
 	}
-	if out, err = runAgent(agentCmd(b.dir, env, b.node, args...)); err != nil {
+	if out, err = runAgentFor(agentCmd(b.dir, env, b.node, args...), 15*time.Minute); err != nil {
 		t.Fatalf("openclaw-load.mjs: %v\n%s", err, out)
 	}
-	t.Logf("openclaw: %d sessions of %d restores imported in %s, read back in %s", len(b.want), b.n, imported.Round(time.Second), (time.Since(start) - imported).Round(time.Second))
+	t.Logf("openclaw: %d sessions of %d restores (%d agents) imported in %s, read back in %s", len(b.want), b.restores, len(b.ids), imported.Round(time.Second), (time.Since(start) - imported).Round(time.Second))
 	got := map[string]seen{}
 	for _, line := range strings.Split(out, "\n") {
 		if !strings.HasPrefix(line, "{") {
