@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -38,7 +38,10 @@ import (
 //     resumes the restored session non-interactively (`claude --resume`, `codex exec resume`,
 //     `gemini --resume`, `opencode import` then `opencode run --session`, `qwen --resume`,
 //     `copilot --resume`) with one more prompt, against a fake model API on the loopback
-//     (fakeModel), which records the conversation the agent sends.
+//     (fakeModel), which records the conversation the agent sends;
+//   - OpenClaw, which resumes nothing from files: its doctor imports the restore into the
+//     agent's database (validating it first), and its plugin SDK reads every session back
+//     (openClawLoad).
 //
 // POND_VERIFY_ONLY names the one agent to restore into, when set.
 //
@@ -119,9 +122,26 @@ func TestAgentLoaders(t *testing.T) {
 					}
 				})
 			}
+			// An agent that reads restores back in one batch (agentRunner.later) does so now.
+			if r.finish != nil && len(r.queued) > 0 {
+				t.Run("later", func(t *testing.T) {
+					got := r.finish(t)
+					for _, q := range r.queued {
+						r.compare(t, q.native, q.file, got[q.key], q.want)
+					}
+				})
+			}
 			t.Logf("%s: %s", r.agent, r.tally)
 		})
 	}
+}
+
+// queuedCheck is a restored file whose agent reads it back later (agentRunner.later).
+type queuedCheck struct {
+	key    string
+	native bool
+	file   resume.File
+	want   conversationOf
 }
 
 // seen is what an agent made of a restored session: the texts of its user and assistant
@@ -131,6 +151,9 @@ type seen struct {
 	Texts   []string
 	Calls   []string
 	Results int
+	// Rejects says why the agent makes nothing of a native restore, for what its original
+	// holds too (a later runner's own finding; resume runners use rejectsOriginal).
+	Rejects string
 }
 
 func (s *seen) text(t string) {
@@ -167,6 +190,12 @@ type agentRunner struct {
 	// load, instead of resume, reads all the files of a restore at once (pi); project names
 	// the working directory of a stored session.
 	load func(t *testing.T, o *resume.Outcome, project func(session string) string) map[string]seen
+	// later, instead of resume or load, takes a restore in to be read back with all the others
+	// at the end (finish), for an agent whose every start-up is costly (OpenClaw): it returns
+	// the key finish reports each file's view under, by the file's path.
+	later  func(t *testing.T, o *resume.Outcome, project func(session string) string) map[string]string
+	finish func(t *testing.T) map[string]seen
+	queued []queuedCheck
 	// resumable says which files of a restore the agent resumes on their own (nil: all).
 	resumable func(o *resume.Outcome, f resume.File) bool
 	// ignores is a text the agent leaves out of a resumed history by its own rule.
@@ -206,6 +235,7 @@ func agentRunners(dir string) []*agentRunner {
 	// `qwen --resume` takes an id only as a UUID of versions 1 to 5 (isValidSessionId; anything
 	// else is looked up as a title).
 	qwenRoot := func(o *resume.Outcome, f resume.File) bool { return root(o, f) && qwenSessionID.MatchString(f.ID) }
+	claw := &openClawBatch{dir: dir, node: node, want: map[string]openClawWant{}}
 	return []*agentRunner{
 		{agent: "pi-coding-agent", bin: filepath.Join(nm, "@mariozechner/pi-coding-agent"),
 			load: func(t *testing.T, o *resume.Outcome, project func(string) string) map[string]seen {
@@ -226,6 +256,10 @@ func agentRunners(dir string) []*agentRunner {
 		// Every Copilot file is a session it resumes: sub-agents are events of their session's
 		// file, and a foreign restore's are sessions of their own.
 		{agent: "copilot-cli", bin: copilot, resume: copilotResume(copilot, filepath.Join(dir, "copilot-cache"))},
+		// OpenClaw resumes nothing from files: its doctor imports the restores, then its own
+		// transcript runtime reads every session back (on the Node the install pins, >= 24.16),
+		// all at once at the end (openClawBatch).
+		{agent: "openclaw", bin: filepath.Join(nm, "openclaw/openclaw.mjs"), also: []string{node}, later: claw.add, finish: claw.finish},
 	}
 }
 
@@ -245,8 +279,12 @@ func (r *agentRunner) check(t *testing.T, fake *fakeModel, o *resume.Outcome, pr
 		return conversationFrom(mine, false)
 	}
 	var loaded map[string]seen
-	if r.load != nil {
+	var keys map[string]string
+	switch {
+	case r.load != nil:
 		loaded = r.load(t, o, project)
+	case r.later != nil:
+		keys = r.later(t, o, project)
 	}
 	for _, f := range o.Files {
 		if f.Sidecar {
@@ -257,9 +295,13 @@ func (r *agentRunner) check(t *testing.T, fake *fakeModel, o *resume.Outcome, pr
 			continue
 		}
 		var got seen
-		if r.load != nil {
+		switch {
+		case r.later != nil:
+			r.queued = append(r.queued, queuedCheck{key: keys[f.Path], native: o.Native, file: f, want: pond(f.ID)})
+			continue
+		case r.load != nil:
 			got = loaded[f.Path]
-		} else {
+		default:
 			var out string
 			var err error
 			got, out, err = r.resume(t, fake, o, f)
@@ -276,26 +318,36 @@ func (r *agentRunner) check(t *testing.T, fake *fakeModel, o *resume.Outcome, pr
 				continue
 			}
 		}
-		want := pond(f.ID)
-		if o.Native {
-			r.tally.native++
-			checkNative(t, r.agent, f, got, want)
-			continue
-		}
-		r.tally.foreign++
-		texts := trimmed(want.Texts)
-		if r.ignores != nil {
-			texts = slices.DeleteFunc(texts, r.ignores)
-		}
-		if diff := cmp.Diff(texts, got.Texts, cmpopts.EquateEmpty()); diff != "" {
-			t.Errorf("%s: %s sees other texts than Pond reads from the restore (-pond +%s):\n%s", f.Path, r.agent, r.agent, diff)
-		}
-		if diff := cmp.Diff(want.Calls, got.Calls, cmpopts.EquateEmpty()); diff != "" {
-			t.Errorf("%s: %s sees other tool calls than Pond reads from the restore (-pond +%s):\n%s", f.Path, r.agent, r.agent, diff)
-		}
-		if got.Results != len(got.Calls) {
-			t.Errorf("%s: %s sees %d tool results for %d calls; each must be answered once", f.Path, r.agent, got.Results, len(got.Calls))
-		}
+		r.compare(t, o.Native, f, got, pond(f.ID))
+	}
+}
+
+// compare checks what the agent made of one restored file against Pond's reading of it.
+func (r *agentRunner) compare(t *testing.T, native bool, f resume.File, got seen, want conversationOf) {
+	t.Helper()
+	if native && got.Rejects != "" {
+		r.tally.rejected++
+		t.Logf("%s makes nothing of %s, nor would it of the original: %s", r.agent, f.ID, got.Rejects)
+		return
+	}
+	if native {
+		r.tally.native++
+		checkNative(t, r.agent, f, got, want)
+		return
+	}
+	r.tally.foreign++
+	texts := trimmed(want.Texts)
+	if r.ignores != nil {
+		texts = slices.DeleteFunc(texts, r.ignores)
+	}
+	if diff := cmp.Diff(texts, got.Texts, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("%s: %s sees other texts than Pond reads from the restore (-pond +%s):\n%s", f.Path, r.agent, r.agent, diff)
+	}
+	if diff := cmp.Diff(want.Calls, got.Calls, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("%s: %s sees other tool calls than Pond reads from the restore (-pond +%s):\n%s", f.Path, r.agent, r.agent, diff)
+	}
+	if got.Results != len(got.Calls) {
+		t.Errorf("%s: %s sees %d tool results for %d calls; each must be answered once", f.Path, r.agent, got.Results, len(got.Calls))
 	}
 }
 
@@ -365,7 +417,10 @@ func clip(s string) string {
 }
 
 // runAgent runs an agent's command with a deadline and returns its combined output.
-func runAgent(cmd *exec.Cmd) (string, error) {
+func runAgent(cmd *exec.Cmd) (string, error) { return runAgentFor(cmd, 2*time.Minute) }
+
+// runAgentFor is runAgent with another deadline.
+func runAgentFor(cmd *exec.Cmd, limit time.Duration) (string, error) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = 5 * time.Second
@@ -377,10 +432,10 @@ func runAgent(cmd *exec.Cmd) (string, error) {
 	select {
 	case err := <-done:
 		return out.String(), err
-	case <-time.After(2 * time.Minute):
+	case <-time.After(limit):
 		_ = cmd.Process.Kill()
 		<-done
-		return out.String(), errors.New("timed out after 2 minutes")
+		return out.String(), fmt.Errorf("timed out after %s", limit)
 	}
 }
 
@@ -680,6 +735,225 @@ func piLoad(t *testing.T, dir, node, pkg string, o *resume.Outcome, project func
 	}
 	if len(got) != len(files) {
 		t.Fatalf("pi's loader reported %d of %d files:\n%s", len(got), len(files), out)
+	}
+	return got
+}
+
+// openClawBatch checks restores into OpenClaw all at once, two Node start-ups in all (each
+// costs seconds, and each agent the import sets up costs more): every restore is copied into
+// one private state dir, into the first agent there (r1, r2, …) that holds none of its
+// sessions yet, its session keys renamed to that agent; then OpenClaw's doctor imports them all
+// (`openclaw doctor --session-sqlite import --session-sqlite-all-agents --json`, which
+// validates each legacy index and transcript before it copies them into the agent's database)
+// and scripts/verify-agents/openclaw-load.mjs reads every restored session back from the
+// databases through OpenClaw's plugin SDK. A control id that was never restored must come back
+// unreadable.
+type openClawBatch struct {
+	dir, node string
+	state     string
+	restores  int
+	indexes   []map[string]map[string]json.RawMessage // each agent's sessions.json
+	ids       []map[string]bool                       // each agent's session ids
+	want      map[string]openClawWant                 // by "<agent>:<session id>"
+}
+
+type openClawWant struct {
+	path, cwd string // the restored file, and the cwd it must have ("" for a native one)
+}
+
+// add copies one restore into the batch and returns the key of each of its files.
+func (b *openClawBatch) add(t *testing.T, o *resume.Outcome, project func(session string) string) map[string]string {
+	t.Helper()
+	if b.state == "" {
+		dir, err := os.MkdirTemp("", "pond-openclaw-verify-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.state = dir
+	}
+	b.restores++
+	k := 0
+	for ; k < len(b.ids); k++ {
+		clash := false
+		for _, f := range o.Files {
+			clash = clash || !f.Sidecar && b.ids[k][f.ID]
+		}
+		if !clash {
+			break
+		}
+	}
+	if k == len(b.ids) {
+		b.ids = append(b.ids, map[string]bool{})
+		b.indexes = append(b.indexes, map[string]map[string]json.RawMessage{})
+	}
+	agent := fmt.Sprintf("r%d", k+1)
+	sessions := filepath.Join(b.state, "agents", agent, "sessions")
+	if err := os.MkdirAll(sessions, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]string{}
+	for _, f := range o.Files {
+		rel, err := filepath.Rel(o.Root, f.Path)
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		if err != nil || len(parts) != 4 || parts[0] != "agents" || parts[2] != "sessions" {
+			t.Fatalf("%s is not under ROOT/agents/<agent>/sessions/", f.Path)
+		}
+		data, err := os.ReadFile(f.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if parts[3] == "sessions.json" {
+			for key, e := range renameAgent(t, data, parts[1], agent) {
+				b.indexes[k][key] = e
+			}
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(sessions, parts[3]), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if !f.Sidecar {
+			b.ids[k][f.ID] = true
+			key := agent + ":" + f.ID
+			keys[f.Path] = key
+			w := openClawWant{path: f.Path}
+			if !o.Native {
+				w.cwd = project(f.Session)
+			}
+			b.want[key] = w
+		}
+	}
+	return keys
+}
+
+// renameAgent reads a sessions.json with its session keys ("agent:<from>:…", and the spawnedBy
+// naming them) moved to another agent: OpenClaw imports only the entries of the agent it imports.
+func renameAgent(t *testing.T, index []byte, from, to string) map[string]map[string]json.RawMessage {
+	var entries map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(index, &entries); err != nil {
+		t.Fatalf("sessions.json: %v", err)
+	}
+	move := func(key string) string {
+		if rest, ok := strings.CutPrefix(key, "agent:"+from+":"); ok {
+			return "agent:" + to + ":" + rest
+		}
+		return key
+	}
+	out := map[string]map[string]json.RawMessage{}
+	for key, e := range entries {
+		var parent string
+		if json.Unmarshal(e["spawnedBy"], &parent) == nil && parent != "" {
+			e["spawnedBy"], _ = json.Marshal(move(parent))
+		}
+		out[move(key)] = e
+	}
+	return out
+}
+
+// loadIssues are what OpenClaw's import reports on a machine too busy for its own timeouts:
+// the compaction after the import loses its lease, so the imported files are not archived yet.
+// The sessions are in the database all the same.
+var loadIssues = map[string]bool{"sqlite_compact_failed": true, "active_sqlite_transcript_jsonl": true}
+
+// finish imports everything added and reads it back: what OpenClaw made of each file, by key.
+func (b *openClawBatch) finish(t *testing.T) map[string]seen {
+	defer os.RemoveAll(b.state)
+	for k, index := range b.indexes {
+		data, err := json.Marshal(index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(b.state, "agents", fmt.Sprintf("r%d", k+1), "sessions", "sessions.json"), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"HOME=" + t.TempDir(), "OPENCLAW_STATE_DIR=" + b.state}
+	start := time.Now()
+	// One import of everything: minutes on a busy machine.
+	out, err := runAgentFor(agentCmd(b.dir, env, b.node, filepath.Join(b.dir, "node_modules/openclaw/openclaw.mjs"),
+		"doctor", "--session-sqlite", "import", "--session-sqlite-all-agents", "--json"), 15*time.Minute)
+	if err != nil {
+		t.Fatalf("openclaw doctor --session-sqlite import: %v\n%s", err, out)
+	}
+	var report struct {
+		Totals struct {
+			ImportedEntries int `json:"importedEntries"`
+		} `json:"totals"`
+		Targets []struct {
+			AgentID string `json:"agentId"`
+			Issues  []struct {
+				Code    string `json:"code"`
+				Message string `json:"message"`
+			} `json:"issues"`
+		} `json:"targets"`
+	}
+	// The report is the JSON document on stdout; OpenClaw's own notices share the output.
+	at := regexp.MustCompile(`(?m)^\{`).FindStringIndex(out)
+	if at == nil || json.NewDecoder(strings.NewReader(out[at[0]:])).Decode(&report) != nil {
+		t.Fatalf("openclaw doctor printed no report:\n%s", out)
+	}
+	if report.Totals.ImportedEntries != len(b.want) {
+		t.Errorf("openclaw doctor imported %d of %d sessions", report.Totals.ImportedEntries, len(b.want))
+	}
+	for _, tg := range report.Targets {
+		for _, is := range tg.Issues {
+			if !loadIssues[is.Code] {
+				t.Errorf("openclaw doctor, agent %s: %s: %s", tg.AgentID, is.Code, is.Message)
+			}
+		}
+	}
+	imported := time.Since(start)
+	const control = "r1:0b5e7a1e-0000-4000-8000-00000000c0de"
+	args := []string{filepath.Join(b.dir, "openclaw-load.mjs"), control}
+	for key := range b.want {
+		args = append(args, key)
+	}
+	if out, err = runAgentFor(agentCmd(b.dir, env, b.node, args...), 15*time.Minute); err != nil {
+		t.Fatalf("openclaw-load.mjs: %v\n%s", err, out)
+	}
+	t.Logf("openclaw: %d sessions of %d restores (%d agents) imported in %s, read back in %s", len(b.want), b.restores, len(b.ids), imported.Round(time.Second), (time.Since(start) - imported).Round(time.Second))
+	got := map[string]seen{}
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "{") {
+			continue // Node's and OpenClaw's own notices
+		}
+		var p struct {
+			piSeen
+			Key    string `json:"key"`
+			Error  string `json:"error"`
+			Broken string `json:"broken"`
+		}
+		if err := json.Unmarshal([]byte(line), &p); err != nil {
+			t.Fatalf("openclaw-load.mjs printed %q: %v", clip(line), err)
+		}
+		if p.Key == control {
+			if p.Error == "" {
+				t.Errorf("OpenClaw reads session %s, which was never restored: %s", control, clip(line))
+			}
+			continue
+		}
+		w, ok := b.want[p.Key]
+		switch {
+		case !ok:
+			continue
+		case p.Error != "":
+			t.Errorf("OpenClaw cannot read restored session %s (%s): %s", p.Key, w.path, p.Error)
+			continue
+		case w.cwd != "" && p.Cwd != w.cwd:
+			t.Errorf("%s: OpenClaw's cwd %q, want %q", w.path, p.Cwd, w.cwd)
+		}
+		s := seen{Calls: p.Calls, Results: p.Results}
+		for _, x := range p.Texts {
+			s.text(x)
+		}
+		if p.Broken != "" {
+			// OpenClaw builds the context from the last entry up its parents; a hand-made
+			// fixture's parentId that names no entry ends it there, in the original as here.
+			s.Rejects = "the path from the last entry breaks at parentId " + strconv.Quote(p.Broken) + ", which names no entry"
+		}
+		got[p.Key] = s
+	}
+	if len(got) != len(b.want) {
+		t.Errorf("OpenClaw read back %d of %d sessions:\n%s", len(got), len(b.want), clip(out))
 	}
 	return got
 }

@@ -224,6 +224,10 @@ func corpus(t *testing.T) []corpusSource {
 	for _, f := range filesUnder(base, ".jsonl") {
 		cs = append(cs, fileSource("cursor", base, f))
 	}
+	base = filepath.Join(sh, "openclaw")
+	for _, f := range filesUnder(filepath.Join(base, "agent-sessions"), ".jsonl") {
+		cs = append(cs, fileSource("openclaw", base, f))
+	}
 	base = filepath.Join(sh, "pi")
 	for _, f := range append(filesUnder(filepath.Join(base, "agent-sessions"), ".jsonl"), filesUnder(filepath.Join(base, "pi-mono"), ".jsonl")...) {
 		cs = append(cs, fileSource("pi-coding-agent", base, f))

@@ -5,7 +5,8 @@
 # hand Pond's restored files to it (resume's TestAgentLoaders, which says what each agent does
 # with them). Verified this way: pi (its SessionManager), Claude Code, Codex CLI, Gemini CLI,
 # OpenCode, Qwen Code and Copilot CLI (each CLI resumes the restored session against a fake model
-# API on the loopback). Then installer's TestAgentCLIs registers Pond's MCP server with each of
+# API on the loopback), and OpenClaw (its doctor imports the restore into its database, and
+# openclaw-load.mjs reads every session back through its plugin SDK). Then installer's TestAgentCLIs registers Pond's MCP server with each of
 # those CLIs and checks their own `mcp list` after pond install and pond uninstall, and
 # adapters/copilot's TestSchema checks Copilot events against the CLI's own schema.
 # About 1.9 GB installed (the Claude Code, Codex, OpenCode and Copilot binaries are most of it;

@@ -13,6 +13,7 @@ import (
 	"github.com/pondhq/pond/adapters/cursor"
 	"github.com/pondhq/pond/adapters/gemini"
 	"github.com/pondhq/pond/adapters/kilo"
+	"github.com/pondhq/pond/adapters/openclaw"
 	"github.com/pondhq/pond/adapters/opencode"
 	"github.com/pondhq/pond/adapters/pi"
 	"github.com/pondhq/pond/adapters/qwen"
@@ -33,6 +34,7 @@ func Adapters() []adapters.Adapter {
 		roocode.Adapter{},
 		kilo.Adapter{},
 		cursor.New(),
+		openclaw.New(),
 	}
 }
 

@@ -39,11 +39,16 @@ type state struct {
 
 // Read implements adapters.Adapter.
 func (a *Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source, cur adapters.Cursor, out adapters.Emitter) (adapters.Cursor, error) {
+	return readLines(ctx, env, src, cur, out, nil)
+}
+
+// readLines reads a JSONL file of pi v3 lines, pi's own (host nil) or another agent's.
+func readLines(ctx context.Context, env adapters.Env, src adapters.Source, cur adapters.Cursor, out adapters.Emitter, host *Host) (adapters.Cursor, error) {
 	jf, err := jsonl.Open(src.Path, cur, env.Limits)
 	if err != nil {
 		return adapters.Cursor{}, fmt.Errorf("pi: %w", err)
 	}
-	p := &parser{ctx: ctx, src: src, out: out, drift: map[string]bool{}}
+	p := &parser{ctx: ctx, src: src, out: out, host: host, drift: map[string]bool{}}
 	if jf.Resumed() {
 		if len(cur.State) == 0 || json.Unmarshal(cur.State, &p.st) != nil || p.st.V != stateVersion {
 			// Not a cursor this adapter wrote: start over.
@@ -78,6 +83,8 @@ type parser struct {
 	src     adapters.Source
 	out     adapters.Emitter
 	st      state
+	host    *Host           // the agent keeping these lines, when it is not pi
+	row     json.RawMessage // the line's row in the host's database (Lines.Row)
 	emitted bool            // the session was emitted in this read
 	drift   map[string]bool // Unknown reports made in this read
 }
@@ -137,7 +144,7 @@ func (p *parser) header(raw []byte, obj object, no int) error {
 	if v, ok := adapters.Float(obj["version"]); ok {
 		p.st.Version = int(v)
 	}
-	s.Options = session.Options{"source": sourceJSON(raw, no, "file", filepath.Base(p.src.Path))}
+	s.Options = session.Options{"source": p.rowSource(sourceJSON(raw, no, p.fileKV()...))}
 	parent := obj.Str("parentSession")
 	if parent == "" {
 		parent = obj.Str("branchedFrom") // v1 name of the same field
@@ -146,6 +153,9 @@ func (p *parser) header(raw []byte, obj object, no int) error {
 		p.lineage(&s, parent)
 	}
 	adapters.ApplyRestoreMark(&s, obj[adapters.RestoreMarkKey])
+	if p.host != nil && p.host.Amend != nil {
+		p.host.Amend(&s, obj)
+	}
 	p.st.Session = &s
 	return p.emitSession()
 }
@@ -155,6 +165,11 @@ func (p *parser) header(raw []byte, obj object, no int) error {
 // `<timestamp>_<uuid>.jsonl`, the encoded folder name as the project key, and the time in the
 // file name (else the file's modification time).
 func (p *parser) fallbackSession() session.Session {
+	if p.host != nil {
+		s := p.host.Session
+		s.Options = session.Options{"source": sourceJSON(nil, 0, p.fileKV()...)}
+		return s
+	}
 	ts, id := splitFileName(p.src.Path)
 	created := fileTime(ts)
 	if created.IsZero() {
@@ -299,7 +314,7 @@ func (p *parser) entry(raw []byte, rec *node, typ, recID string, no int) error {
 	default:
 		p.unknown(no, fmt.Sprintf("entry type %q", typ))
 	}
-	m.Options = session.Options{"source": sourceJSON(raw, no, extra...)}
+	m.Options = session.Options{"source": p.rowSource(sourceJSON(raw, no, extra...))}
 	if err := p.out.Event(session.Event{Message: m}); err != nil {
 		return err
 	}
