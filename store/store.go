@@ -63,6 +63,8 @@ type Store struct {
 	textIndex textIndexState
 	// vectorIndexMin overrides VectorIndexMinRows (tests).
 	vectorIndexMin int
+	// denied is the erase denylist (denylist.go).
+	denied denylist
 }
 
 // Open opens the store in opts.DataDir, creating its tables when missing and adding columns a

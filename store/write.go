@@ -30,6 +30,9 @@ const (
 	Inserted Status = "inserted"
 	Matched  Status = "matched" // already stored; left as it was
 	Rejected Status = "error"
+	// Erased rows belong to a session erased from the archive (the erase denylist): they are
+	// not stored, and the write goes on as if they were.
+	Erased Status = "erased"
 )
 
 // RowOutcome is the fate of one input event.
@@ -59,6 +62,8 @@ type Outcome struct {
 	Inserted view.Tally   `json:"inserted"`
 	Matched  view.Tally   `json:"matched"`
 	Rejected view.Tally   `json:"rejected"`
+	// Erased counts rows of erased sessions, left out (see Erased).
+	Erased view.Tally `json:"erased"`
 	// Relabeled counts stored sessions a re-ingest gave another source_agent or project: the
 	// stored labels are kept (they are immutable) and the new rows are written under them.
 	Relabeled int `json:"relabeled_sessions"`
@@ -123,6 +128,9 @@ func (s *Store) Upsert(ctx context.Context, events []session.Event, stamp Stamp)
 }
 
 func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp Stamp) (*Outcome, error) {
+	if err := s.loadDenylist(); err != nil {
+		return nil, err
+	}
 	if err := s.catchUp(ctx); err != nil {
 		return nil, fmt.Errorf("store: catch up the mirror: %w", err)
 	}
@@ -143,6 +151,10 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 		out.Rows[i] = RowOutcome{Index: i, Kind: e.Kind(), Key: e.Key()}
 		if err := v.CheckKeys(e); err != nil {
 			out.Rows[i].Status, out.Rows[i].Error = Rejected, err.Error()
+			continue
+		}
+		if s.isDenied(e.Key().SessionID) {
+			out.Rows[i].Status = Erased
 			continue
 		}
 		if id := e.Key().SessionID; !seenSession[id] {
@@ -188,7 +200,7 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	for i := range events {
 		e := &events[i]
 		r := &out.Rows[i]
-		if r.Status == Rejected {
+		if r.Status == Rejected || r.Status == Erased {
 			continue
 		}
 		switch e.Kind() {
@@ -288,6 +300,8 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 			tallyRow(&out.Matched, r.Kind)
 		case Rejected:
 			tallyRow(&out.Rejected, r.Kind)
+		case Erased:
+			tallyRow(&out.Erased, r.Kind)
 		}
 	}
 	if len(b.sessions)+len(b.messages)+len(b.parts) == 0 {
@@ -562,7 +576,7 @@ func (s *Store) capturedHere(ctx context.Context, events []session.Event, rows [
 		}
 	}
 	for i := range events {
-		if rows[i].Status == Rejected {
+		if rows[i].Status == Rejected || rows[i].Status == Erased {
 			continue
 		}
 		add(events[i].Key().SessionID)
