@@ -574,6 +574,15 @@ func (s *Service) runSync(ctx context.Context, targets []capture.Target, opts ca
 	s.publish(apitype.EventSyncStarted, view.SyncStarted{Adapters: names, DryRun: opts.DryRun})
 	eng := &capture.Engine{Store: s.Store, Env: s.Env, Cursors: &capture.Cursors{Dir: s.Dirs.State.Path},
 		Stamp: store.Stamp{PondVersion: s.Version}, Log: s.log()}
+	if opts.Exclude == nil {
+		cfg, err := s.loadConfig()
+		if err != nil {
+			return nil, err
+		}
+		if opts.Exclude, err = adapters.NewExclusions(cfg.Privacy.ExcludeProjects, s.Env.Home); err != nil {
+			return nil, &apitype.Error{Code: apitype.CodeValidation, Message: "config: privacy.exclude_projects: " + err.Error()}
+		}
+	}
 	rep, runErr := eng.Sync(ctx, targets, opts)
 	if !opts.DryRun && rep != nil && rep.Inserted.Messages > 0 {
 		// Keep the text index caught up, so common-word searches stay on it (a fold, when the

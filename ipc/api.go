@@ -36,6 +36,8 @@ type API interface {
 	SetModel(ctx context.Context, req *apitype.ModelRequest) (*view.ModelStatus, error)
 	VerifyModel(ctx context.Context, req *apitype.ModelVerifyRequest) (*view.ModelVerify, error)
 	Optimize(ctx context.Context, req *apitype.OptimizeRequest) (*apitype.OptimizeResponse, error)
+	Erase(ctx context.Context, req *apitype.EraseRequest) (*view.EraseReport, error)
+	Lift(ctx context.Context, req *apitype.LiftRequest) (*view.LiftReport, error)
 	Import(ctx context.Context, req *apitype.ImportRequest) (*view.ImportSummary, error)
 	Export(ctx context.Context, req *apitype.ExportRequest, w io.Writer) (*apitype.ExportSummary, error)
 	SQLExport(ctx context.Context, req *apitype.SQLExportRequest, w io.Writer) (*view.SQLExport, error)

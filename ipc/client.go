@@ -125,6 +125,17 @@ func (c *Client) Optimize(ctx context.Context, req *apitype.OptimizeRequest) (*a
 	return do[apitype.OptimizeResponse](ctx, c, "POST", "/v1/optimize", req)
 }
 
+// Erase erases sessions for good (or lists them, with DryRun). Like Optimize it sets no
+// deadline of its own: rewriting and pruning a large archive takes minutes.
+func (c *Client) Erase(ctx context.Context, req *apitype.EraseRequest) (*view.EraseReport, error) {
+	return do[view.EraseReport](ctx, c, "POST", "/v1/erase", req)
+}
+
+// Lift takes ids off the erase denylist.
+func (c *Client) Lift(ctx context.Context, req *apitype.LiftRequest) (*view.LiftReport, error) {
+	return do[view.LiftReport](ctx, c, "POST", "/v1/erase/lift", req)
+}
+
 // Import sends canonical JSONL to be stored, read from req.Events as it is sent.
 func (c *Client) Import(ctx context.Context, req *apitype.ImportRequest) (*view.ImportSummary, error) {
 	resp, err := c.sendBody(ctx, "POST", "/v1/import", req.Events)

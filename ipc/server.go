@@ -62,6 +62,8 @@ func (s *Server) table() []route {
 		{"POST", "/v1/mirror/rebuild", post(s, s.API.RebuildMirror)},
 		{"POST", "/v1/mirror/verify", post(s, s.API.VerifyMirror)},
 		{"POST", "/v1/optimize", post(s, s.API.Optimize)},
+		{"POST", "/v1/erase", post(s, s.API.Erase)},
+		{"POST", "/v1/erase/lift", post(s, s.API.Lift)},
 		{"POST", importPath, s.serveImport},
 		{"POST", "/v1/export", stream(s, s.API.Export)},
 		{"POST", "/v1/x/sql/export", stream(s, s.API.SQLExport)},

@@ -72,3 +72,15 @@ type LiftReport struct {
 	Lifted   []string `json:"lifted"`
 	NotFound []string `json:"not_found,omitempty"`
 }
+
+// EraseStarted is an erase_started event's payload.
+type EraseStarted struct {
+	Sessions int `json:"sessions"`
+}
+
+// EraseFinished is an erase_finished event's payload.
+type EraseFinished struct {
+	Error          string `json:"error,omitempty"`
+	Removed        Tally  `json:"removed"`
+	BytesReclaimed int64  `json:"bytes_reclaimed"`
+}
