@@ -101,64 +101,9 @@ func (s *Store) Erase(ctx context.Context, req view.EraseRequest, progress func(
 	if err := s.deny(agents); err != nil {
 		return nil, err
 	}
-	if rep.BytesBefore, err = dirBytes(s.opts.DataDir); err != nil {
+	if err := s.purgeLocked(ctx, ids, progress, rep); err != nil {
 		return nil, err
 	}
-	// lancedb-go's handles (the deletes go through them) must stand on the latest versions.
-	if err := s.db.Refresh(ctx, s.tables[TableSessions], s.tables[TableMessages], s.tables[TableParts]); err != nil {
-		return nil, err
-	}
-	s.appends = 0
-	changed := map[string]bool{}
-	for _, name := range []string{TableMessages, TableParts, TableSessions} {
-		removed, moved, err := s.eraseRows(ctx, name, ids, progress)
-		if err != nil {
-			return nil, err
-		}
-		changed[name] = removed > 0 || moved > 0
-		switch name {
-		case TableMessages:
-			rep.Rewritten.Messages = int(moved)
-		case TableParts:
-			rep.Rewritten.Parts = int(moved)
-		case TableSessions:
-			rep.Rewritten.Sessions = int(moved)
-		}
-	}
-	for _, name := range tableNames {
-		if !changed[name] {
-			continue
-		}
-		progress(view.EraseProgress{Step: "index", Table: name})
-		rebuilt, err := s.rebuildIndexes(ctx, name)
-		if err != nil {
-			return nil, err
-		}
-		rep.IndexesRebuilt = append(rep.IndexesRebuilt, rebuilt...)
-	}
-	for _, name := range tableNames {
-		progress(view.EraseProgress{Step: "prune", Table: name})
-		n, err := s.pruneAll(ctx, name)
-		if err != nil {
-			return nil, err
-		}
-		rep.Files += n
-	}
-	progress(view.EraseProgress{Step: "mirror"})
-	if err := s.closeSearchDB(); err != nil {
-		s.log.Warn("store: close the search pool before erasing", "error", err)
-	}
-	if err := s.mirror.Erase(ctx, ids); err != nil {
-		return nil, err
-	}
-	for _, name := range tableNames {
-		v, err := s.tables[name].Version(ctx)
-		if err != nil {
-			return nil, err
-		}
-		s.versions[name] = v
-	}
-	s.textIndex.checkedAt.Store(0)
 	if len(rep.Exports) > 0 && req.Exports {
 		progress(view.EraseProgress{Step: "exports"})
 		for _, path := range rep.Exports {
@@ -182,6 +127,75 @@ func (s *Store) Erase(ctx context.Context, req view.EraseRequest, progress func(
 	return rep, nil
 }
 
+// purgeLocked takes the sessions ids out of Lance and the mirror with their bytes (steps 2 to 5
+// of Erase), counting into rep what it rewrote, rebuilt and removed. The caller holds the
+// store lock.
+func (s *Store) purgeLocked(ctx context.Context, ids []string, progress func(view.EraseProgress), rep *view.EraseReport) error {
+	if progress == nil {
+		progress = func(view.EraseProgress) {}
+	}
+	var err error
+	if rep.BytesBefore, err = dirBytes(s.opts.DataDir); err != nil {
+		return err
+	}
+	// lancedb-go's handles (the deletes go through them) must stand on the latest versions.
+	if err := s.db.Refresh(ctx, s.tables[TableSessions], s.tables[TableMessages], s.tables[TableParts]); err != nil {
+		return err
+	}
+	s.appends = 0
+	changed := map[string]bool{}
+	for _, name := range []string{TableMessages, TableParts, TableSessions} {
+		removed, moved, err := s.eraseRows(ctx, name, ids, progress)
+		if err != nil {
+			return err
+		}
+		changed[name] = removed > 0 || moved > 0
+		switch name {
+		case TableMessages:
+			rep.Rewritten.Messages = int(moved)
+		case TableParts:
+			rep.Rewritten.Parts = int(moved)
+		case TableSessions:
+			rep.Rewritten.Sessions = int(moved)
+		}
+	}
+	for _, name := range tableNames {
+		if !changed[name] {
+			continue
+		}
+		progress(view.EraseProgress{Step: "index", Table: name})
+		rebuilt, err := s.rebuildIndexes(ctx, name)
+		if err != nil {
+			return err
+		}
+		rep.IndexesRebuilt = append(rep.IndexesRebuilt, rebuilt...)
+	}
+	for _, name := range tableNames {
+		progress(view.EraseProgress{Step: "prune", Table: name})
+		n, err := s.pruneAll(ctx, name)
+		if err != nil {
+			return err
+		}
+		rep.Files += n
+	}
+	progress(view.EraseProgress{Step: "mirror"})
+	if err := s.closeSearchDB(); err != nil {
+		s.log.Warn("store: close the search pool before erasing", "error", err)
+	}
+	if err := s.mirror.Erase(ctx, ids); err != nil {
+		return err
+	}
+	for _, name := range tableNames {
+		v, err := s.tables[name].Version(ctx)
+		if err != nil {
+			return err
+		}
+		s.versions[name] = v
+	}
+	s.textIndex.checkedAt.Store(0)
+	return nil
+}
+
 // eraseTargets resolves the request to stored sessions, each with its sub-agent sessions.
 func (s *Store) eraseTargets(ctx context.Context, req view.EraseRequest) ([]view.ErasedSession, []string, error) {
 	db := s.mirror.DB()
@@ -203,7 +217,9 @@ func (s *Store) eraseTargets(ctx context.Context, req view.EraseRequest) ([]view
 	if req.Project != "" || req.Agent != "" || !req.Before.IsZero() {
 		var where []string
 		var args []any
-		if req.Project != "" {
+		if req.Project != "" && strings.ContainsAny(req.Project, "*?[") {
+			where = append(where, `pond_project_glob(project)`)
+		} else if req.Project != "" {
 			p := strings.TrimRight(req.Project, "/")
 			if p == "" {
 				p = "/"
@@ -219,17 +235,34 @@ func (s *Store) eraseTargets(ctx context.Context, req view.EraseRequest) ([]view
 			where = append(where, `created_at < ?`)
 			args = append(args, isoTime(req.Before))
 		}
-		rows, err := db.QueryContext(ctx, `SELECT session_id FROM sessions WHERE `+strings.Join(where, " AND "), args...)
+		query := `SELECT session_id FROM sessions WHERE ` + strings.Join(where, " AND ")
+		glob := ""
+		if strings.Contains(query, "pond_project_glob(project)") {
+			// A glob is matched here, against the project and the folders above it.
+			query = strings.Replace(query, "pond_project_glob(project)", "1", 1)
+			query = strings.Replace(query, "SELECT session_id", "SELECT session_id, project", 1)
+			glob = filepath.Clean(req.Project)
+			if _, err := filepath.Match(glob, ""); err != nil {
+				return nil, nil, fmt.Errorf("store: erase --project %q: %w", req.Project, err)
+			}
+		}
+		rows, err := db.QueryContext(ctx, query, args...)
 		if err != nil {
 			return nil, nil, fmt.Errorf("store: select sessions to erase: %w", err)
 		}
 		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
+			var id, project string
+			dest := []any{&id}
+			if glob != "" {
+				dest = append(dest, &project)
+			}
+			if err := rows.Scan(dest...); err != nil {
 				rows.Close()
 				return nil, nil, err
 			}
-			seeds[id] = true
+			if glob == "" || underGlob(glob, project) {
+				seeds[id] = true
+			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -288,6 +321,23 @@ func (s *Store) eraseTargets(ctx context.Context, req view.EraseRequest) ([]view
 		rows.Close()
 	}
 	return out, notFound, nil
+}
+
+// underGlob reports whether glob matches project or a folder above it.
+func underGlob(glob, project string) bool {
+	if project == "" {
+		return false
+	}
+	for p := filepath.Clean(project); ; {
+		if ok, _ := filepath.Match(glob, p); ok {
+			return true
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return false
+		}
+		p = parent
+	}
 }
 
 func anys(s []string) []any {

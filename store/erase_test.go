@@ -191,9 +191,12 @@ func TestEraseLeavesNoTrace(t *testing.T) {
 	}
 	upsert(t, s, chat("later", "codex-cli", "/home/dev/web", "", base.Add(time.Hour), "a later session about caching"))
 
-	for _, needle := range []string{eraseToken, eraseProject} {
+	for needle, places := range map[string][]string{
+		eraseToken:   {"file lance/", "file mirror.db", "lance messages.", "lance parts.", "lance sessions.", "mirror messages.", "mirror parts.", "mirror sessions."},
+		eraseProject: {"file lance/", "file mirror.db", "lance messages.", "lance sessions.", "mirror messages.", "mirror sessions.", "mirror _pond_search_scope."},
+	} {
 		found := findSecret(t, s, needle)
-		for _, place := range []string{"file lance/", "file mirror.db", "lance messages.", "lance parts.", "lance sessions.", "mirror messages.", "mirror parts."} {
+		for _, place := range places {
 			if !hasPlace(found, place) {
 				t.Errorf("before the erase, %q was not found in %s (found: %v): the check is blind", needle, place, found)
 			}
@@ -317,6 +320,7 @@ func TestEraseByFilters(t *testing.T) {
 	}{
 		{"agent_before", view.EraseRequest{Agent: "codex-cli", Before: day(5)}, []string{"old-codex"}},
 		{"project_and_folders_under_it", view.EraseRequest{Project: "/home/dev/secret/"}, []string{"proj", "proj-sub"}},
+		{"project_glob", view.EraseRequest{Project: "/home/dev/secret*"}, []string{"proj", "proj-like", "proj-sub"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.req.DryRun = true

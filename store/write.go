@@ -19,6 +19,7 @@ import (
 	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/lance"
+	"github.com/pondhq/pond/store/redact"
 	"github.com/pondhq/pond/store/sqlite"
 )
 
@@ -81,6 +82,9 @@ type Stamp struct {
 	// Adapter is the local adapter that captured the rows, or RouteAPI or RouteImport.
 	Adapter     string `json:"adapter,omitempty"`
 	PondVersion string `json:"pond_version,omitempty"`
+	// KeepIngest keeps the options.pond.ingest a message already carries (rows written back
+	// by pond redact --all keep who captured them and when).
+	KeepIngest bool `json:"-"`
 }
 
 // The routes by which rows from outside this machine's adapters arrive (Stamp.Adapter). Their
@@ -307,6 +311,10 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	if len(b.sessions)+len(b.messages)+len(b.parts) == 0 {
 		return out, nil
 	}
+	var redacted redact.Counts
+	if r := s.redactor(); r != nil {
+		redacted = s.redactBatch(r, b)
+	}
 	updates, err := s.recomputeSearchText(ctx, staleMsgs, b.parts)
 	if err != nil {
 		return nil, err
@@ -326,7 +334,9 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	ingest := ingestStamp(stamp)
 	for i, m := range b.messages {
 		b.searchText[i] = session.SearchText(m, partsOf[session.Key{SessionID: m.SessionID, MessageID: m.ID}])
-		m.Options = withIngest(m.Options, ingest)
+		if _, has := m.Options["pond"]; !stamp.KeepIngest || !has {
+			m.Options = withIngest(m.Options, ingest)
+		}
 	}
 	b.renderOptions()
 	b.body = make([]string, len(b.parts))
@@ -390,6 +400,9 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 		return nil, lerr
 	case merr != nil:
 		return nil, fmt.Errorf("store: mirror: %w", merr)
+	}
+	if err := s.countRedacted(redacted); err != nil {
+		s.log.Warn("store: count redacted secrets", "error", err)
 	}
 	// The mirror now reflects exactly these Lance versions.
 	for _, name := range tableNames {

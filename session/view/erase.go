@@ -84,3 +84,21 @@ type EraseFinished struct {
 	Removed        Tally  `json:"removed"`
 	BytesReclaimed int64  `json:"bytes_reclaimed"`
 }
+
+// Redaction is whether secrets are replaced at capture, and how many were, per rule id of the
+// rule set (gitleaks').
+type Redaction struct {
+	Enabled bool           `json:"enabled"`
+	Total   int            `json:"total"`
+	Rules   map[string]int `json:"rules"`
+}
+
+// RedactReport is what `pond redact --all` did: sessions scanned, rewritten with their
+// secrets replaced (their old bytes erased), and the secrets replaced per rule.
+type RedactReport struct {
+	Scanned        int            `json:"scanned"`
+	Sessions       int            `json:"sessions"`
+	Total          int            `json:"total"`
+	Rules          map[string]int `json:"rules"`
+	BytesReclaimed int64          `json:"bytes_reclaimed"`
+}
