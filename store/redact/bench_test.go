@@ -3,7 +3,9 @@ package redact
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
+	"github.com/pondhq/pond/internal/procstat"
 	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/session/sessiongen"
 )
@@ -56,11 +58,15 @@ func BenchmarkRedact10MBSession(b *testing.B) {
 	events, size := tenMBSession(b)
 	b.SetBytes(size)
 	var counts Counts
+	var cpu time.Duration
 	for b.Loop() {
 		b.StopTimer()
 		ev := clone(events)
 		b.StartTimer()
+		c0 := procstat.CPU()
 		counts = r.Events(ev)
+		cpu += procstat.CPU() - c0
 	}
 	b.ReportMetric(float64(counts["aws-access-token"]), "secrets")
+	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 }
