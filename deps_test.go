@@ -86,6 +86,8 @@ var heavy = []struct {
 	{"github.com/apache/arrow/go/", []string{"store", "daemon", "."}},
 	{"github.com/mattn/go-sqlite3", []string{"store", "daemon", "."}},
 	{"github.com/yalue/onnxruntime_go", []string{"embed", "daemon", "."}},
+	// Secret detection (gitleaks and its many dependencies) is the store's, at capture.
+	{"github.com/zricethezav/gitleaks/", []string{"store", "daemon", "."}},
 }
 
 // TestDependencyRules keeps the heavy native dependencies in the one place each belongs, so that

@@ -120,7 +120,7 @@ Start with:
 	addGlobalFlags(root)
 	root.AddCommand(newVersionCmd(), newDoctorCmd(), newSyncCmd(), newStatusCmd(), newAdaptersCmd(), newConsentCmd(),
 		newConfigCmd(), newSQLCmd(), newExportCmd(), newImportCmd(), newMirrorCmd(),
-		newSearchCmd(), newGetSessionCmd(), newGetMessageCmd(), newModelCmd(), newOptimizeCmd(),
+		newSearchCmd(), newGetSessionCmd(), newGetMessageCmd(), newModelCmd(), newOptimizeCmd(), newEraseCmd(), newPrivacyCmd(), newRedactCmd(),
 		newDaemonCmd(), newMCPCmd(), newServeCmd(), newResumeCmd())
 	root.AddCommand(newInstallCmd(), newUninstallCmd(), newServiceCmd())
 	root.AddCommand(desktopCmds()...)

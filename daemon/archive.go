@@ -21,6 +21,9 @@ func (s *Service) Import(ctx context.Context, req *apitype.ImportRequest) (*view
 	if err := s.acquireWrite(ctx, false); err != nil {
 		return nil, err
 	}
+	if err := s.applyRedaction(); err != nil {
+		return nil, err
+	}
 	sum, err := s.Store.Import(ctx, req.Events, 0, store.Stamp{Adapter: store.RouteImport, PondVersion: s.Version})
 	s.releaseWrite()
 	if sum != nil && sum.Inserted.Sessions+sum.Inserted.Messages > 0 {

@@ -196,6 +196,14 @@ func (s *Service) Status(ctx context.Context) (*view.Status, error) {
 				IndexedRows: ix.IndexedRows, UnindexedRows: ix.UnindexedRows})
 		}
 	}
+	if err := s.Store.SetRedaction(cfg.Privacy.Redact); err != nil {
+		return nil, err
+	}
+	red, err := s.Store.Redaction()
+	if err != nil {
+		return nil, err
+	}
+	st.Redaction, st.ExcludedProjects = &red, cfg.Privacy.ExcludeProjects
 	if ls, ok := capture.ReadLastSync(s.Dirs.State.Path); ok {
 		st.LastSync = &ls
 	}
@@ -248,6 +256,9 @@ func (s *Service) Ingest(ctx context.Context, req *apitype.IngestRequest) (*apit
 	}
 	if len(events) > 0 {
 		if err := s.acquireWrite(ctx, false); err != nil {
+			return nil, err
+		}
+		if err := s.applyRedaction(); err != nil {
 			return nil, err
 		}
 		out, err := s.Store.Upsert(ctx, events, store.Stamp{Adapter: store.RouteAPI, PondVersion: s.Version})
@@ -574,6 +585,18 @@ func (s *Service) runSync(ctx context.Context, targets []capture.Target, opts ca
 	s.publish(apitype.EventSyncStarted, view.SyncStarted{Adapters: names, DryRun: opts.DryRun})
 	eng := &capture.Engine{Store: s.Store, Env: s.Env, Cursors: &capture.Cursors{Dir: s.Dirs.State.Path},
 		Stamp: store.Stamp{PondVersion: s.Version}, Log: s.log()}
+	cfg, err := s.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	if opts.Exclude == nil {
+		if opts.Exclude, err = adapters.NewExclusions(cfg.Privacy.ExcludeProjects, s.Env.Home); err != nil {
+			return nil, &apitype.Error{Code: apitype.CodeValidation, Message: "config: privacy.exclude_projects: " + err.Error()}
+		}
+	}
+	if err := s.Store.SetRedaction(cfg.Privacy.Redact); err != nil {
+		return nil, err
+	}
 	rep, runErr := eng.Sync(ctx, targets, opts)
 	if !opts.DryRun && rep != nil && rep.Inserted.Messages > 0 {
 		// Keep the text index caught up, so common-word searches stay on it (a fold, when the

@@ -125,6 +125,32 @@ func (c *Client) Optimize(ctx context.Context, req *apitype.OptimizeRequest) (*a
 	return do[apitype.OptimizeResponse](ctx, c, "POST", "/v1/optimize", req)
 }
 
+// Erase erases sessions for good (or lists them, with DryRun). Like Optimize it sets no
+// deadline of its own: rewriting and pruning a large archive takes minutes.
+func (c *Client) Erase(ctx context.Context, req *apitype.EraseRequest) (*view.EraseReport, error) {
+	return do[view.EraseReport](ctx, c, "POST", "/v1/erase", req)
+}
+
+// Lift takes ids off the erase denylist.
+func (c *Client) Lift(ctx context.Context, req *apitype.LiftRequest) (*view.LiftReport, error) {
+	return do[view.LiftReport](ctx, c, "POST", "/v1/erase/lift", req)
+}
+
+// Privacy reads the excluded projects and redaction.
+func (c *Client) Privacy(ctx context.Context) (*apitype.Privacy, error) {
+	return do[apitype.Privacy](ctx, c, "GET", "/v1/privacy", nil)
+}
+
+// SetPrivacy adds or removes an excluded project, or turns redaction on or off.
+func (c *Client) SetPrivacy(ctx context.Context, req *apitype.PrivacyRequest) (*apitype.Privacy, error) {
+	return do[apitype.Privacy](ctx, c, "POST", "/v1/privacy", req)
+}
+
+// Redact applies redaction to what is stored; like Erase it sets no deadline of its own.
+func (c *Client) Redact(ctx context.Context, req *apitype.RedactRequest) (*view.RedactReport, error) {
+	return do[view.RedactReport](ctx, c, "POST", "/v1/redact", req)
+}
+
 // Import sends canonical JSONL to be stored, read from req.Events as it is sent.
 func (c *Client) Import(ctx context.Context, req *apitype.ImportRequest) (*view.ImportSummary, error) {
 	resp, err := c.sendBody(ctx, "POST", "/v1/import", req.Events)

@@ -2,6 +2,7 @@ package present
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -57,6 +58,20 @@ func Status(st *view.Status, dataDir string, subagents bool) string {
 		fmt.Fprintf(&b, "semantic search: on (%s), %d of %d messages embedded\n", e.Model, e.Embedded, st.Messages)
 	} else {
 		b.WriteString("semantic search: off\n")
+	}
+	if r := st.Redaction; r != nil {
+		state := "off"
+		if r.Enabled {
+			state = "on"
+		}
+		fmt.Fprintf(&b, "secret redaction: %s, %d secrets replaced", state, r.Total)
+		for _, rule := range slices.Sorted(maps.Keys(r.Rules)) {
+			fmt.Fprintf(&b, "; %s %d", Escape(rule), r.Rules[rule])
+		}
+		b.WriteString("\n")
+	}
+	for _, g := range st.ExcludedProjects {
+		fmt.Fprintf(&b, "excluded project: %s\n", Escape(g))
 	}
 	for _, ix := range st.Indexes {
 		fmt.Fprintf(&b, "index %s.%s (%s)", ix.Table, ix.Name, ix.Kind)

@@ -63,6 +63,10 @@ type Store struct {
 	textIndex textIndexState
 	// vectorIndexMin overrides VectorIndexMinRows (tests).
 	vectorIndexMin int
+	// denied is the erase denylist (denylist.go).
+	denied denylist
+	// redaction is opt-in secret redaction at capture (redaction.go).
+	redaction redaction
 }
 
 // Open opens the store in opts.DataDir, creating its tables when missing and adding columns a

@@ -19,6 +19,7 @@ import (
 	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/lance"
+	"github.com/pondhq/pond/store/redact"
 	"github.com/pondhq/pond/store/sqlite"
 )
 
@@ -30,6 +31,9 @@ const (
 	Inserted Status = "inserted"
 	Matched  Status = "matched" // already stored; left as it was
 	Rejected Status = "error"
+	// Erased rows belong to a session erased from the archive (the erase denylist): they are
+	// not stored, and the write goes on as if they were.
+	Erased Status = "erased"
 )
 
 // RowOutcome is the fate of one input event.
@@ -59,6 +63,8 @@ type Outcome struct {
 	Inserted view.Tally   `json:"inserted"`
 	Matched  view.Tally   `json:"matched"`
 	Rejected view.Tally   `json:"rejected"`
+	// Erased counts rows of erased sessions, left out (see Erased).
+	Erased view.Tally `json:"erased"`
 	// Relabeled counts stored sessions a re-ingest gave another source_agent or project: the
 	// stored labels are kept (they are immutable) and the new rows are written under them.
 	Relabeled int `json:"relabeled_sessions"`
@@ -76,6 +82,9 @@ type Stamp struct {
 	// Adapter is the local adapter that captured the rows, or RouteAPI or RouteImport.
 	Adapter     string `json:"adapter,omitempty"`
 	PondVersion string `json:"pond_version,omitempty"`
+	// KeepIngest keeps the options.pond.ingest a message already carries (rows written back
+	// by pond redact --all keep who captured them and when).
+	KeepIngest bool `json:"-"`
 }
 
 // The routes by which rows from outside this machine's adapters arrive (Stamp.Adapter). Their
@@ -123,6 +132,9 @@ func (s *Store) Upsert(ctx context.Context, events []session.Event, stamp Stamp)
 }
 
 func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp Stamp) (*Outcome, error) {
+	if err := s.loadDenylist(); err != nil {
+		return nil, err
+	}
 	if err := s.catchUp(ctx); err != nil {
 		return nil, fmt.Errorf("store: catch up the mirror: %w", err)
 	}
@@ -143,6 +155,10 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 		out.Rows[i] = RowOutcome{Index: i, Kind: e.Kind(), Key: e.Key()}
 		if err := v.CheckKeys(e); err != nil {
 			out.Rows[i].Status, out.Rows[i].Error = Rejected, err.Error()
+			continue
+		}
+		if s.isDenied(e.Key().SessionID) {
+			out.Rows[i].Status = Erased
 			continue
 		}
 		if id := e.Key().SessionID; !seenSession[id] {
@@ -188,7 +204,7 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	for i := range events {
 		e := &events[i]
 		r := &out.Rows[i]
-		if r.Status == Rejected {
+		if r.Status == Rejected || r.Status == Erased {
 			continue
 		}
 		switch e.Kind() {
@@ -288,10 +304,16 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 			tallyRow(&out.Matched, r.Kind)
 		case Rejected:
 			tallyRow(&out.Rejected, r.Kind)
+		case Erased:
+			tallyRow(&out.Erased, r.Kind)
 		}
 	}
 	if len(b.sessions)+len(b.messages)+len(b.parts) == 0 {
 		return out, nil
+	}
+	var redacted redact.Counts
+	if r := s.redactor(); r != nil {
+		redacted = s.redactBatch(r, b)
 	}
 	updates, err := s.recomputeSearchText(ctx, staleMsgs, b.parts)
 	if err != nil {
@@ -312,7 +334,9 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	ingest := ingestStamp(stamp)
 	for i, m := range b.messages {
 		b.searchText[i] = session.SearchText(m, partsOf[session.Key{SessionID: m.SessionID, MessageID: m.ID}])
-		m.Options = withIngest(m.Options, ingest)
+		if _, has := m.Options["pond"]; !stamp.KeepIngest || !has {
+			m.Options = withIngest(m.Options, ingest)
+		}
 	}
 	b.renderOptions()
 	b.body = make([]string, len(b.parts))
@@ -376,6 +400,9 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 		return nil, lerr
 	case merr != nil:
 		return nil, fmt.Errorf("store: mirror: %w", merr)
+	}
+	if err := s.countRedacted(redacted); err != nil {
+		s.log.Warn("store: count redacted secrets", "error", err)
 	}
 	// The mirror now reflects exactly these Lance versions.
 	for _, name := range tableNames {
@@ -562,7 +589,7 @@ func (s *Store) capturedHere(ctx context.Context, events []session.Event, rows [
 		}
 	}
 	for i := range events {
-		if rows[i].Status == Rejected {
+		if rows[i].Status == Rejected || rows[i].Status == Erased {
 			continue
 		}
 		add(events[i].Key().SessionID)

@@ -45,6 +45,9 @@ type Options struct {
 	FlushBytes    int64
 	// Progress, when set, is called after each source.
 	Progress func(view.SyncProgress)
+	// Exclude holds the projects never captured: a source whose path names one is not opened
+	// (adapters.SourceExcluder), and the rows of a session in one are dropped as they are read.
+	Exclude *adapters.Exclusions
 }
 
 // Skip reasons, stable tokens for scripts (adapters add superseded and unsupported).
@@ -52,6 +55,7 @@ const (
 	SkipFresh        = "fresh"        // unchanged since the last read
 	SkipEmpty        = "empty"        // the source holds no session yet
 	SkipUnimportable = "unimportable" // the source could not be read
+	SkipExcluded     = "excluded"     // its path names an excluded project
 )
 
 // maxProblems bounds the problems a report lists (all are counted).
@@ -192,7 +196,7 @@ func (e *Engine) syncAdapter(ctx context.Context, t Target, opts Options) (*view
 	rctx, cancel := context.WithCancel(ctx)
 	results := make(chan readResult, opts.FlushSessions)
 	budget := newBudget(2 * opts.FlushBytes)
-	go e.readSources(rctx, a, jobs, opts.DryRun, opts.FlushBytes, results, budget)
+	go e.readSources(rctx, a, jobs, opts, results, budget)
 	defer func() {
 		cancel()
 		budget.stop()
@@ -421,13 +425,17 @@ func split(n int, store func(lo, hi int) error, stop func(error) bool) (map[int]
 
 // readSources classifies each job and reads those that changed, sending one result per job in
 // order, and closes out when done or when ctx ends.
-func (e *Engine) readSources(ctx context.Context, a adapters.Adapter, jobs []job, dryRun bool, chunkBytes int64, out chan<- readResult, budget *budget) {
+func (e *Engine) readSources(ctx context.Context, a adapters.Adapter, jobs []job, opts Options, out chan<- readResult, budget *budget) {
 	defer close(out)
+	dryRun, chunkBytes := opts.DryRun, opts.FlushBytes
+	excluder, _ := a.(adapters.SourceExcluder)
 	for _, j := range jobs {
 		r := readResult{job: j}
 		switch {
 		case j.src.Skip != "":
 			r.skip = j.src.Skip
+		case excluder != nil && excluder.ExcludedSource(j.root, j.src, opts.Exclude):
+			r.skip = SkipExcluded
 		case j.known && j.cur.Stamp == j.src.Stamp:
 			r.skip = SkipFresh
 		case dryRun:
@@ -456,7 +464,7 @@ func (e *Engine) readSources(ctx context.Context, a adapters.Adapter, jobs []job
 				}
 				return nil
 			}
-			r.read, r.em = true, &emitter{send: send, limit: chunkBytes}
+			r.read, r.em = true, &emitter{send: send, limit: chunkBytes, exclude: opts.Exclude}
 			r.next, r.err = a.Read(ctx, e.Env, j.src, j.cur, r.em)
 			budget.take(r.em.bytes)
 		}
@@ -545,9 +553,25 @@ type emitter struct {
 	sessions map[string]*session.Session
 	lastMsg  *session.Message
 	inChunk  map[session.Key]bool // sessions and messages the current chunk holds
+	// exclude drops the sessions of excluded projects (and their sub-agents), remembered in
+	// dropped, before anything of them is held.
+	exclude *adapters.Exclusions
+	dropped map[string]bool
 }
 
 func (m *emitter) Event(ev session.Event) error {
+	if !m.exclude.Empty() {
+		id := ev.Key().SessionID
+		if s := ev.Session; s != nil && (m.exclude.Project(s.Project) || m.dropped[s.ParentSessionID]) {
+			if m.dropped == nil {
+				m.dropped = map[string]bool{}
+			}
+			m.dropped[id] = true
+		}
+		if m.dropped[id] {
+			return nil
+		}
+	}
 	if m.send != nil {
 		if m.bytes >= m.limit {
 			if err := m.cut(); err != nil {

@@ -233,7 +233,7 @@ func TestChunkCursors(t *testing.T) {
 	e := &Engine{Env: adaptertest.FakeEnv("linux", t.TempDir(), nil)}
 	out := make(chan readResult, 1)
 	b := newBudget(1 << 20)
-	go e.readSources(t.Context(), cc, []job{{root: root, src: srcs[0]}}, false, 128<<10, out, b)
+	go e.readSources(t.Context(), cc, []job{{root: root, src: srcs[0]}}, Options{FlushBytes: 128 << 10}, out, b)
 	var before []map[string]bool // keys handed over up to each chunk with a cursor
 	var cursors []adapters.Cursor
 	seen := map[string]bool{}

@@ -78,6 +78,20 @@ type Config struct {
 		// IntervalMinutes is the daemon's periodic full sync (default 5).
 		IntervalMinutes int `toml:"interval_minutes,omitempty"`
 	} `toml:"sync"`
+	Privacy Privacy `toml:"privacy"`
+}
+
+// Privacy holds what is kept out of the archive.
+//
+//	[privacy]
+//	exclude_projects = ["~/work/client-x", "/srv/secret-*"]   # never captured
+//	redact = true                                             # secrets replaced at capture
+type Privacy struct {
+	// ExcludeProjects are path globs (filepath.Match syntax, ~ for the home folder) of projects
+	// whose sessions are never captured, nor the folders under them.
+	ExcludeProjects []string `toml:"exclude_projects,omitempty"`
+	// Redact replaces secrets with typed markers at capture (off by default).
+	Redact bool `toml:"redact,omitempty"`
 }
 
 // Default is the configuration before the user says anything.

@@ -246,6 +246,12 @@ func (e Event) Payload() (any, error) {
 		p = new(view.UpkeepProgress)
 	case EventUpkeepFinished:
 		p = new(view.Upkeep)
+	case EventEraseStarted:
+		p = new(view.EraseStarted)
+	case EventEraseProgress:
+		p = new(view.EraseProgress)
+	case EventEraseFinished:
+		p = new(view.EraseFinished)
 	default:
 		return nil, nil
 	}

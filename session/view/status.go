@@ -21,6 +21,10 @@ type Status struct {
 	Upkeep *Upkeep `json:"upkeep,omitempty"`
 	// Daemon is set when a daemon answered (absent when the CLI read the store itself).
 	Daemon *DaemonInfo `json:"daemon,omitempty"`
+	// Redaction is whether secrets are replaced at capture, with the counts per rule;
+	// ExcludedProjects the project globs never captured.
+	Redaction        *Redaction `json:"redaction,omitempty"`
+	ExcludedProjects []string   `json:"excluded_projects,omitempty"`
 }
 
 // Limits are the bounds capture keeps to, so that no agent's file can exhaust memory: a value

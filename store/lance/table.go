@@ -191,6 +191,26 @@ func (t *Table) Update(ctx context.Context, filter string, updates map[string]st
 	return int64(n), t.durable()
 }
 
+// Delete removes the rows matching filter, in one commit (build literals with Quote), and
+// returns how many it removed. Lance marks them deleted in their fragments' deletion files:
+// their bytes stay in the data files, and in older versions, until the fragments are rewritten
+// and old versions pruned (store.Erase does both).
+func (t *Table) Delete(ctx context.Context, filter string) (int64, error) {
+	n, err := t.Count(ctx, filter)
+	if err != nil || n == 0 {
+		return 0, err
+	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if err := t.goTable.Delete(ctx, filter); err != nil {
+		return 0, fmt.Errorf("lance: delete from %s: %w", t.name, err)
+	}
+	return n, t.durable()
+}
+
+// Dir is the table's directory.
+func (t *Table) Dir() string { return t.dir }
+
 // AddNullColumns adds fields as new columns holding nulls: the additive schema migration.
 func (t *Table) AddNullColumns(ctx context.Context, fields ...arrow.Field) error {
 	if len(fields) == 0 {

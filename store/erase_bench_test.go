@@ -1,0 +1,70 @@
+package store
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/pondhq/pond/internal/procstat"
+	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/session/sessiongen"
+	"github.com/pondhq/pond/session/view"
+)
+
+// BenchmarkEraseOneSession erases one session from an archive of sessiongen's corpus
+// (POND_BENCH_ERASE_SESSIONS sessions of ~50 messages, default 200), compacted into full
+// fragments and with its text and filter indexes built, as upkeep leaves it: the time, CPU,
+// rows of other sessions rewritten (those sharing the erased one's fragments) and bytes the
+// data directory lost. Run with -benchtime=1x.
+func BenchmarkEraseOneSession(b *testing.B) {
+	ctx := context.Background()
+	cfg := sessiongen.Default()
+	cfg.Sessions = 200
+	if n, err := strconv.Atoi(os.Getenv("POND_BENCH_ERASE_SESSIONS")); err == nil && n > 0 {
+		cfg.Sessions = n
+	}
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		s := openTestStore(b, b.TempDir())
+		g := sessiongen.New(cfg)
+		var victim string
+		for {
+			var batch []session.Event
+			for n := 0; n < 100; n++ {
+				ev := g.Next()
+				if ev == nil {
+					break
+				}
+				batch = append(batch, ev...)
+			}
+			if len(batch) == 0 {
+				break
+			}
+			if victim == "" {
+				victim = batch[len(batch)/2].Key().SessionID
+			}
+			if _, err := s.Upsert(ctx, batch, Stamp{Adapter: "bench"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		s.textIndex.routeLimit = 1
+		if _, err := s.Upkeep(ctx, UpkeepOptions{Steps: []view.Step{view.StepCompact, view.StepIndex, view.StepPrune}, KeepVersions: -1}); err != nil {
+			b.Fatal(err)
+		}
+		c, _ := s.mirror.Counts(ctx)
+		b.StartTimer()
+		c0 := procstat.CPU()
+		rep, err := s.Erase(ctx, view.EraseRequest{Sessions: []string{victim}}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric((procstat.CPU() - c0).Seconds(), "cpu-s")
+		b.ReportMetric(float64(c.Messages), "messages")
+		b.ReportMetric(float64(rep.Removed.Messages), "erased-msgs")
+		b.ReportMetric(float64(rep.Rewritten.Messages+rep.Rewritten.Parts+rep.Rewritten.Sessions), "rows-rewritten")
+		b.ReportMetric(float64(rep.BytesBefore)/(1<<20), "MiB-before")
+		b.ReportMetric(float64(rep.BytesReclaimed)/(1<<20), "MiB-reclaimed")
+		s.Close()
+	}
+}

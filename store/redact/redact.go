@@ -1,0 +1,278 @@
+// Package redact finds secrets in captured sessions with gitleaks' maintained rule set (its
+// detect package and default config; no rule here is written by hand) and replaces each with a
+// typed marker, [REDACTED:<rule id>], in text, tool parameters and results, and the raw record
+// alike: every value a secret was found in anywhere in a session is replaced everywhere in that
+// session, so what search hides a restore does not write back.
+package redact
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/rs/zerolog"
+	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/logging"
+
+	"github.com/pondhq/pond/session"
+)
+
+// Marker is what replaces a secret found by rule.
+func Marker(rule string) string { return "[REDACTED:" + rule + "]" }
+
+// Counts are the secrets replaced, per rule id.
+type Counts map[string]int
+
+// Add adds o to c.
+func (c Counts) Add(o Counts) {
+	for k, v := range o {
+		c[k] += v
+	}
+}
+
+// Redactor finds and replaces secrets. It is safe for concurrent use.
+type Redactor struct {
+	d *detect.Detector
+}
+
+var loadOnce = sync.OnceValues(func() (*detect.Detector, error) {
+	// gitleaks logs to stderr through its own global logger; a library of ours stays quiet.
+	logging.Logger = zerolog.Nop()
+	d, err := detect.NewDetectorDefaultConfig()
+	if err != nil {
+		return nil, fmt.Errorf("redact: load gitleaks' rules: %w", err)
+	}
+	return d, nil
+})
+
+// New loads gitleaks' default rule set (once per process).
+func New() (*Redactor, error) {
+	d, err := loadOnce()
+	if err != nil {
+		return nil, err
+	}
+	return &Redactor{d: d}, nil
+}
+
+// finding is one secret and the rule that found it.
+type finding struct {
+	secret, rule string
+}
+
+// find returns the secrets in s.
+func (r *Redactor) find(s string) []finding {
+	if s == "" {
+		return nil
+	}
+	var out []finding
+	for _, f := range r.d.DetectString(s) {
+		secret := cmp.Or(f.Secret, f.Match)
+		if len(secret) < 4 || strings.HasPrefix(secret, "[REDACTED:") {
+			continue
+		}
+		out = append(out, finding{secret, f.RuleID})
+	}
+	return out
+}
+
+// String replaces the secrets in s and counts them.
+func (r *Redactor) String(s string) (string, Counts) {
+	fs := r.find(s)
+	if len(fs) == 0 {
+		return s, nil
+	}
+	return replace(s, fs)
+}
+
+// replace puts a marker for each finding at every place it occurs, longest secrets first (a
+// secret holding another is replaced whole).
+func replace(s string, fs []finding) (string, Counts) {
+	slices.SortStableFunc(fs, func(a, b finding) int { return cmp.Compare(len(b.secret), len(a.secret)) })
+	counts := Counts{}
+	for _, f := range fs {
+		if n := strings.Count(s, f.secret); n > 0 {
+			s = strings.ReplaceAll(s, f.secret, Marker(f.rule))
+			counts[f.rule] += n
+		}
+	}
+	return s, counts
+}
+
+// Events redacts a batch of events in place: it looks for secrets in every text, parameter,
+// result, file body and raw record of the batch, then replaces every value found in any of
+// them in all of them, so one secret is hidden everywhere its session holds it. JSON values
+// stay valid JSON (a secret is replaced inside the strings that hold it). It returns the
+// replacements made, per rule.
+func (r *Redactor) Events(events []session.Event) Counts {
+	// The fields are scanned joined into chunks of about chunkBytes, a chunk per goroutine:
+	// gitleaks' cost is mostly per call (a keyword pass, then the rules whose keywords
+	// matched), so one call over many fields is far cheaper than a call per field.
+	var chunks []string
+	var b strings.Builder
+	add := func(s string) {
+		if s == "" {
+			return
+		}
+		if b.Len() > 0 && b.Len()+len(s) > chunkBytes {
+			chunks = append(chunks, b.String())
+			b.Reset()
+		}
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	visit(events, func(s *string) { add(*s) }, func(raw *json.RawMessage) { add(string(*raw)) })
+	if b.Len() > 0 {
+		chunks = append(chunks, b.String())
+	}
+	found := r.findAll(chunks)
+	if len(found) == 0 {
+		return Counts{}
+	}
+	total := Counts{}
+	visit(events, func(s *string) {
+		var c Counts
+		*s, c = replace(*s, found)
+		total.Add(c)
+	}, func(raw *json.RawMessage) {
+		out, c := replaceJSON(*raw, found)
+		*raw = out
+		total.Add(c)
+	})
+	return total
+}
+
+// chunkBytes is the size of the text handed to gitleaks at once.
+const chunkBytes = 8 << 10
+
+// findAll finds the secrets in chunks, on as many goroutines as there are processors, and
+// returns each secret once.
+func (r *Redactor) findAll(chunks []string) []finding {
+	results := make([][]finding, len(chunks))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(chunks)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = r.find(chunks[i])
+			}
+		}()
+	}
+	for i := range chunks {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var found []finding
+	seen := map[string]bool{}
+	for _, fs := range results {
+		for _, f := range fs {
+			if !seen[f.secret] {
+				seen[f.secret] = true
+				found = append(found, f)
+			}
+		}
+	}
+	return found
+}
+
+// replaceJSON replaces secrets inside a JSON value's strings. A secret written with JSON escapes
+// (a quote or backslash in it) is found in the decoded strings instead.
+func replaceJSON(raw json.RawMessage, fs []finding) (json.RawMessage, Counts) {
+	if len(raw) == 0 {
+		return raw, nil
+	}
+	s, c := replace(string(raw), fs)
+	if len(c) > 0 && json.Valid([]byte(s)) {
+		return json.RawMessage(s), c
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return raw, nil // not JSON: left as it is (the validator rejects it anyway)
+	}
+	total := Counts{}
+	v = walkJSON(v, func(s string) string {
+		out, c := replace(s, fs)
+		total.Add(c)
+		return out
+	})
+	if len(total) == 0 {
+		return raw, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return raw, nil
+	}
+	return b, total
+}
+
+func walkJSON(v any, f func(string) string) any {
+	switch x := v.(type) {
+	case string:
+		return f(x)
+	case []any:
+		for i := range x {
+			x[i] = walkJSON(x[i], f)
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = walkJSON(e, f)
+		}
+	}
+	return v
+}
+
+// visit calls str and raw with every field of events that can hold a secret.
+func visit(events []session.Event, str func(*string), raw func(*json.RawMessage)) {
+	opts := func(o session.Options) {
+		for k, v := range o {
+			raw(&v)
+			o[k] = v
+		}
+	}
+	for i := range events {
+		e := &events[i]
+		switch {
+		case e.Session != nil:
+			opts(e.Session.Options)
+		case e.Message != nil:
+			str(&e.Message.Content)
+			opts(e.Message.Options)
+		case e.Part != nil:
+			p := e.Part
+			str(&p.Text)
+			str(&p.Reason)
+			if len(p.Params) > 0 {
+				raw(&p.Params)
+			}
+			if len(p.Result) > 0 {
+				raw(&p.Result)
+			}
+			switch d := p.Data; {
+			case d == nil:
+			case d.Kind == session.FileBytes && isText(d.Bytes):
+				s := string(d.Bytes)
+				str(&s)
+				d.Bytes = []byte(s)
+			case d.Kind != session.FileBytes:
+				str(&d.Value)
+			}
+			opts(p.Options)
+		}
+	}
+}
+
+// isText reports whether b looks like text (valid UTF-8 without NUL), the file bodies worth
+// scanning.
+func isText(b []byte) bool {
+	if len(b) == 0 || len(b) > 16<<20 {
+		return false
+	}
+	s := string(b)
+	return !strings.ContainsRune(s, 0) && strings.ToValidUTF8(s, "\uFFFD") == s
+}
