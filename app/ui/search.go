@@ -197,6 +197,12 @@ func (s *Search) Filters() view.SearchFilters {
 // Focus puts the cursor in the query.
 func (s *Search) Focus() { s.Win.Canvas().Focus(s.Entry) }
 
+// Refresh asks the daemon again for what the window shows (the daemon restarted).
+func (s *Search) Refresh() {
+	s.loadAgents()
+	s.schedule()
+}
+
 // SetSemantic says why semantic and hybrid search are unavailable ("" when they are).
 func (s *Search) SetSemantic(reason string) { s.semantic = reason }
 

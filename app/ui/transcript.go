@@ -57,6 +57,10 @@ type Transcript struct {
 	focusID     string // the message to show (a search hit) once loaded
 	Highlighted string // the message last scrolled to by find or a hit
 
+	// AutoLoad loads the next page when the list shows the row that stands for it (on; tests
+	// turn it off to load pages themselves).
+	AutoLoad bool
+
 	Done  chan struct{} // tests: receives after each applied page
 	Shown int           // messages loaded
 }
@@ -71,7 +75,7 @@ func NewTranscript(api API, w fyne.Window, id string, resume fyne.CanvasObject) 
 // BuildTranscript builds the window without loading anything yet; resume is the row of resume
 // actions shown in the header (nil for none).
 func BuildTranscript(api API, w fyne.Window, id string, resume fyne.CanvasObject) *Transcript {
-	t := &Transcript{API: api, Win: w, Session: id, open: map[string]bool{}, details: map[string]string{}, heights: map[int]float32{}}
+	t := &Transcript{API: api, Win: w, Session: id, AutoLoad: true, open: map[string]bool{}, details: map[string]string{}, heights: map[int]float32{}}
 	t.Header = widget.NewLabel("Loading " + id + "…")
 	t.Header.TextStyle = fyne.TextStyle{Bold: true}
 	t.Header.Truncation = fyne.TextTruncateEllipsis
@@ -327,10 +331,14 @@ func (t *Transcript) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	switch {
 	case top == 1 && id == 0:
 		r.showMore(fmt.Sprintf("▲ Load %d earlier messages (%d before)", min(PageSize, t.before), t.before), t.LoadBefore)
-		t.LoadBefore() // the list reached the loaded start: bring the page before
+		if t.AutoLoad {
+			t.LoadBefore() // the list reached the loaded start: bring the page before
+		}
 	case id-top >= len(t.msgs):
 		r.showMore(fmt.Sprintf("▼ Load %d more messages (%d after)", min(PageSize, t.after), t.after), t.LoadAfter)
-		t.LoadAfter() // the list reached the loaded end
+		if t.AutoLoad {
+			t.LoadAfter() // the list reached the loaded end
+		}
 	default:
 		r.showMessage(id - top)
 	}
