@@ -309,6 +309,7 @@ func (d *desk) banner(w fyne.Window) {
 // what it refused, and the windows show what it holds now.
 func (d *desk) reconnected() {
 	d.o.Log.Info("tray: the daemon is back; reloading the windows")
+	d.api.Close() // connections to the daemon that stopped
 	d.guard.Reset()
 	if d.search != nil {
 		d.search.Refresh()
@@ -342,6 +343,7 @@ func (d *desk) openSearch() {
 		d.banner(d.searchW)
 		d.search.OnOpen = d.openTranscript
 		d.search.OnResume = func(h view.SessionHits) { d.resume(d.searchW, h.SessionID, h.SourceAgent) }
+		d.search.OnResumeIn = func(h view.SessionHits, to string) { d.resume(d.searchW, h.SessionID, to) }
 		if d.state.Status != nil {
 			d.search.SetSemantic(semanticReason(d.state.Status))
 		}

@@ -31,6 +31,9 @@ type Search struct {
 	// OnOpen opens a transcript (the app opens a transcript window); OnResume restores.
 	OnOpen   func(h view.SessionHits)
 	OnResume func(h view.SessionHits)
+	// OnResumeIn restores the selected result into another agent (the "Resume in…" choice).
+	OnResumeIn func(h view.SessionHits, to string)
+	ResumeIn   *widget.Select
 	// Copy puts text on the clipboard (the window's clipboard when nil).
 	Copy func(string)
 
@@ -124,9 +127,20 @@ func NewSearch(api API, w fyne.Window) *Search {
 	open := widget.NewButton("Open transcript (Enter)", s.open)
 	resume := widget.NewButton("Resume (Ctrl+Enter)", s.resume)
 	cp := widget.NewButton("Copy resume command (Ctrl+C)", s.copyCommand)
+	s.ResumeIn = widget.NewSelect(nil, nil)
+	s.ResumeIn.PlaceHolder = "Resume in…"
+	s.ResumeIn.OnChanged = func(to string) {
+		if to == "" {
+			return
+		}
+		s.ResumeIn.ClearSelected()
+		if h, ok := s.Selected(); ok && s.OnResumeIn != nil {
+			s.OnResumeIn(h, to)
+		}
+	}
 	filters := container.NewBorder(nil, nil, s.Agent, container.NewHBox(s.Since, s.Role), s.Project)
 	top := container.NewVBox(container.NewBorder(nil, nil, nil, s.Mode, s.Entry), filters)
-	bottom := container.NewVBox(container.NewHBox(open, resume, cp), s.Status)
+	bottom := container.NewVBox(container.NewHBox(open, resume, s.ResumeIn, cp), s.Status)
 	w.SetContent(container.NewBorder(top, bottom, nil, nil, container.NewStack(s.List, s.Empty)))
 	w.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { s.resume() })
 	w.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyK, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { s.Focus() })
@@ -165,10 +179,15 @@ func (s *Search) loadAgents() {
 			return // the filter keeps "Any agent"; a search says what is wrong with the daemon
 		}
 		names := []string{anyAgent}
+		var targets []string
 		for _, a := range ad.Adapters {
 			names = append(names, a.Name)
+			if a.Restore {
+				targets = append(targets, a.Name)
+			}
 		}
 		s.Agent.SetOptions(names)
+		s.ResumeIn.SetOptions(targets)
 	})
 }
 
