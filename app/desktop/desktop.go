@@ -81,6 +81,9 @@ func Run(ctx context.Context, o Options) error {
 	// Fyne v2.7.1 starts the systray only if the tray's menu is set before Run (the driver's
 	// run loop calls trayStart once); later calls re-add the items to the running tray.
 	d.apply(tray.State{Connecting: true})
+	// Ask the login shell for its PATH now, once, so that a resume's outcome finds the agents
+	// without waiting for the shell on the UI goroutine.
+	go d.launcher.Resolver.LoginPATH()
 	a.Lifecycle().SetOnStarted(func() {
 		go d.follow.Run(ctx)
 		switch o.Open {

@@ -192,6 +192,7 @@ func ShowOutcome(w fyne.Window, l *Launcher, fallback string, o *view.ResumeOutc
 	d := dialog.NewCustom("Resume", "Close", v.Box, w)
 	d.Resize(fyne.NewSize(600, 280))
 	d.Show()
+	v.Box.Refresh() // the wrapped text's height at the dialog's width
 	return v
 }
 

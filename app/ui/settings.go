@@ -71,10 +71,9 @@ func NewSettings(api API, w fyne.Window, prefs Prefs, archive string, getenv fun
 	s.Terminal.OnChanged = func(string) { s.saveTerminal() }
 	s.Template.OnChanged = func(string) { s.saveTerminal() }
 	s.terminalInfo()
-	term := container.NewVBox(
-		widget.NewLabel("Resumed sessions open in:"), s.Terminal,
-		widget.NewLabel("Custom command ({dir}: the session's folder; {cmd}: the agent's command, added at the end when absent):"),
-		s.Template, s.TermInfo)
+	help := widget.NewLabel("Custom command ({dir}: the session's folder; {cmd}: the agent's command, added at the end when absent):")
+	help.Wrapping = fyne.TextWrapWord
+	term := container.NewVBox(widget.NewLabel("Resumed sessions open in:"), s.Terminal, help, s.Template, s.TermInfo)
 
 	// Agents: filled from the daemon.
 	s.agentBox = container.NewVBox(widget.NewLabel("Loading the agents…"))
@@ -85,8 +84,9 @@ func NewSettings(api API, w fyne.Window, prefs Prefs, archive string, getenv fun
 	s.Model.Wrapping = fyne.TextWrapWord
 	s.ModelToggle = widget.NewButton("Turn semantic search on", s.toggleModel)
 	s.ModelToggle.Disable()
-	model := container.NewVBox(s.Model, s.ModelToggle,
-		widget.NewLabel("Install a model with `pond model install` (it downloads a pinned model, or copies a folder)."))
+	install := widget.NewLabel("Install a model with `pond model install` (it downloads a pinned model, or copies a folder).")
+	install.Wrapping = fyne.TextWrapWord
+	model := container.NewVBox(s.Model, s.ModelToggle, install)
 
 	// Archive and upkeep
 	s.Archive = widget.NewLabel("Archive: " + archive)
@@ -173,7 +173,9 @@ func (s *Settings) showAgents(ad *apitype.AdaptersResponse, err error) {
 	if ad.ConfigFile != "" {
 		s.configFile = ad.ConfigFile
 	}
-	s.agentBox.Add(widget.NewLabel("Where each agent keeps its sessions (empty: found by itself), and its program for resume (empty: looked up on PATH and your login shell's PATH)."))
+	intro := widget.NewLabel("Where each agent keeps its sessions (empty: found by itself), and its program for resume (empty: looked up on PATH and your login shell's PATH).")
+	intro.Wrapping = fyne.TextWrapWord
+	s.agentBox.Add(intro)
 	for _, a := range ad.Adapters {
 		name := a.Name
 		path := widget.NewEntry()
@@ -217,6 +219,7 @@ func (s *Settings) applyPath(agent string) {
 	}, func() {
 		if err != nil {
 			s.Status.SetText(fmt.Sprintf("%s: not changed: %v", agent, err))
+			s.Win.Content().Refresh()
 			return
 		}
 		where := "the folder it had"
@@ -235,6 +238,7 @@ func (s *Settings) showModel(ms *view.ModelStatus, err error) {
 		return
 	}
 	s.Model.SetText(ModelText(ms))
+	defer s.Win.Content().Refresh()
 	switch {
 	case ms.Enabled:
 		s.ModelToggle.SetText("Turn semantic search off")
@@ -310,6 +314,7 @@ func (s *Settings) upkeep(dry bool) {
 			return
 		}
 		s.Upkeep.SetText(UpkeepText(res))
+		s.Win.Content().Refresh() // the wrapped text's new height
 	})
 }
 

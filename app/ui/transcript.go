@@ -47,10 +47,15 @@ type Transcript struct {
 	after       int // messages after the last one not loaded
 	info        view.SessionInfo
 	loading     bool
+	want        int               // the direction of a page asked for while one was loading
 	open        map[string]bool   // tool parts unfolded, by message id and part index
 	details     map[string]string // their bodies, once fetched
-	heights     map[int]float32   // measured row heights, by row
-	width       float32           // the width heights were measured at
+	heights     map[int]float32   // measured row heights, by row (a row is a message's position)
+	measuredAt  map[int]float32   // the width each row was measured at
+	width       float32           // the list's width last seen
+	version     map[int]int       // bumped when a row's content changes (unfolded, fetched)
+	probe       *turnRow          // measures rows off screen
+	total       int               // the session's messages: the list's rows
 	hits        []view.Hit        // find's hits, in session order
 	hitAt       int
 	found       string // the query hits answer
@@ -75,7 +80,8 @@ func NewTranscript(api API, w fyne.Window, id string, resume fyne.CanvasObject) 
 // BuildTranscript builds the window without loading anything yet; resume is the row of resume
 // actions shown in the header (nil for none).
 func BuildTranscript(api API, w fyne.Window, id string, resume fyne.CanvasObject) *Transcript {
-	t := &Transcript{API: api, Win: w, Session: id, AutoLoad: true, open: map[string]bool{}, details: map[string]string{}, heights: map[int]float32{}}
+	t := &Transcript{API: api, Win: w, Session: id, AutoLoad: true, open: map[string]bool{}, details: map[string]string{},
+		heights: map[int]float32{}, measuredAt: map[int]float32{}, version: map[int]int{}}
 	t.Header = widget.NewLabel("Loading " + id + "…")
 	t.Header.TextStyle = fyne.TextStyle{Bold: true}
 	t.Header.Truncation = fyne.TextTruncateEllipsis
@@ -100,7 +106,8 @@ func BuildTranscript(api API, w fyne.Window, id string, resume fyne.CanvasObject
 	if resume != nil {
 		head = container.NewBorder(nil, nil, nil, resume, t.Header)
 	}
-	w.SetContent(container.NewBorder(container.NewVBox(head, t.findBar), t.Status, nil, nil, t.List))
+	list := &fyne.Container{Layout: widthWatch{t}, Objects: []fyne.CanvasObject{t.List}}
+	w.SetContent(container.NewBorder(container.NewVBox(head, t.findBar), t.Status, nil, nil, list))
 	w.Canvas().SetOnTypedKey(func(k *fyne.KeyEvent) {
 		if k.Name == fyne.KeyEscape {
 			w.Close()
@@ -156,7 +163,8 @@ func (t *Transcript) LoadBefore() {
 type pageKind int
 
 const (
-	pageAt pageKind = iota
+	pageAt   pageKind = iota
+	pageJump          // a page where the user scrolled: loaded in place, not scrolled to
 	pageAfter
 	pageBefore
 )
@@ -182,7 +190,15 @@ func (t *Transcript) apply(p *view.SessionPage, err error, kind pageKind) {
 			}
 		}
 	}()
-	t.loading = false
+	// Still loading while the page is laid out: rows not loaded that show meanwhile ask for the
+	// next page once this one is in (want), never while it goes in.
+	t.want = 0
+	defer func() {
+		t.loading = false
+		if err == nil && t.AutoLoad && t.want != 0 {
+			t.loadToward(t.want)
+		}
+	}()
 	if err != nil {
 		t.Status.SetText("Could not load the session: " + err.Error())
 		return
@@ -191,36 +207,42 @@ func (t *Transcript) apply(p *view.SessionPage, err error, kind pageKind) {
 	t.info = si
 	t.Header.SetText(fmt.Sprintf("%s · %s · %s · %d messages", si.SourceAgent, si.Project, day(si.CreatedAt), si.Messages))
 	t.Win.SetTitle("Pond — " + si.SourceAgent + " · " + si.Project)
+	first := p.FirstIndex
+	if first == 0 {
+		first = 1
+	}
 	scrollTo := -1
 	switch kind {
-	case pageAt:
+	case pageAt, pageJump:
 		t.msgs = append([]view.MessageView(nil), p.Messages...)
-		t.first, t.before, t.after = p.FirstIndex, p.BeforeRemaining, p.AfterRemaining
-		t.heights = map[int]float32{}
-		scrollTo = 0
+		t.first, t.before, t.after = first, p.BeforeRemaining, p.AfterRemaining
+		if kind == pageAt {
+			scrollTo = first - 1
+		}
 	case pageAfter:
 		t.msgs = append(t.msgs, p.Messages...)
 		t.after = p.AfterRemaining
 	case pageBefore:
 		t.msgs = append(append([]view.MessageView(nil), p.Messages...), t.msgs...)
-		t.first, t.before = p.FirstIndex, p.BeforeRemaining
-		t.heights = map[int]float32{} // rows moved
-		scrollTo = len(p.Messages)    // keep the row that was at the top in view
+		t.first, t.before = first, p.BeforeRemaining
 	}
-	if t.first == 0 {
-		t.first = 1
-	}
+	t.total = max(si.Messages, t.first-1+len(t.msgs)+t.after)
 	t.Shown = len(t.msgs)
 	if t.focusID != "" {
 		if i := t.indexOf(t.focusID); i >= 0 {
-			scrollTo = i
+			scrollTo = t.row(i)
 			t.Highlighted = t.focusID
 		}
 		t.focusID = ""
 	}
+	// Rows are positions in the session, so a page measured once keeps its heights whichever
+	// end the next page comes from.
+	for i := range p.Messages {
+		t.measure(first - 1 + i)
+	}
 	t.List.Refresh()
 	if scrollTo >= 0 {
-		t.List.ScrollTo(t.row(scrollTo))
+		t.List.ScrollTo(scrollTo)
 	}
 	t.Status.SetText(fmt.Sprintf("Messages %d–%d of %d loaded", t.first, t.first+len(t.msgs)-1, si.Messages))
 	if len(t.msgs) == 0 {
@@ -238,43 +260,61 @@ func (t *Transcript) Messages() []view.MessageView { return t.msgs }
 // Remaining says how many messages are not loaded before and after the ones shown.
 func (t *Transcript) Remaining() (before, after int) { return t.before, t.after }
 
-// The list's rows: a "load earlier" row when messages precede, the messages, a "load more" row
-// when messages follow.
-func (t *Transcript) top() int {
-	if t.before > 0 {
-		return 1
+// The list has a row per message of the session, loaded or not: a row not loaded yet shows a
+// placeholder and, once on screen, loads the page towards it.
+func (t *Transcript) length() int { return t.total }
+
+// row is the list row of loaded message i.
+func (t *Transcript) row(i int) int { return t.first - 1 + i }
+
+// message is the loaded message at row id.
+func (t *Transcript) message(id int) (view.MessageView, bool) {
+	i := id - (t.first - 1)
+	if i < 0 || i >= len(t.msgs) {
+		return view.MessageView{}, false
 	}
-	return 0
+	return t.msgs[i], true
 }
 
-func (t *Transcript) length() int {
-	n := t.top() + len(t.msgs)
-	if t.after > 0 {
-		n++
+// Which page a row not loaded asks for.
+const (
+	wantAfter = 1 + iota
+	wantBefore
+	wantStart
+	wantEnd
+)
+
+func (t *Transcript) loadToward(dir int) {
+	switch dir {
+	case wantAfter:
+		t.LoadAfter()
+	case wantBefore:
+		t.LoadBefore()
+	case wantStart:
+		t.fetch(view.GetSessionRequest{ID: t.Session, Limit: PageSize}, pageJump)
+	case wantEnd:
+		t.fetch(view.GetSessionRequest{ID: t.Session, Limit: PageSize, From: "end"}, pageJump)
 	}
-	return n
 }
 
-// row is the list row of message i.
-func (t *Transcript) row(i int) int { return t.top() + i }
-
-// turnRow is one row of the list: a message or a row that loads a page.
+// turnRow is one row of the list: a message, or a placeholder for one not loaded yet.
 type turnRow struct {
 	widget.BaseWidget
-	t      *Transcript
-	bg     *canvas.Rectangle
-	bar    *canvas.Rectangle
-	role   *widget.Label
-	copy   *widget.Button
-	body   *widget.Label
-	tools  *fyne.Container
-	more   *widget.Button
-	msg    *fyne.Container
-	msgIdx int
+	t     *Transcript
+	bg    *canvas.Rectangle
+	bar   *canvas.Rectangle
+	role  *widget.Label
+	copy  *widget.Button
+	body  *widget.Label
+	tools *fyne.Container
+	more  *widget.Label
+	msg   *fyne.Container
+	id    int
+	key   string // what the row shows now; an update with the same key does nothing
 }
 
 func (t *Transcript) newRow() fyne.CanvasObject {
-	r := &turnRow{t: t, msgIdx: -1}
+	r := &turnRow{t: t, id: -1}
 	r.bg = canvas.NewRectangle(color.Transparent)
 	r.bar = canvas.NewRectangle(color.Transparent)
 	r.bar.SetMinSize(fyne.NewSize(4, 4))
@@ -285,7 +325,8 @@ func (t *Transcript) newRow() fyne.CanvasObject {
 	r.body = widget.NewLabel("")
 	r.body.Wrapping = fyne.TextWrapWord
 	r.tools = container.NewVBox()
-	r.more = widget.NewButton("", nil)
+	r.more = widget.NewLabel("")
+	r.more.Hide()
 	r.msg = container.NewStack(r.bg, container.NewBorder(nil, nil, r.bar, nil,
 		container.NewVBox(container.NewBorder(nil, nil, nil, r.copy, r.role), r.body, r.tools)))
 	r.ExtendBaseWidget(r)
@@ -297,10 +338,9 @@ func (r *turnRow) CreateRenderer() fyne.WidgetRenderer {
 }
 
 func (r *turnRow) copyText() {
-	if r.msgIdx < 0 || r.msgIdx >= len(r.t.msgs) {
-		return
+	if m, ok := r.t.message(r.id); ok {
+		r.t.CopyMessage(m.ID)
 	}
-	r.t.CopyMessage(r.t.msgs[r.msgIdx].ID)
 }
 
 // CopyMessage puts message id's text on the clipboard.
@@ -327,36 +367,48 @@ func messageText(m view.MessageView) string {
 
 func (t *Transcript) updateRow(id widget.ListItemID, o fyne.CanvasObject) {
 	r := o.(*turnRow)
-	top := t.top()
-	switch {
-	case top == 1 && id == 0:
-		r.showMore(fmt.Sprintf("▲ Load %d earlier messages (%d before)", min(PageSize, t.before), t.before), t.LoadBefore)
-		if t.AutoLoad {
-			t.LoadBefore() // the list reached the loaded start: bring the page before
+	m, ok := t.message(id)
+	if !ok {
+		r.showPlaceholder(id)
+		if t.AutoLoad && len(t.msgs) > 0 {
+			dir := wantBefore
+			switch lo, hi := t.row(0), t.row(len(t.msgs)); {
+			case id < PageSize && id < lo-PageSize:
+				dir = wantStart // a jump to the top: load it rather than every page on the way
+			case id >= t.total-PageSize && id >= hi+PageSize:
+				dir = wantEnd
+			case id >= hi:
+				dir = wantAfter // the list reached past the loaded end
+			}
+			if t.loading {
+				t.want = dir
+			} else {
+				t.loadToward(dir)
+			}
 		}
-	case id-top >= len(t.msgs):
-		r.showMore(fmt.Sprintf("▼ Load %d more messages (%d after)", min(PageSize, t.after), t.after), t.LoadAfter)
-		if t.AutoLoad {
-			t.LoadAfter() // the list reached the loaded end
-		}
-	default:
-		r.showMessage(id - top)
+		return
 	}
-	t.fit(id, r)
+	r.showMessage(id, m)
 }
 
-func (r *turnRow) showMore(label string, load func()) {
-	r.msgIdx = -1
+func (r *turnRow) showPlaceholder(id int) {
+	key := fmt.Sprintf("placeholder %d", id)
+	if r.key == key {
+		return
+	}
+	r.key, r.id = key, id
 	r.msg.Hide()
-	r.more.SetText(label)
-	r.more.OnTapped = load
+	r.more.SetText(fmt.Sprintf("Loading message %d…", id+1))
 	r.more.Show()
 }
 
-func (r *turnRow) showMessage(i int) {
+func (r *turnRow) showMessage(id int, m view.MessageView) {
 	t := r.t
-	m := t.msgs[i]
-	r.msgIdx = i
+	key := fmt.Sprintf("%d %s %v %d", id, m.ID, m.ID == t.Highlighted, t.version[id])
+	if r.key == key {
+		return
+	}
+	r.key, r.id = key, id
 	r.more.Hide()
 	r.msg.Show()
 	r.bar.FillColor = roleColor(m.Role)
@@ -364,8 +416,8 @@ func (r *turnRow) showMessage(i int) {
 	if m.ID == t.Highlighted {
 		r.bg.FillColor = color.NRGBA{0xff, 0xc1, 0x07, 0x30}
 	}
-	r.role.SetText(fmt.Sprintf("%s  %s  #%d", strings.ToUpper(m.Role), clock(m.Timestamp), t.first+i))
 	r.role.TextStyle = fyne.TextStyle{Bold: true, Italic: m.Role != "user" && m.Role != "assistant"}
+	r.role.SetText(fmt.Sprintf("%s  %s  #%d", strings.ToUpper(m.Role), clock(m.Timestamp), id+1))
 	text := messageText(m)
 	if strings.TrimSpace(text) == "" {
 		r.body.Hide()
@@ -379,11 +431,11 @@ func (r *turnRow) showMessage(i int) {
 			continue
 		}
 		key := fmt.Sprintf("%s/%d", m.ID, pi)
-		arrow := "▶"
+		icon := theme.MenuExpandIcon()
 		if t.open[key] {
-			arrow = "▼"
+			icon = theme.MenuDropDownIcon()
 		}
-		b := widget.NewButton(arrow+" "+PartLabel(ps), func() { t.Toggle(m.ID, pi) })
+		b := widget.NewButtonWithIcon(PartLabel(ps), icon, func() { t.Toggle(m.ID, pi) })
 		b.Alignment = widget.ButtonAlignLeading
 		b.Importance = widget.LowImportance
 		r.tools.Add(b)
@@ -402,27 +454,65 @@ func (r *turnRow) showMessage(i int) {
 	r.tools.Refresh()
 }
 
-// fit gives row id the height its content needs at the list's width (rows differ: a one-line
-// answer, a long diff).
-func (t *Transcript) fit(id widget.ListItemID, r *turnRow) {
-	w := t.List.Size().Width - theme.Padding()*2
+// listWidth is the width rows are laid out at (the window's, before the list has a size).
+func (t *Transcript) listWidth() float32 {
+	w := t.List.Size().Width
 	if w <= 0 {
+		w = t.Win.Canvas().Size().Width
+	}
+	return w - theme.Padding()*2
+}
+
+// measure gives row id the height its message needs at the list's width (rows differ: a
+// one-line answer, a long diff), measured on a row off screen. Never called from the list's
+// own update of a row: a height set there would lay the list out again inside its layout.
+func (t *Transcript) measure(id int) {
+	m, ok := t.message(id)
+	w := t.listWidth()
+	if !ok || w <= 0 {
 		return
 	}
-	if w != t.width {
-		t.width = w
-		clear(t.heights)
+	if t.probe == nil {
+		t.probe = t.newRow().(*turnRow)
 	}
-	var obj fyne.CanvasObject = r.msg
-	if !r.more.Hidden {
-		obj = r.more
-	}
-	obj.Resize(fyne.NewSize(w, obj.MinSize().Height))
-	h := obj.MinSize().Height
+	t.probe.key = ""
+	t.probe.showMessage(id, m)
+	t.probe.msg.Resize(fyne.NewSize(w, t.probe.msg.MinSize().Height))
+	h := t.probe.msg.MinSize().Height
+	t.measuredAt[id] = w
 	if t.heights[id] != h {
 		t.heights[id] = h
 		t.List.SetItemHeight(id, h)
 	}
+}
+
+// widthWatch lays the list out over its whole space and, when its width changes (the window
+// was resized, or laid out for the first time), measures the loaded rows again: outside the
+// list's own layout, where setting a row's height is safe.
+type widthWatch struct{ t *Transcript }
+
+func (l widthWatch) MinSize(o []fyne.CanvasObject) fyne.Size { return o[0].MinSize() }
+
+func (l widthWatch) Layout(o []fyne.CanvasObject, size fyne.Size) {
+	o[0].Move(fyne.NewPos(0, 0))
+	o[0].Resize(size)
+	t := l.t
+	if w := t.listWidth(); w > 0 && w != t.width {
+		t.width = w
+		for i := range t.msgs {
+			if t.measuredAt[t.row(i)] != w {
+				t.measure(t.row(i))
+			}
+		}
+	}
+}
+
+// changed redraws and measures again the row of loaded message i.
+func (t *Transcript) changed(i int) {
+	id := t.row(i)
+	t.version[id]++
+	t.measure(id)
+	t.List.RefreshItem(id)
 }
 
 // Toggle folds or unfolds part pi of message id; unfolding a tool call fetches its input and
@@ -432,7 +522,7 @@ func (t *Transcript) Toggle(id string, pi int) {
 	t.open[key] = !t.open[key]
 	i := t.indexOf(id)
 	if i >= 0 {
-		t.List.RefreshItem(t.row(i))
+		t.changed(i)
 	}
 	if !t.open[key] || t.details[key] != "" || i < 0 {
 		return
@@ -466,7 +556,7 @@ func (t *Transcript) Toggle(id string, pi int) {
 			t.details[key] = PartDetail(d, rd, ps)
 		}
 		if i := t.indexOf(id); i >= 0 {
-			t.List.RefreshItem(t.row(i))
+			t.changed(i)
 		}
 		if t.Done != nil {
 			select {
