@@ -51,6 +51,9 @@ type Search struct {
 	Empty  *widget.Label
 
 	mu       sync.Mutex
+	// applying serializes answers being applied: Fyne's app driver runs them one at a time on
+	// its goroutine anyway, its test driver runs each on the goroutine that got it.
+	applying sync.Mutex
 	seq      int
 	timer    *time.Timer
 	semantic string // why semantic search is unavailable; "" when it is
@@ -340,6 +343,8 @@ func (s *Search) current(seq int) bool {
 func (s *Search) run(seq int, q, mode string, filters view.SearchFilters) {
 	if q == "" {
 		fyne.Do(func() {
+			s.applying.Lock()
+			defer s.applying.Unlock()
 			if s.current(seq) {
 				s.show(q, filters)
 				s.apply(q, nil, nil)
@@ -356,6 +361,8 @@ func (s *Search) run(seq int, q, mode string, filters view.SearchFilters) {
 		return
 	}
 	fyne.Do(func() {
+		s.applying.Lock()
+		defer s.applying.Unlock()
 		if s.current(seq) {
 			s.show(q, filters)
 			s.apply(q, res, err)

@@ -71,8 +71,7 @@ func NewSettings(api API, w fyne.Window, prefs Prefs, archive string, getenv fun
 	s.Terminal.OnChanged = func(string) { s.saveTerminal() }
 	s.Template.OnChanged = func(string) { s.saveTerminal() }
 	s.terminalInfo()
-	help := widget.NewLabel("Custom command ({dir}: the session's folder; {cmd}: the agent's command, added at the end when absent):")
-	help.Wrapping = fyne.TextWrapWord
+	help := widget.NewLabel("Or your own command: {dir} is the session's folder, {cmd} the agent's command\n(added at the end when absent). No shell reads it.")
 	term := container.NewVBox(widget.NewLabel("Resumed sessions open in:"), s.Terminal, help, s.Template, s.TermInfo)
 
 	// Agents: filled from the daemon.
@@ -81,11 +80,9 @@ func NewSettings(api API, w fyne.Window, prefs Prefs, archive string, getenv fun
 
 	// Model
 	s.Model = widget.NewLabel("Loading…")
-	s.Model.Wrapping = fyne.TextWrapWord
 	s.ModelToggle = widget.NewButton("Turn semantic search on", s.toggleModel)
 	s.ModelToggle.Disable()
-	install := widget.NewLabel("Install a model with `pond model install` (it downloads a pinned model, or copies a folder).")
-	install.Wrapping = fyne.TextWrapWord
+	install := widget.NewLabel("Install a model with `pond model install`\n(it downloads a pinned model, or copies a folder).")
 	model := container.NewVBox(s.Model, s.ModelToggle, install)
 
 	// Archive and upkeep
@@ -173,8 +170,7 @@ func (s *Settings) showAgents(ad *apitype.AdaptersResponse, err error) {
 	if ad.ConfigFile != "" {
 		s.configFile = ad.ConfigFile
 	}
-	intro := widget.NewLabel("Where each agent keeps its sessions (empty: found by itself), and its program for resume (empty: looked up on PATH and your login shell's PATH).")
-	intro.Wrapping = fyne.TextWrapWord
+	intro := widget.NewLabel("Where each agent keeps its sessions (empty: found by itself), and its program\nfor resume (empty: looked up on PATH, then on your login shell's PATH).")
 	s.agentBox.Add(intro)
 	for _, a := range ad.Adapters {
 		name := a.Name
@@ -264,7 +260,7 @@ func ModelText(ms *view.ModelStatus) string {
 	case len(ms.Installed) > 0:
 		b.WriteString("Semantic search is off.")
 	default:
-		b.WriteString("Semantic search is off: no model is installed. Full-text search works without one.")
+		b.WriteString("Semantic search is off: no model is installed.\nFull-text search works without one.")
 	}
 	for _, m := range ms.Installed {
 		fmt.Fprintf(&b, "\nInstalled: %s", m.ID)
