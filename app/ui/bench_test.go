@@ -58,6 +58,9 @@ func benchDaemon(b *testing.B) (*daemontest.Served, string) {
 		batch = batch[:0]
 	}
 	for ev := g.Next(); ev != nil; ev = g.Next() {
+		if len(batch)+len(ev) > apitype.MaxIngestEvents {
+			flush() // a session's events stay in one request
+		}
 		for _, e := range ev {
 			raw, err := json.Marshal(e)
 			if err != nil {

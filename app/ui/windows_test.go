@@ -134,13 +134,12 @@ func ingestSession(t testing.TB, c interface {
 		}
 		raw = append(raw, b)
 	}
+	head, raw := raw[0], raw[1:]
 	for len(raw) > 0 {
-		// the session alone first, then messages with their parts (two events each) in batches
-		k := min(len(raw), apitype.MaxIngestEvents)
-		if len(raw)%2 == 1 {
-			k = 1
-		}
-		res, err := c.Ingest(context.Background(), &apitype.IngestRequest{Events: raw[:k]})
+		// each batch holds the session, then messages with their parts (two events each)
+		k := min(len(raw), apitype.MaxIngestEvents-2)
+		batch := append([]json.RawMessage{head}, raw[:k]...)
+		res, err := c.Ingest(context.Background(), &apitype.IngestRequest{Events: batch})
 		if err != nil {
 			t.Fatal(err)
 		}
