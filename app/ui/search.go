@@ -50,7 +50,7 @@ type Search struct {
 	List   *widget.List
 	Empty  *widget.Label
 
-	mu       sync.Mutex
+	mu sync.Mutex
 	// applying serializes answers being applied: Fyne's app driver runs them one at a time on
 	// its goroutine anyway, its test driver runs each on the goroutine that got it.
 	applying sync.Mutex
