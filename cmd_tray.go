@@ -18,7 +18,7 @@ func desktopCmds() []*cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tray",
 		Short: "The desktop app: a tray icon with capture status, search, transcripts and resume",
-		Long: "tray shows Pond in the system tray and opens its windows (search, transcripts, consent, adapters)\n" +
+		Long: "tray shows Pond in the system tray and opens its windows (search, transcripts, consent, adapters, settings)\n" +
 			"on demand. It talks to the daemon (pond daemon) and never opens the archive itself; quitting it\n" +
 			"leaves the daemon running. One tray runs per user session.",
 		Args: cobra.NoArgs,
@@ -35,7 +35,7 @@ func desktopCmds() []*cobra.Command {
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&open, "open", "", "window to open at start: search, transcript, resume, consent or adapters")
+	cmd.Flags().StringVar(&open, "open", "", "window to open at start: search, transcript, resume, consent, adapters or settings")
 	cmd.Flags().StringVar(&query, "query", "", "query to type into the search window at start")
 	cmd.Flags().MarkHidden("open")
 	cmd.Flags().MarkHidden("query")

@@ -17,6 +17,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	fdesktop "fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/systray"
@@ -61,7 +62,8 @@ func Run(ctx context.Context, o Options) error {
 	defer client.Close()
 	a := app.NewWithID(AppID)
 	a.SetIcon(fyne.NewStaticResource("pond.png", tray.AppIcon()))
-	d := &desk{o: o, app: a, api: client}
+	prefs := ui.Prefs{P: a.Preferences()}
+	d := &desk{o: o, app: a, api: client, guard: ui.NewGuard(client), prefs: prefs, launcher: ui.NewLauncher(prefs)}
 	if o.Exe != "" {
 		d.svc, _ = service.New(service.Options{Exe: o.Exe, Dirs: o.Dirs})
 	}
@@ -79,6 +81,9 @@ func Run(ctx context.Context, o Options) error {
 	// Fyne v2.7.1 starts the systray only if the tray's menu is set before Run (the driver's
 	// run loop calls trayStart once); later calls re-add the items to the running tray.
 	d.apply(tray.State{Connecting: true})
+	// Ask the login shell for its PATH now, once, so that a resume's outcome finds the agents
+	// without waiting for the shell on the UI goroutine.
+	go d.launcher.Resolver.LoginPATH()
 	a.Lifecycle().SetOnStarted(func() {
 		go d.follow.Run(ctx)
 		switch o.Open {
@@ -101,6 +106,8 @@ func Run(ctx context.Context, o Options) error {
 			d.openConsent()
 		case "adapters":
 			d.openAdapters()
+		case "settings":
+			d.openSettings()
 		}
 	})
 	a.Run()
@@ -108,11 +115,18 @@ func Run(ctx context.Context, o Options) error {
 }
 
 type desk struct {
-	o      Options
-	app    fyne.App
-	api    *ipc.Client
-	svc    *service.Manager
-	follow *tray.Follower
+	o     Options
+	app   fyne.App
+	api   *ipc.Client
+	guard *ui.Guard // the windows' API: read-only once the daemon answers forbidden
+	prefs ui.Prefs
+	svc   *service.Manager
+	// launcher opens restores in the user's terminal, agents found through the login shell.
+	launcher *ui.Launcher
+	// connected is whether the daemon answered the last status call; a change from false to
+	// true after the first answer is the daemon back (restarted): the windows reload.
+	connected, answered bool
+	follow              *tray.Follower
 
 	state    tray.State
 	menu     *fyne.Menu
@@ -125,6 +139,8 @@ type desk struct {
 	consent  *ui.Consent
 	adaptW   fyne.Window
 	adapters *ui.Adapters
+	setW     fyne.Window
+	settings *ui.Settings
 }
 
 func (d *desk) serviceStatus(ctx context.Context) service.Status {
@@ -143,6 +159,13 @@ func (d *desk) serviceStatus(ctx context.Context) service.Status {
 // handed over again after its items change.
 func (d *desk) apply(s tray.State) {
 	d.state = s
+	if !s.Connecting {
+		up := s.Status != nil
+		if up && !d.connected && d.answered {
+			d.reconnected()
+		}
+		d.connected, d.answered = up, true
+	}
 	m := tray.Build(s)
 	da, ok := d.app.(fdesktop.App)
 	if !ok {
@@ -233,6 +256,8 @@ func (d *desk) do(act tray.Action) {
 			time.Sleep(time.Second)
 			d.follow.Kick()
 		}()
+	case tray.ActSettings:
+		d.openSettings()
 	case tray.ActAbout:
 		d.about()
 	case tray.ActQuit:
@@ -278,12 +303,50 @@ func (d *desk) window(title string, w, h float32) fyne.Window {
 	return win
 }
 
+// banner puts the read-only line above what the window shows.
+func (d *desk) banner(w fyne.Window) {
+	w.SetContent(container.NewBorder(d.guard.Banner(), nil, nil, nil, w.Content()))
+}
+
+// reconnected is the daemon answering again after it stopped: a restarted daemon may allow
+// what it refused, and the windows show what it holds now.
+func (d *desk) reconnected() {
+	d.o.Log.Info("tray: the daemon is back; reloading the windows")
+	d.api.Close() // connections to the daemon that stopped
+	d.guard.Reset()
+	if d.search != nil {
+		d.search.Refresh()
+	}
+	if d.adapters != nil {
+		d.adapters.Reload()
+	}
+	if d.consent != nil {
+		d.consent.Reload()
+	}
+	if d.settings != nil {
+		d.settings.Reload()
+	}
+}
+
+func (d *desk) openSettings() {
+	if d.setW == nil {
+		d.setW = d.window("Pond — Settings", 680, 520)
+		d.settings = ui.NewSettings(d.guard, d.setW, d.prefs, d.o.Dirs.Data.Path, os.Getenv)
+		d.banner(d.setW)
+	} else {
+		d.settings.Reload()
+	}
+	d.setW.Show()
+}
+
 func (d *desk) openSearch() {
 	if d.searchW == nil {
 		d.searchW = d.window("Pond — Search", 820, 560)
-		d.search = ui.NewSearch(d.api, d.searchW)
+		d.search = ui.NewSearch(d.guard, d.searchW)
+		d.banner(d.searchW)
 		d.search.OnOpen = d.openTranscript
 		d.search.OnResume = func(h view.SessionHits) { d.resume(d.searchW, h.SessionID, h.SourceAgent) }
+		d.search.OnResumeIn = func(h view.SessionHits, to string) { d.resume(d.searchW, h.SessionID, to) }
 		if d.state.Status != nil {
 			d.search.SetSemantic(semanticReason(d.state.Status))
 		}
@@ -293,24 +356,34 @@ func (d *desk) openSearch() {
 	d.search.Focus()
 }
 
+// openTranscript opens h's session at its best hit (at its start when there is none).
 func (d *desk) openTranscript(h view.SessionHits) {
 	w := d.app.NewWindow("Pond — " + h.SourceAgent)
 	w.Resize(fyne.NewSize(760, 640))
-	ui.NewTranscript(d.api, w, h.SessionID, func() { d.resume(w, h.SessionID, h.SourceAgent) })
+	bar := ui.NewResumeBar(d.guard, h.SourceAgent, func(to string) { d.resume(w, h.SessionID, to) })
+	t := ui.BuildTranscript(d.guard, w, h.SessionID, bar.Box)
+	d.banner(w)
+	if len(h.Matches) > 0 && h.Matches[0].MessageID != "" {
+		t.OpenAt(h.Matches[0].MessageID)
+	} else {
+		t.Load()
+	}
 	w.Show()
 }
 
-func (d *desk) resume(w fyne.Window, id, agent string) {
-	fallback := ui.ResumeCommand(view.SessionHits{SessionID: id, SourceAgent: agent})
-	ui.Resume(d.api, id, agent, func(o *view.ResumeOutcome, err error) {
-		ui.ShowOutcome(w, fallback, o, err, d.app.Clipboard().SetContent)
+// resume restores session id into the agent to and shows the outcome over w.
+func (d *desk) resume(w fyne.Window, id, to string) {
+	fallback := ui.ResumeCommand(view.SessionHits{SessionID: id, SourceAgent: to})
+	ui.Resume(d.guard, id, to, func(o *view.ResumeOutcome, err error) {
+		ui.ShowOutcome(w, d.launcher, fallback, o, err, d.app.Clipboard().SetContent, func() { d.resume(w, id, to) })
 	})
 }
 
 func (d *desk) openConsent() {
 	if d.consentW == nil {
 		d.consentW = d.window("Pond — Capture consent", 620, 480)
-		d.consent = ui.NewConsent(d.api, d.consentW, d.o.Dirs.Data.Path)
+		d.consent = ui.NewConsent(d.guard, d.consentW, d.o.Dirs.Data.Path)
+		d.banner(d.consentW)
 		d.consent.OnChange = d.follow.Kick
 	} else {
 		d.consent.Reload()
@@ -321,7 +394,8 @@ func (d *desk) openConsent() {
 func (d *desk) openAdapters() {
 	if d.adaptW == nil {
 		d.adaptW = d.window("Pond — Adapters", 680, 520)
-		d.adapters = ui.NewAdapters(d.api, d.adaptW)
+		d.adapters = ui.NewAdapters(d.guard, d.adaptW)
+		d.banner(d.adaptW)
 		d.adapters.OnChange = d.follow.Kick
 	} else {
 		d.adapters.Reload()

@@ -39,6 +39,7 @@ const (
 	ActAdapters    Action = "adapters"
 	ActOpenArchive Action = "open-archive"
 	ActStartDaemon Action = "start-daemon"
+	ActSettings    Action = "settings"
 	ActAbout       Action = "about"
 	ActQuit        Action = "quit"
 )
@@ -136,6 +137,7 @@ func Build(s State) Menu {
 		}
 		add(Item{Label: "Start daemon", Action: ActStartDaemon})
 		add(sep, Item{Label: "Open archive folder", Action: ActOpenArchive, Disabled: s.Archive == ""})
+		add(Item{Label: "Settings…", Action: ActSettings})
 		add(sep, Item{Label: "About Pond", Action: ActAbout}, Item{Label: "Quit tray", Action: ActQuit})
 		return m
 	}
@@ -168,6 +170,7 @@ func Build(s State) Menu {
 		add(line("Error: %s", short(e, 60)))
 	}
 	add(sep, Item{Label: "Open archive folder", Action: ActOpenArchive, Disabled: s.Archive == ""})
+	add(Item{Label: "Settings…", Action: ActSettings})
 	add(sep, Item{Label: "About Pond", Action: ActAbout}, Item{Label: "Quit tray", Action: ActQuit})
 	return m
 }

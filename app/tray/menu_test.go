@@ -33,13 +33,13 @@ func TestBuild(t *testing.T) {
 		disabled []string
 	}{
 		{"capturing", State{Status: ok(nil), Archive: "/a"}, IconCapturing, "capturing",
-			[]string{"Search…", "Pause capture", "Sync now", "Adapters…", "1,234 sessions, 56,789 messages", "Last sync 5 min ago (ok)", "Semantic search off (no model)", "Open archive folder", "About Pond", "Quit tray"}, nil},
+			[]string{"Search…", "Pause capture", "Sync now", "Adapters…", "1,234 sessions, 56,789 messages", "Last sync 5 min ago (ok)", "Semantic search off (no model)", "Open archive folder", "Settings…", "About Pond", "Quit tray"}, nil},
 		{"consent-needed", State{Status: ok(func(s *view.Status) { s.Consent = "not_asked" })}, IconPaused, "consent",
 			[]string{"Search…", "Review capture consent…", "Sync now"}, []string{"Sync now", "Open archive folder"}},
 		{"declined", State{Status: ok(func(s *view.Status) { s.Consent = "declined" })}, IconDeclined, "capture is off",
 			[]string{"Search…", "Turn capture on…"}, []string{"Sync now"}},
 		{"stopped-not-installed", State{StatusErr: "dial unix: no such file", Service: service.Status{State: service.NotInstalled}}, IconStopped, "not running",
-			[]string{"Search…", "Daemon stopped", "dial unix: no such file", "Start daemon"}, []string{"Search…"}},
+			[]string{"Search…", "Daemon stopped", "dial unix: no such file", "Start daemon", "Settings…"}, []string{"Search…"}},
 		{"stopped-but-expected", State{Service: service.Status{State: service.Installed}}, IconFailing, "login service is installed",
 			[]string{"Search…", "Daemon not answering (login service installed)", "Start daemon"}, nil},
 		{"daemon-failing", State{Status: ok(func(s *view.Status) { s.Daemon.LastError = "watch: too many files" })}, IconFailing, "too many files",

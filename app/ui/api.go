@@ -21,11 +21,15 @@ type API interface {
 	Status(ctx context.Context) (*view.Status, error)
 	Search(ctx context.Context, req *apitype.SearchRequest) (*view.SearchResult, error)
 	GetSession(ctx context.Context, req *apitype.GetSessionRequest) (*view.SessionPage, error)
+	GetMessage(ctx context.Context, req *apitype.GetMessageRequest) (*view.MessageDetail, error)
 	Resume(ctx context.Context, req *apitype.ResumeRequest) (*view.ResumeOutcome, error)
 	Adapters(ctx context.Context) (*apitype.AdaptersResponse, error)
 	SetAdapters(ctx context.Context, req *apitype.AdapterRequest) (*apitype.AdaptersResponse, error)
 	Consent(ctx context.Context) (*apitype.Consent, error)
 	SetConsent(ctx context.Context, req *apitype.Consent) (*apitype.Consent, error)
+	Model(ctx context.Context) (*view.ModelStatus, error)
+	SetModel(ctx context.Context, req *apitype.ModelRequest) (*view.ModelStatus, error)
+	Optimize(ctx context.Context, req *apitype.OptimizeRequest) (*apitype.OptimizeResponse, error)
 }
 
 // callTimeout bounds one exchange with the daemon; a restore may take longer.

@@ -31,6 +31,9 @@ type Search struct {
 	// OnOpen opens a transcript (the app opens a transcript window); OnResume restores.
 	OnOpen   func(h view.SessionHits)
 	OnResume func(h view.SessionHits)
+	// OnResumeIn restores the selected result into another agent (the "Resume in…" choice).
+	OnResumeIn func(h view.SessionHits, to string)
+	ResumeIn   *widget.Select
 	// Copy puts text on the clipboard (the window's clipboard when nil).
 	Copy func(string)
 
@@ -47,7 +50,10 @@ type Search struct {
 	List   *widget.List
 	Empty  *widget.Label
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	// applying serializes answers being applied: Fyne's app driver runs them one at a time on
+	// its goroutine anyway, its test driver runs each on the goroutine that got it.
+	applying sync.Mutex
 	seq      int
 	timer    *time.Timer
 	semantic string // why semantic search is unavailable; "" when it is
@@ -124,9 +130,20 @@ func NewSearch(api API, w fyne.Window) *Search {
 	open := widget.NewButton("Open transcript (Enter)", s.open)
 	resume := widget.NewButton("Resume (Ctrl+Enter)", s.resume)
 	cp := widget.NewButton("Copy resume command (Ctrl+C)", s.copyCommand)
+	s.ResumeIn = widget.NewSelect(nil, nil)
+	s.ResumeIn.PlaceHolder = "Resume in…"
+	s.ResumeIn.OnChanged = func(to string) {
+		if to == "" {
+			return
+		}
+		s.ResumeIn.ClearSelected()
+		if h, ok := s.Selected(); ok && s.OnResumeIn != nil {
+			s.OnResumeIn(h, to)
+		}
+	}
 	filters := container.NewBorder(nil, nil, s.Agent, container.NewHBox(s.Since, s.Role), s.Project)
 	top := container.NewVBox(container.NewBorder(nil, nil, nil, s.Mode, s.Entry), filters)
-	bottom := container.NewVBox(container.NewHBox(open, resume, cp), s.Status)
+	bottom := container.NewVBox(container.NewHBox(open, resume, s.ResumeIn, cp), s.Status)
 	w.SetContent(container.NewBorder(top, bottom, nil, nil, container.NewStack(s.List, s.Empty)))
 	w.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { s.resume() })
 	w.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyK, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { s.Focus() })
@@ -165,10 +182,15 @@ func (s *Search) loadAgents() {
 			return // the filter keeps "Any agent"; a search says what is wrong with the daemon
 		}
 		names := []string{anyAgent}
+		var targets []string
 		for _, a := range ad.Adapters {
 			names = append(names, a.Name)
+			if a.Restore {
+				targets = append(targets, a.Name)
+			}
 		}
 		s.Agent.SetOptions(names)
+		s.ResumeIn.SetOptions(targets)
 	})
 }
 
@@ -196,6 +218,12 @@ func (s *Search) Filters() view.SearchFilters {
 
 // Focus puts the cursor in the query.
 func (s *Search) Focus() { s.Win.Canvas().Focus(s.Entry) }
+
+// Refresh asks the daemon again for what the window shows (the daemon restarted).
+func (s *Search) Refresh() {
+	s.loadAgents()
+	s.schedule()
+}
 
 // SetSemantic says why semantic and hybrid search are unavailable ("" when they are).
 func (s *Search) SetSemantic(reason string) { s.semantic = reason }
@@ -315,6 +343,8 @@ func (s *Search) current(seq int) bool {
 func (s *Search) run(seq int, q, mode string, filters view.SearchFilters) {
 	if q == "" {
 		fyne.Do(func() {
+			s.applying.Lock()
+			defer s.applying.Unlock()
 			if s.current(seq) {
 				s.show(q, filters)
 				s.apply(q, nil, nil)
@@ -331,6 +361,8 @@ func (s *Search) run(seq int, q, mode string, filters view.SearchFilters) {
 		return
 	}
 	fyne.Do(func() {
+		s.applying.Lock()
+		defer s.applying.Unlock()
 		if s.current(seq) {
 			s.show(q, filters)
 			s.apply(q, res, err)

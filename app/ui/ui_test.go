@@ -202,98 +202,6 @@ func (h *heldSearch) Search(ctx context.Context, req *apitype.SearchRequest) (*v
 	return h.API.Search(ctx, req)
 }
 
-func TestTranscript(t *testing.T) {
-	time.Local = time.UTC
-	srv := archive(t)
-	res, err := srv.Client.Search(context.Background(), &apitype.SearchRequest{SearchRequest: view.SearchRequest{Query: "test"}})
-	if err != nil || len(res.Sessions) == 0 {
-		t.Fatalf("search: %v, %v", res, err)
-	}
-	a := test.NewTempApp(t)
-	w := a.NewWindow("t")
-	w.Resize(fyne.NewSize(700, 600))
-	tr := BuildTranscript(srv.Client, w, res.Sessions[0].SessionID, func() {})
-	tr.Done = make(chan struct{}, 1)
-	tr.Load()
-	wait(t, tr.Done)
-	test.AssertRendersToMarkup(t, "transcript.xml", w.Canvas())
-	if tr.Shown == 0 || len(tr.Box.Objects) != tr.Shown {
-		t.Fatalf("shown %d messages, %d turns", tr.Shown, len(tr.Box.Objects))
-	}
-	if !strings.Contains(tr.Header.Text, "claude-code · /srv/demo") {
-		t.Errorf("header: %q", tr.Header.Text)
-	}
-	// a tool call is folded and opens
-	var acc *widget.Accordion
-	for _, o := range tr.Box.Objects {
-		if acc = findAccordion(o); acc != nil {
-			break
-		}
-	}
-	if acc == nil {
-		t.Fatal("no folded tool call in the transcript")
-	}
-	if acc.Items[0].Open {
-		t.Error("tool call open before a click")
-	}
-	acc.Open(0)
-	if !acc.Items[0].Open {
-		t.Error("tool call did not open")
-	}
-}
-
-func findAccordion(o fyne.CanvasObject) *widget.Accordion {
-	switch v := o.(type) {
-	case *widget.Accordion:
-		return v
-	case *fyne.Container:
-		for _, c := range v.Objects {
-			if a := findAccordion(c); a != nil {
-				return a
-			}
-		}
-	}
-	return nil
-}
-
-func TestResumeOutcomes(t *testing.T) {
-	srv := archive(t)
-	res, err := srv.Client.Search(context.Background(), &apitype.SearchRequest{SearchRequest: view.SearchRequest{Query: "test"}})
-	if err != nil || len(res.Sessions) == 0 {
-		t.Fatalf("search: %v, %v", res, err)
-	}
-	test.NewTempApp(t)
-	tests := []struct {
-		name, session string
-		want          []view.ResumeStatus
-	}{
-		{"stored", res.Sessions[0].SessionID, []view.ResumeStatus{view.ResumeOK, view.ResumeCwdMissing}},
-		{"not-stored", "no-such-session", []view.ResumeStatus{view.ResumeNotStored}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			done := make(chan struct{})
-			var o *view.ResumeOutcome
-			var rerr error
-			Resume(srv.Client, tt.session, "claude-code", func(got *view.ResumeOutcome, err error) { o, rerr = got, err; close(done) })
-			wait(t, done)
-			if rerr != nil {
-				t.Fatalf("resume: %v", rerr)
-			}
-			ok := false
-			for _, w := range tt.want {
-				ok = ok || o.Status == w
-			}
-			if !ok {
-				t.Errorf("status: got %s want one of %v (%s)", o.Status, tt.want, o.Message)
-			}
-			if OutcomeText(o) == "" {
-				t.Error("no outcome text")
-			}
-		})
-	}
-}
-
 func TestConsentWindow(t *testing.T) {
 	srv := daemontest.Start(t, "../../adapters/claudecode/testdata/projects")
 	a := test.NewTempApp(t)
@@ -355,29 +263,6 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatal("condition not met within 2 minutes")
-}
-
-// TestOutcomeDialog: a restored session offers its command to copy and to open in a terminal.
-func TestOutcomeDialog(t *testing.T) {
-	a := test.NewTempApp(t)
-	w := a.NewWindow("r")
-	w.Resize(fyne.NewSize(700, 400))
-	var copied, dir string
-	var launched [][]string
-	Launch = func(argv [][]string, d string) (string, error) { launched, dir = argv, d; return "xterm", nil }
-	o := &view.ResumeOutcome{Status: view.ResumeOK, To: "claude-code", Native: true, Cwd: "/srv/demo",
-		Argv: [][]string{{"claude", "--resume", "abc"}}, Command: "cd /srv/demo && claude --resume abc"}
-	ShowOutcome(w, "pond resume abc --to claude-code", o, nil, func(c string) { copied = c })
-	for _, label := range []string{"Open in terminal", "Copy command"} {
-		b := findButton(w.Canvas().Overlays().Top(), label)
-		if b == nil {
-			t.Fatalf("no %q button", label)
-		}
-		test.Tap(b)
-	}
-	if len(launched) != 1 || launched[0][2] != "abc" || dir != o.Cwd || copied != o.Command {
-		t.Errorf("launched %q in %q, copied %q; want %q in %q, and %q", launched, dir, copied, o.Argv, o.Cwd, o.Command)
-	}
 }
 
 func findButton(o fyne.CanvasObject, label string) *widget.Button {

@@ -24,6 +24,8 @@ type Served struct {
 	Dirs   paths.Dirs
 	Client *ipc.Client
 	Socket string
+
+	stop func()
 }
 
 // Start serves a fresh archive in a temporary HOME; claudeProjects, when not empty, is copied
@@ -43,32 +45,61 @@ func Start(t testing.TB, claudeProjects string) *Served {
 		Cache:      paths.Path{Path: filepath.Join(home, "cache")},
 		Runtime:    paths.Path{Path: filepath.Join(home, "run")},
 	}
+	return StartIn(t, home, dirs)
+}
+
+// StartIn serves the archive in dirs (an existing one, e.g. a benchmark's) with HOME home.
+func StartIn(t testing.TB, home string, dirs paths.Dirs) *Served {
+	t.Helper()
+	s := &Served{Home: home, Dirs: dirs, Socket: ipc.APISocket(dirs.Runtime.Path)}
+	s.serve(t)
+	s.Client = ipc.NewClient(s.Socket)
+	t.Cleanup(func() {
+		s.Client.Close()
+		s.Stop()
+	})
+	return s
+}
+
+func (s *Served) serve(t testing.TB) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	st, err := store.Open(ctx, store.Options{DataDir: dirs.Data.Path, StateDir: dirs.State.Path, Command: "test"})
+	st, err := store.Open(ctx, store.Options{DataDir: s.Dirs.Data.Path, StateDir: s.Dirs.State.Path, Command: "test"})
 	if err != nil {
 		cancel()
 		t.Fatal(err)
 	}
 	hub := ipc.NewHub(64)
-	svc := &daemon.Service{Dirs: dirs, Store: st, Env: capture.Env(), Version: "test", Hub: hub}
-	sock := ipc.APISocket(dirs.Runtime.Path)
-	ln, err := ipc.Listen(sock, ipc.ListenOptions{})
+	svc := &daemon.Service{Dirs: s.Dirs, Store: st, Env: capture.Env(), Version: "test", Hub: hub}
+	ln, err := ipc.Listen(s.Socket, ipc.ListenOptions{})
 	if err != nil {
 		cancel()
+		st.Close()
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); (&ipc.Server{API: svc, Hub: hub, Version: "test"}).Serve(ctx, ln) }()
-	s := &Served{Home: home, Dirs: dirs, Client: ipc.NewClient(sock), Socket: sock}
-	t.Cleanup(func() {
-		s.Client.Close()
-		cancel()
-		wg.Wait()
-		svc.Close()
-		st.Close()
-	})
-	return s
+	var once sync.Once
+	s.stop = func() {
+		once.Do(func() {
+			cancel()
+			wg.Wait()
+			svc.Close()
+			st.Close()
+		})
+	}
+}
+
+// Stop stops the daemon (its socket goes away); Restart starts it again on the same archive.
+func (s *Served) Stop() { s.stop() }
+
+// Restart stops the daemon and serves the same archive on the same socket again, as a
+// restarted daemon does.
+func (s *Served) Restart(t testing.TB) {
+	t.Helper()
+	s.Stop()
+	s.serve(t)
 }
 
 func copyTree(t testing.TB, src, dst string) {

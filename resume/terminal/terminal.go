@@ -27,28 +27,113 @@ var UserUmask = -1
 // Open runs argv, one command after another, in dir in a new terminal window and returns the
 // terminal it used. It does not wait for the agent: the window is the user's from then on.
 func Open(argv [][]string, dir string, getenv func(string) string) (string, error) {
+	return OpenWith(Options{}, argv, dir, getenv)
+}
+
+// Options are the user's terminal settings (the tray's Settings window).
+type Options struct {
+	// Template, when set, is the user's own terminal command: words split at spaces, where
+	// {dir} stands for the folder and the word {cmd} for the program's words (appended at the
+	// end when absent), e.g. "kitty --directory {dir} {cmd}". No shell reads it, so a value from
+	// the archive stays one argument.
+	Template string
+	// Name, when set, is the terminal to use from Names (tried alone).
+	Name string
+	// Env is the environment the terminal gets (nil: the process's), e.g. with the PATH of the
+	// user's login shell for a tray started at login.
+	Env []string
+}
+
+// OpenWith opens argv in dir as Open does, in the terminal the options choose.
+func OpenWith(o Options, argv [][]string, dir string, getenv func(string) string) (string, error) {
 	if len(argv) == 0 {
 		return "", errors.New("terminal: nothing to run")
 	}
+	if strings.TrimSpace(o.Template) != "" {
+		args, err := Expand(o.Template, dir, program(argv, dir))
+		if err != nil {
+			return "", err
+		}
+		path, err := lookPath(args[0], o.Env)
+		if err != nil {
+			return "", fmt.Errorf("terminal: %s from the settings' template: %w", args[0], err)
+		}
+		return args[0], start(path, args[1:], dir, o.Env)
+	}
 	for _, t := range terminals(getenv) {
-		path, err := exec.LookPath(t.name)
+		if o.Name != "" && t.name != o.Name {
+			continue
+		}
+		path, err := lookPath(t.name, o.Env)
 		if err != nil {
 			continue
 		}
-		name, args := path, t.args(dir, program(argv, dir))
-		if UserUmask >= 0 && runtime.GOOS != "windows" {
-			// The umask is the process's; sh sets the user's for the terminal it then becomes.
-			name, args = "/bin/sh", append([]string{"-c", fmt.Sprintf(`umask %04o && exec "$@"`, UserUmask), "sh", path}, args...)
-		}
-		cmd := exec.Command(name, args...)
-		cmd.Dir = dir // the terminals that start their shell here need no flag
-		if err := cmd.Start(); err != nil {
-			return "", err
-		}
-		go cmd.Wait() // reap it; the window lives on its own
-		return t.name, nil
+		return t.name, start(path, t.args(dir, program(argv, dir)), dir, o.Env)
+	}
+	if o.Name != "" {
+		return "", fmt.Errorf("%w: %s (chosen in the settings) is not installed here", ErrNoTerminal, o.Name)
 	}
 	return "", ErrNoTerminal
+}
+
+// Names are the terminals tried here, in order (none without a display).
+func Names(getenv func(string) string) []string {
+	var out []string
+	for _, t := range terminals(getenv) {
+		out = append(out, t.name)
+	}
+	return out
+}
+
+// Expand is a template's argv for program run in dir (see Options.Template).
+func Expand(template, dir string, program []string) ([]string, error) {
+	words := strings.Fields(template)
+	if len(words) == 0 || strings.Contains(words[0], "{") {
+		return nil, errors.New("terminal: a template starts with the terminal's program, e.g. kitty --directory {dir} {cmd}")
+	}
+	var out []string
+	placed := false
+	for _, w := range words {
+		if w == "{cmd}" {
+			out = append(out, program...)
+			placed = true
+			continue
+		}
+		out = append(out, strings.ReplaceAll(w, "{dir}", dir))
+	}
+	if !placed {
+		out = append(out, program...)
+	}
+	return out, nil
+}
+
+// lookPath finds name on env's PATH (the process's when env has none).
+func lookPath(name string, env []string) (string, error) {
+	if strings.ContainsRune(name, '/') {
+		return exec.LookPath(name)
+	}
+	for i := len(env) - 1; i >= 0; i-- {
+		if p, ok := strings.CutPrefix(env[i], "PATH="); ok {
+			return LookIn(name, p)
+		}
+	}
+	return exec.LookPath(name)
+}
+
+func start(path string, args []string, dir string, env []string) error {
+	name := path
+	if UserUmask >= 0 && runtime.GOOS != "windows" {
+		// The umask is the process's; sh sets the user's for the terminal it then becomes.
+		name, args = "/bin/sh", append([]string{"-c", fmt.Sprintf(`umask %04o && exec "$@"`, UserUmask), "sh", path}, args...)
+	}
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir // the terminals that start their shell here need no flag
+	cmd.Env = env
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go cmd.Wait() // reap it; the window lives on its own
+	return nil
 }
 
 // program is what the terminal runs: the one command as it is, or several through sh with
