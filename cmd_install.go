@@ -37,6 +37,10 @@ says what it did:
              gemini-cli   gemini mcp add -s user, else ~/.gemini/settings.json
              opencode     ~/.config/opencode/opencode.json[c] (XDG_CONFIG_HOME), key "mcp"
              qwen-code    qwen mcp add --scope user, else ~/.qwen/settings.json (QWEN_HOME)
+             cline        ~/.cline/data/settings/cline_mcp_settings.json (CLINE_DATA_DIR)
+             roo-code     settings/mcp_settings.json in Roo Code's folder of the editor's
+                          globalStorage (~/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline)
+             kilo         ~/.config/kilo/kilo.json[c] (XDG_CONFIG_HOME), key "mcp"
            A file is edited in place, keeping your entries, comments and line endings, with a
            .bak beside it; a file Pond cannot read is reported and left alone. Claude Code,
            Copilot CLI, Gemini CLI and Qwen Code also get Pond's recall skill

@@ -61,7 +61,7 @@ func TestConfigGolden(t *testing.T) {
 				o.Exe, o.Env.GOOS = `C:\Users\Ada Lovelace\AppData\Local\Programs\Pond\pond.exe`, "windows"
 			}
 			agent, _, _ := strings.Cut(name, "-")
-			agent = map[string]string{"claude": "claude-code", "codex": "codex-cli", "copilot": "copilot-cli", "gemini": "gemini-cli", "opencode": "opencode", "qwen": "qwen-code"}[agent]
+			agent = map[string]string{"claude": "claude-code", "codex": "codex-cli", "copilot": "copilot-cli", "gemini": "gemini-cli", "opencode": "opencode", "qwen": "qwen-code", "cline": "cline", "roo": "roo-code", "kilo": "kilo"}[agent]
 			tg := targetOf(t, o, agent)
 			path, _ := configFile(o.env(), tg.in.MCP)
 			before, hasBefore := sections["before"]
@@ -191,7 +191,7 @@ func TestAgentsStep(t *testing.T) {
 	}
 
 	st = installAgents(ctx, o)
-	want := map[string]string{"claude-code": "installed", "codex-cli": "installed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "skipped", "qwen-code": "absent"}
+	want := map[string]string{"claude-code": "installed", "codex-cli": "installed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "skipped", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent"}
 	if diff := cmp.Diff(want, agentOutcomes(st)); diff != "" {
 		t.Errorf("install (-want +got):\n%s\n%+v", diff, st)
 	}
@@ -206,7 +206,7 @@ func TestAgentsStep(t *testing.T) {
 	for _, a := range Agents(o.env(), o.Exe) {
 		doc[a.Agent] = a.Outcome
 	}
-	if diff := cmp.Diff(map[string]string{"claude-code": "wired", "codex-cli": "wired", "copilot-cli": "skipped", "gemini-cli": "skipped", "opencode": "skipped", "pi-coding-agent": "skipped", "qwen-code": "skipped"}, doc); diff != "" {
+	if diff := cmp.Diff(map[string]string{"claude-code": "wired", "codex-cli": "wired", "copilot-cli": "skipped", "gemini-cli": "skipped", "opencode": "skipped", "pi-coding-agent": "skipped", "qwen-code": "skipped", "cline": "skipped", "roo-code": "skipped", "kilo": "skipped"}, doc); diff != "" {
 		t.Errorf("doctor (-want +got):\n%s", diff)
 	}
 	moved := *o
@@ -216,7 +216,7 @@ func TestAgentsStep(t *testing.T) {
 	}
 
 	st = uninstallAgents(ctx, o)
-	want = map[string]string{"claude-code": "removed", "codex-cli": "removed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "absent", "qwen-code": "absent"}
+	want = map[string]string{"claude-code": "removed", "codex-cli": "removed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "absent", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent"}
 	if diff := cmp.Diff(want, agentOutcomes(st)); diff != "" {
 		t.Errorf("uninstall (-want +got):\n%s", diff)
 	}

@@ -7,12 +7,15 @@ package all
 import (
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/claudecode"
+	"github.com/pondhq/pond/adapters/cline"
 	"github.com/pondhq/pond/adapters/codex"
 	"github.com/pondhq/pond/adapters/copilot"
 	"github.com/pondhq/pond/adapters/gemini"
+	"github.com/pondhq/pond/adapters/kilo"
 	"github.com/pondhq/pond/adapters/opencode"
 	"github.com/pondhq/pond/adapters/pi"
 	"github.com/pondhq/pond/adapters/qwen"
+	"github.com/pondhq/pond/adapters/roocode"
 )
 
 // Adapters returns one instance of each adapter, in a stable order.
@@ -25,6 +28,9 @@ func Adapters() []adapters.Adapter {
 		pi.New(),
 		qwen.Adapter{},
 		copilot.Adapter{},
+		cline.Adapter{},
+		roocode.Adapter{},
+		kilo.Adapter{},
 	}
 }
 

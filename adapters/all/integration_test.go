@@ -22,7 +22,7 @@ func TestIntegration(t *testing.T) {
 		case m == nil && !in.Plugin:
 			t.Errorf("%s: neither an MCP entry nor the plugin", a.Name())
 		case m != nil:
-			if len(m.Configs(env)) == 0 || m.Format == "" || m.Servers == "" || m.Entry == nil || m.CLI == "" {
+			if len(m.Configs(env)) == 0 || m.Format == "" || m.Servers == "" || m.Entry == nil {
 				t.Errorf("%s: MCP description incomplete: %+v", a.Name(), m)
 			}
 			if (m.Add == nil) != (m.Remove == nil) {

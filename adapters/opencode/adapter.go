@@ -76,7 +76,20 @@ const Name = "opencode"
 const SubagentKind = Name + "/subagent"
 
 // Adapter reads OpenCode sessions.
-type Adapter struct{}
+type Adapter struct {
+	// DBStem names the databases read: <DBStem>.db and <DBStem>-<channel>.db; "" is OpenCode's
+	// "opencode". A fork that keeps OpenCode's database under its own name (Kilo CLI's
+	// kilo.db, adapters/kilo) sets it.
+	DBStem string
+}
+
+// stem is the name of the databases a reads.
+func (a Adapter) stem() string {
+	if a.DBStem != "" {
+		return a.DBStem
+	}
+	return "opencode"
+}
 
 // New returns the OpenCode adapter.
 func New() Adapter { return Adapter{} }
@@ -107,7 +120,7 @@ func (Adapter) Roots(env adapters.Env) []string {
 
 // Scan implements adapters.Adapter: the sessions of every database in root, then the sessions
 // of the legacy storage tree, those also held by a database marked superseded.
-func (Adapter) Scan(ctx context.Context, env adapters.Env, root string) ([]adapters.Source, error) {
+func (a Adapter) Scan(ctx context.Context, env adapters.Env, root string) ([]adapters.Source, error) {
 	st, err := os.Stat(root)
 	if err != nil {
 		return nil, fmt.Errorf("opencode: scan: %w", err)
@@ -115,7 +128,7 @@ func (Adapter) Scan(ctx context.Context, env adapters.Env, root string) ([]adapt
 	if !st.IsDir() {
 		return nil, fmt.Errorf("opencode: scan: %s is not a directory", root)
 	}
-	dbs, err := databases(root)
+	dbs, err := databases(root, a.stem())
 	if err != nil {
 		return nil, fmt.Errorf("opencode: scan %s: %w", root, err)
 	}

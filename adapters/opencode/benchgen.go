@@ -18,6 +18,7 @@ import (
 // part; a tool run is an assistant message with one completed (or failed) tool part.
 type opencodeFormat struct {
 	env      corpus.Env
+	stem     string // the data dir's and the database's name (Adapter.DBStem)
 	created  bool
 	projects map[string]bool
 	rows     []corpusRow // not yet written
@@ -25,7 +26,9 @@ type opencodeFormat struct {
 }
 
 // Corpus implements corpus.Generator: the database is written through env's SQLite writer.
-func (Adapter) Corpus(env corpus.Env) corpus.Format { return &opencodeFormat{env: env} }
+func (a Adapter) Corpus(env corpus.Env) corpus.Format {
+	return &opencodeFormat{env: env, stem: a.stem()}
+}
 
 // corpusRow is one row to insert; table names the table and, for sessions, the columns.
 type corpusRow struct {
@@ -60,13 +63,13 @@ const opencodeSchema = "CREATE TABLE `project` (`id` text PRIMARY KEY, `worktree
 // opencodeBatch is how many sessions go into one write transaction.
 const opencodeBatch = 20
 
-func (*opencodeFormat) Root(home string) string {
-	return filepath.Join(home, ".local", "share", "opencode")
+func (o *opencodeFormat) Root(home string) string {
+	return filepath.Join(home, ".local", "share", o.stem)
 }
 
 func (*opencodeFormat) Messages(c *corpus.Conv) int { return len(c.Turns) }
 
-func (o *opencodeFormat) db(root string) string { return filepath.Join(root, "opencode.db") }
+func (o *opencodeFormat) db(root string) string { return filepath.Join(root, o.stem+".db") }
 
 func (o *opencodeFormat) Write(root string, c *corpus.Conv) (int64, error) {
 	if !o.created {

@@ -31,8 +31,8 @@ var treeFolders = []string{"session", "message", "part", "project"}
 // (everything Scan reads). Every commit OpenCode makes grows or rewrites the log, or the
 // database file itself when it keeps no log. It returns "" when one of these files changed
 // less than racyWindow ago, or when the tree links to a folder.
-func (Adapter) RootStamp(ctx context.Context, env adapters.Env, root string) (string, error) {
-	dbs, err := databases(root)
+func (a Adapter) RootStamp(ctx context.Context, env adapters.Env, root string) (string, error) {
+	dbs, err := databases(root, a.stem())
 	if err != nil {
 		return "", fmt.Errorf("opencode: stamp %s: %w", root, err)
 	}

@@ -18,8 +18,10 @@ import (
 	"github.com/pondhq/pond/adapters"
 )
 
-// databases lists OpenCode's databases in root: opencode.db, then opencode-<channel>.db.
-func databases(root string) ([]string, error) {
+// databases lists the databases named stem in root: <stem>.db (OpenCode's opencode.db), then
+// <stem>-<channel>.db.
+func databases(root, stem string) ([]string, error) {
+	main := stem + ".db"
 	ents, err := os.ReadDir(root)
 	if err != nil {
 		return nil, err
@@ -27,7 +29,7 @@ func databases(root string) ([]string, error) {
 	var out []string
 	for _, e := range ents {
 		n := e.Name()
-		if n != "opencode.db" && !(strings.HasPrefix(n, "opencode-") && strings.HasSuffix(n, ".db")) {
+		if n != main && !(strings.HasPrefix(n, stem+"-") && strings.HasSuffix(n, ".db")) {
 			continue
 		}
 		if e.Type().IsRegular() || e.Type()&os.ModeSymlink != 0 {
@@ -36,7 +38,7 @@ func databases(root string) ([]string, error) {
 	}
 	sort.Slice(out, func(i, j int) bool {
 		// opencode.db first: the stable channel's copy of a session wins ties in the store.
-		if a, b := filepath.Base(out[i]) == "opencode.db", filepath.Base(out[j]) == "opencode.db"; a != b {
+		if a, b := filepath.Base(out[i]) == main, filepath.Base(out[j]) == main; a != b {
 			return a
 		}
 		return out[i] < out[j]
