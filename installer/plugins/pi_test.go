@@ -141,4 +141,3 @@ func piToolResult(t *testing.T, pi, model string, fake *fakemodel.Server, runtim
 	t.Fatalf("Pi sent the model no tool result; pi printed:\n%s", out)
 	return ""
 }
-
