@@ -2,7 +2,7 @@
 // socket); it never opens the archive itself. Types only from the host, so the extension loads
 // under @earendil-works/pi-coding-agent and the legacy @mariozechner/pi-coding-agent alike.
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { Client } from "./src/pond.ts";
+import { Client, askConsent } from "./src/pond.ts";
 import { PROMPT_GUIDELINES, PROMPT_SNIPPET, TOOLS, run } from "./src/tools.ts";
 
 const STATUS_KEY = "pond";
@@ -42,6 +42,9 @@ export default function piPond(pi: ExtensionAPI) {
 			// The daemon may start later; each tool call retries and says how to start it.
 		}
 		status(ctx);
+		// The one-time consent question, only where someone can answer it; not awaited, so Pi's
+		// start-up never waits on the user. Without a daemon it is asked in a later session.
+		if (ctx?.hasUI) void askConsent((title, message) => ctx.ui.confirm(title, message)).catch(() => {});
 	});
 	pi.on("session_shutdown", async () => {
 		client?.close();

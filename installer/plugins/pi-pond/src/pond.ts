@@ -1,6 +1,7 @@
 // The Pond side of pi-pond: where the daemon's MCP socket is, a client for it, the tools'
 // bounds and the response budget. Nothing here imports Pi, so both of Pi's package namespaces
 // load it, and Node runs its tests without the host.
+import { request } from "node:http";
 import { connect, type Socket } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join, isAbsolute } from "node:path";
@@ -206,4 +207,65 @@ export class Client {
 		this.sock?.destroy();
 		this.drop(new Error("pi-pond: the session ended"));
 	}
+}
+
+export function apiSocket(env: NodeJS.ProcessEnv = process.env): string {
+	return join(runtimeDir(env), "pond.sock");
+}
+
+/**
+ * api sends one request to the daemon's HTTP API (pond.sock) and returns its JSON answer, for
+ * what MCP does not carry (consent, adapters). A daemon's error comes back as a PondError.
+ */
+export function api(method: string, path: string, body?: object, socketPath: string = apiSocket()): Promise<any> {
+	return new Promise((resolve, reject) => {
+		const data = body === undefined ? undefined : JSON.stringify(body);
+		const req = request(
+			{ socketPath, method, path, host: "pond", headers: data ? { "content-type": "application/json" } : {} },
+			(res) => {
+				let text = "";
+				res.setEncoding("utf8");
+				res.on("data", (c: string) => (text += c));
+				res.on("end", () => {
+					let out: any;
+					try {
+						out = JSON.parse(text);
+					} catch {
+						return reject(new PondError(`${method} ${path}: HTTP ${res.statusCode}`));
+					}
+					if (res.statusCode !== 200) return reject(new PondError(out?.error?.message ?? `${method} ${path}: HTTP ${res.statusCode}`));
+					resolve(out);
+				});
+			},
+		);
+		req.on("error", (e: NodeJS.ErrnoException) =>
+			reject(new DaemonDown(socketPath, e.code === "ENOENT" ? "no socket" : e.code === "ECONNREFUSED" ? "nothing listening" : e.message)),
+		);
+		req.end(data);
+	});
+}
+
+/** PI_AGENT is Pond's adapter for Pi's sessions. */
+export const PI_AGENT = "pi-coding-agent";
+export const CONSENT_QUESTION = "Capture Pi sessions into your Pond archive?";
+
+/**
+ * askConsent asks once whether Pond may capture Pi's sessions: only while the daemon has no
+ * answer for Pi, and only through confirm (the host's dialog). The answer is recorded for Pi
+ * alone (the daemon makes it the global one only while that is still not asked); granted also
+ * enables the adapter. A dismissed dialog records nothing, so the question comes back.
+ */
+export async function askConsent(confirm: (title: string, message: string) => Promise<boolean | undefined>, socketPath: string = apiSocket()) {
+	const c = await api("GET", "/v1/consent", undefined, socketPath);
+	const mine = c?.agents?.[PI_AGENT];
+	if (mine && mine !== "not_asked") return mine as string;
+	const ok = await confirm(
+		CONSENT_QUESTION,
+		"Pond keeps a local, searchable copy of your coding-agent sessions. Pi's would be captured from ~/.pi/agent/sessions. You can change this later with `pond consent`.",
+	);
+	if (ok === undefined) return "not_asked";
+	const answer = ok ? "granted" : "declined";
+	await api("POST", "/v1/consent", { capture: answer, agent: PI_AGENT }, socketPath);
+	if (ok) await api("POST", "/v1/adapters", { action: "enable", name: PI_AGENT }, socketPath);
+	return answer;
 }
