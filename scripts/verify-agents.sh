@@ -44,5 +44,6 @@ if [[ -z ${POND_VERIFY_ONLY:-} || ${POND_VERIFY_ONLY:-} == copilot-cli ]]; then
 fi
 POND_VERIFY_AGENTS="$dir" scripts/go test ./installer/ -run TestAgentCLIs -count=1 -timeout 20m -v | grep -E '^(\s*--- |ok|FAIL|PASS)|agentclis_test' | tail -n 40
 if [[ -z ${POND_VERIFY_ONLY:-} || ${POND_VERIFY_ONLY:-} == pi-coding-agent ]]; then
-	POND_VERIFY_AGENTS="$dir" scripts/go test ./installer/plugins/ -count=1 -timeout 20m -v | grep -E '^(\s*--- |ok|FAIL|PASS)|_test\.go' | tail -n 40
+	POND_VERIFY_AGENTS="$dir" scripts/go test ./installer/plugins/ -count=1 -v | grep -E '^(\s*--- |ok|FAIL|PASS)|_test\.go'
+	POND_VERIFY_AGENTS="$dir" scripts/go test . -run '^TestPi' -count=1 -timeout 20m -v | grep -E '^(\s*--- |ok|FAIL|PASS)|_test\.go' | tail -n 40
 fi

@@ -4,6 +4,7 @@
 package plugins
 
 import (
+	"bytes"
 	"embed"
 	"io/fs"
 	"os"
@@ -37,4 +38,20 @@ func WritePi(dir string) error {
 		}
 		return os.WriteFile(dst, b, 0o644)
 	})
+}
+
+// PiCurrent says whether dir holds this pond's pi-pond, every file as embedded.
+func PiCurrent(dir string) bool {
+	sub, _ := fs.Sub(files, "pi-pond")
+	same := true
+	fs.WalkDir(sub, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		want, _ := fs.ReadFile(sub, p)
+		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		same = same && err == nil && bytes.Equal(got, want)
+		return nil
+	})
+	return same
 }
