@@ -45,9 +45,11 @@ says what it did:
            A file is edited in place, keeping your entries, comments and line endings, with a
            .bak beside it; a file Pond cannot read is reported and left alone. Claude Code,
            Copilot CLI, Cursor, Gemini CLI and Qwen Code also get Pond's recall skill
-           (skills/pond-recall). Pi and OpenClaw get Pond's plugin instead, in a later pond.
-           --agents claude-code,codex-cli to choose (registered even before the agent's first
-           run), --no-mcp to skip
+           (skills/pond-recall). Pi gets Pond's extension instead, pi-pond, in
+           ~/.pi/agent/extensions/pond (PI_CODING_AGENT_DIR): its recall tools use the
+           daemon's socket. OpenClaw gets Pond's plugin, in a later pond. --agents
+           claude-code,codex-cli to choose (registered even before the agent's first run),
+           --no-mcp to skip
 
 Everything points at this binary's absolute path, symlinks resolved. Running install again
 changes only what differs, so it is also how to update the service after an upgrade or after

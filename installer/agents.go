@@ -17,6 +17,7 @@ import (
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/all"
 	"github.com/pondhq/pond/assets"
+	"github.com/pondhq/pond/installer/plugins"
 	"github.com/pondhq/pond/installer/service"
 	"github.com/pondhq/pond/internal/atomicfile"
 )
@@ -178,8 +179,7 @@ func (o *Options) register(ctx context.Context, t target) Agent {
 	a := Agent{Agent: t.name}
 	switch {
 	case t.in.Plugin:
-		a.Outcome, a.Detail = OutcomeSkipped, "gets Pond's plugin instead of an MCP entry (not in this pond yet): nothing registered"
-		return a
+		return o.setPlugin(t, true)
 	case t.in.MCP == nil:
 		a.Outcome, a.Detail = OutcomeSkipped, "Pond has no way to plug into this agent yet"
 		return a
@@ -210,6 +210,9 @@ func (o *Options) register(ctx context.Context, t target) Agent {
 
 func (o *Options) unregister(ctx context.Context, t target) Agent {
 	a := Agent{Agent: t.name, Outcome: service.OutcomeAbsent}
+	if t.in.Plugin {
+		return o.setPlugin(t, false)
+	}
 	if t.in.MCP == nil {
 		return a
 	}
@@ -557,7 +560,18 @@ func Agents(env adapters.Env, exe string) []Agent {
 		a := Agent{Agent: t.name, Outcome: OutcomeSkipped}
 		switch m := t.in.MCP; {
 		case t.in.Plugin:
-			a.Detail = "gets Pond's plugin instead (not in this pond yet)"
+			switch dir := o.pluginDir(t); {
+			case dir == "":
+				a.Detail = "gets Pond's plugin instead (not in this pond yet)"
+			case plugins.PiCurrent(dir):
+				a.Outcome, a.Via = Wired, dir
+			default:
+				if _, err := os.Stat(dir); err == nil {
+					a.Outcome, a.Via, a.Detail = Stale, dir, "another pond's plugin: pond install updates it"
+				} else if t.detected {
+					a.Outcome = service.OutcomeAbsent
+				}
+			}
 		case m == nil:
 		case !t.detected:
 			a.Detail = "not installed here"

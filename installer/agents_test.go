@@ -191,13 +191,17 @@ func TestAgentsStep(t *testing.T) {
 	}
 
 	st = installAgents(ctx, o)
-	want := map[string]string{"claude-code": "installed", "codex-cli": "installed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "skipped", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "skipped"}
+	want := map[string]string{"claude-code": "installed", "codex-cli": "installed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "installed", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "skipped"}
 	if diff := cmp.Diff(want, agentOutcomes(st)); diff != "" {
 		t.Errorf("install (-want +got):\n%s\n%+v", diff, st)
 	}
 	skill := filepath.Join(home, ".claude", "skills", skillName, "SKILL.md")
 	if b, err := os.ReadFile(skill); err != nil || !bytes.Equal(b, assets.RecallSkill) {
 		t.Errorf("recall skill: %v", err)
+	}
+	piPond := filepath.Join(home, ".pi", "agent", "extensions", "pond", "index.ts")
+	if _, err := os.Stat(piPond); err != nil {
+		t.Errorf("Pi's plugin: %v", err)
 	}
 	if got := installAgents(ctx, o); got.Outcome != service.OutcomeUnchanged {
 		t.Errorf("second install: %+v", got)
@@ -206,7 +210,7 @@ func TestAgentsStep(t *testing.T) {
 	for _, a := range Agents(o.env(), o.Exe) {
 		doc[a.Agent] = a.Outcome
 	}
-	if diff := cmp.Diff(map[string]string{"claude-code": "wired", "codex-cli": "wired", "copilot-cli": "skipped", "gemini-cli": "skipped", "opencode": "skipped", "pi-coding-agent": "skipped", "qwen-code": "skipped", "cline": "skipped", "roo-code": "skipped", "kilo": "skipped", "cursor": "skipped", "openclaw": "skipped"}, doc); diff != "" {
+	if diff := cmp.Diff(map[string]string{"claude-code": "wired", "codex-cli": "wired", "copilot-cli": "skipped", "gemini-cli": "skipped", "opencode": "skipped", "pi-coding-agent": "wired", "qwen-code": "skipped", "cline": "skipped", "roo-code": "skipped", "kilo": "skipped", "cursor": "skipped", "openclaw": "skipped"}, doc); diff != "" {
 		t.Errorf("doctor (-want +got):\n%s", diff)
 	}
 	moved := *o
@@ -216,7 +220,7 @@ func TestAgentsStep(t *testing.T) {
 	}
 
 	st = uninstallAgents(ctx, o)
-	want = map[string]string{"claude-code": "removed", "codex-cli": "removed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "absent", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "absent"}
+	want = map[string]string{"claude-code": "removed", "codex-cli": "removed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "removed", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "absent"}
 	if diff := cmp.Diff(want, agentOutcomes(st)); diff != "" {
 		t.Errorf("uninstall (-want +got):\n%s", diff)
 	}
@@ -225,6 +229,9 @@ func TestAgentsStep(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Dir(skill)); !os.IsNotExist(err) {
 		t.Error("uninstall left the recall skill")
+	}
+	if _, err := os.Stat(filepath.Dir(piPond)); !os.IsNotExist(err) {
+		t.Error("uninstall left Pi's plugin")
 	}
 
 	o.Agents = []string{"gemini-cli", "nope"}
