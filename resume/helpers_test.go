@@ -79,6 +79,7 @@ func upsertAs(t testing.TB, s *store.Store, events []session.Event, adapter stri
 func testEnv(home string) adapters.Env {
 	env := adaptertest.FakeEnv("linux", home, nil)
 	env.OpenSQLite = sqlite.OpenAgentDB
+	env.WriteRows = sqlite.WriteAgentRows
 	return env
 }
 

@@ -1,6 +1,7 @@
 package resume
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -37,7 +38,11 @@ func (e *unsafeError) Error() string { return fmt.Sprintf("%s: %s", e.path, e.re
 // folder, synced, given mtime now and linked to its final name (a link fails rather than replace
 // an existing file, so a name taken in the meantime is never overwritten). On any failure the
 // files and folders created so far are removed again.
-func writeBatch(roots []string, guard func(dir string) error, files []restore.Planned, now time.Time) (err error) {
+//
+// Rows for an agent's database (restore.Rows) are checked like files, except that the database
+// may exist; they are written last, with rows, so that their one transaction failing undoes the
+// files too.
+func writeBatch(ctx context.Context, roots []string, guard func(dir string) error, files []restore.Planned, rows restore.RowWriter, now time.Time) (err error) {
 	for _, r := range roots {
 		if guard != nil {
 			if err := guard(r); err != nil {
@@ -58,11 +63,18 @@ func writeBatch(roots []string, guard func(dir string) error, files []restore.Pl
 		if where[i] < 0 {
 			return &unsafeError{f.Path, fmt.Sprintf("not below the agent's folder %s", roots[0])}
 		}
-		if err := resolvesBelow(roots[where[i]], filepath.Dir(f.Path)); err != nil {
+		check := filepath.Dir(f.Path)
+		if f.Rows != nil {
+			check = f.Path // an existing database is written through whatever link it is
+		}
+		if err := resolvesBelow(roots[where[i]], check); err != nil {
 			return err
 		}
 	}
 	for _, f := range files {
+		if f.Rows != nil {
+			continue // a database: rows are added to it, and a taken key fails its transaction
+		}
 		if _, err := os.Lstat(f.Path); err == nil {
 			return &existsError{f.Path}
 		} else if !errors.Is(err, fs.ErrNotExist) {
@@ -114,6 +126,9 @@ func writeBatch(roots []string, guard func(dir string) error, files []restore.Pl
 		if err != nil {
 			return fmt.Errorf("write %s: %w", f.Path, err)
 		}
+		if f.Rows != nil {
+			continue
+		}
 		if err := writeOne(r, rels[i], f.Data, now); errors.Is(err, errTaken) {
 			return &existsError{f.Path}
 		} else if err != nil {
@@ -121,6 +136,34 @@ func writeBatch(roots []string, guard func(dir string) error, files []restore.Pl
 		}
 		rel := rels[i]
 		undo = append(undo, func() { r.Remove(rel) })
+	}
+	return writeRows(ctx, rows, files)
+}
+
+// writeRows inserts the rows of the batch's database plans (restore.Rows) with w, after its files:
+// each plan one transaction. Their paths were checked with the files'. A plan whose database lacks
+// columns is downgraded for them. Each database is written once, so a failure of the first
+// leaves nothing; a batch holds one database plan (one agent's database), which its encoder
+// arranges.
+func writeRows(ctx context.Context, w restore.RowWriter, files []restore.Planned) error {
+	for i := range files {
+		f := &files[i]
+		if f.Rows == nil {
+			continue
+		}
+		if w == nil {
+			return fmt.Errorf("write %s: this restore inserts rows into the agent's database, and no database writer was given", f.Path)
+		}
+		left, err := w(ctx, f.Path, f.Rows)
+		if errors.Is(err, restore.ErrRowExists) {
+			return &existsError{fmt.Sprintf("%s: session %s", f.Path, f.ID)}
+		}
+		if err != nil {
+			return err
+		}
+		if len(left) > 0 {
+			f.Downgrade(restore.LeftOutReason(left))
+		}
 	}
 	return nil
 }
