@@ -10,6 +10,7 @@ import (
 	"github.com/pondhq/pond/adapters/codex"
 	"github.com/pondhq/pond/adapters/copilot"
 	"github.com/pondhq/pond/adapters/gemini"
+	"github.com/pondhq/pond/adapters/hermes"
 	"github.com/pondhq/pond/adapters/opencode"
 	"github.com/pondhq/pond/adapters/pi"
 	"github.com/pondhq/pond/adapters/qwen"
@@ -25,6 +26,7 @@ func Adapters() []adapters.Adapter {
 		pi.New(),
 		qwen.Adapter{},
 		copilot.Adapter{},
+		hermes.New(),
 	}
 }
 
