@@ -74,7 +74,7 @@ func (Adapter) Name() string { return Name }
 
 // Capabilities implements adapters.Adapter.
 func (Adapter) Capabilities() adapters.Capabilities {
-	return adapters.Capabilities{Restore: false, ToolCalls: true, Subagents: true}
+	return adapters.Capabilities{Restore: true, ToolCalls: true, Subagents: true}
 }
 
 // Roots implements adapters.Adapter: HERMES_HOME, else ~/.hermes (%LOCALAPPDATA%\hermes on

@@ -32,7 +32,8 @@ type Rows struct {
 
 // Insert is one row: the values of its columns, each nil, int64, float64, string or []byte.
 // A column the target table lacks (an older version of the agent's schema) is left out, and the
-// writer reports it, so the restore can say what the target could not hold.
+// writer reports it, so the restore can say what the target could not hold; in a database the
+// restore itself created from Create, the column is added instead.
 type Insert struct {
 	Table   string
 	Columns []string

@@ -24,7 +24,8 @@ const agentWriteBusy = 10_000 // milliseconds
 // interrupted, and the rows appear all at once or not at all. A database that does not exist is
 // created from rows.Create (0600), and removed again when the write fails. Every insert is a
 // plain INSERT: a row whose key is taken fails the whole restore with restore.ErrRowExists,
-// nothing is ever replaced. Columns the target table lacks are left out and returned; planned
+// nothing is ever replaced. Columns the target table lacks are added when this write created the
+// database, else left out and returned; planned
 // row ids of a rows.Renumber table are dropped when any is taken.
 //
 // The database is the agent's, not Pond's: its schema is trusted no more than at capture
@@ -85,7 +86,7 @@ func WriteAgentRows(ctx context.Context, path string, rows *restore.Rows) (leftO
 			return nil, fmt.Errorf("sqlite: restore into %s: create the agent's tables: %w", path, err)
 		}
 	}
-	leftOut, err = insertRows(ctx, tx, rows)
+	leftOut, err = insertRows(ctx, tx, rows, created)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: restore into %s: %w", path, err)
 	}
@@ -95,8 +96,10 @@ func WriteAgentRows(ctx context.Context, path string, rows *restore.Rows) (leftO
 	return leftOut, nil
 }
 
-// insertRows runs the planned inserts inside tx.
-func insertRows(ctx context.Context, tx *sql.Tx, rows *restore.Rows) ([]string, error) {
+// insertRows runs the planned inserts inside tx. In a database the restore created (grow), a
+// column the agent's schema of rows.Create lacks is added rather than left out: the rows come
+// from a newer version of the agent, whose own schema holds it.
+func insertRows(ctx context.Context, tx *sql.Tx, rows *restore.Rows, grow bool) ([]string, error) {
 	cols := map[string]map[string]bool{} // table → its columns in the target
 	var leftOut []string
 	noted := map[string]bool{}
@@ -175,6 +178,11 @@ func insertRows(ctx context.Context, tx *sql.Tx, rows *restore.Rows) ([]string, 
 			switch {
 			case drop[in.Table] == c:
 				continue
+			case !have[c] && grow:
+				if _, err := tx.ExecContext(ctx, `ALTER TABLE `+quoteIdent(in.Table)+` ADD COLUMN `+quoteIdent(c)); err != nil {
+					return nil, fmt.Errorf("add column %s.%s: %w", in.Table, c, err)
+				}
+				have[c] = true
 			case !have[c]:
 				if k := in.Table + "." + c; !noted[k] {
 					noted[k] = true

@@ -49,7 +49,8 @@ func dump(t *testing.T, path string) []string {
 
 // TestWriteAgentRows: the restore seam for agents kept in SQLite. A missing database is
 // created from the plan's schema; planned row ids are kept when free and renumbered in order
-// when any is taken; a column the target lacks is left out and named; a session already there
+// when any is taken; a column the target lacks is added to a database the restore created, and
+// left out and named in an existing one; a session already there
 // fails the whole restore with ErrRowExists and writes nothing; the write waits for the agent's
 // own writer instead of failing.
 func TestWriteAgentRows(t *testing.T) {
@@ -59,16 +60,24 @@ func TestWriteAgentRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"messages.newer"}, left); diff != "" {
-		t.Errorf("left out (-want +got):\n%s", diff)
+	if len(left) != 0 {
+		t.Errorf("a database the restore created left out %v: its columns are added", left)
 	}
 	if diff := cmp.Diff([]string{"5:a", "7:a"}, dump(t, path)); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
 	}
 
 	// Ids 7 and 8 planned, 7 taken: both renumbered after the last row, in order.
-	if _, err := WriteAgentRows(ctx, path, agentRows("b", 7, 8)); err != nil {
+	// A column the existing database lacks is left out, and named.
+	b := agentRows("b", 7, 8)
+	b.Inserts[2].Columns = append(b.Inserts[2].Columns, "newest")
+	b.Inserts[2].Values = append(b.Inserts[2].Values, "y")
+	left, err = WriteAgentRows(ctx, path, b)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"messages.newest"}, left); diff != "" {
+		t.Errorf("left out (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"5:a", "7:a", "8:b", "9:b"}, dump(t, path)); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
