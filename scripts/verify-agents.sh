@@ -4,7 +4,7 @@
 # folder per lockfile so that branches with other pins do not undo each other's install; then
 # hand Pond's restored files to it (resume's TestAgentLoaders, which says what each agent does
 # with them). Verified this way: pi (its SessionManager), Claude Code, Codex CLI, Gemini CLI,
-# OpenCode, Qwen Code and Copilot CLI (each CLI resumes the restored session against a fake model
+# OpenCode, Qwen Code, Copilot CLI and Hermes Agent (each CLI resumes the restored session against a fake model
 # API on the loopback). Then installer's TestAgentCLIs registers Pond's MCP server with each of
 # those CLIs and checks their own `mcp list` after pond install and pond uninstall, and
 # adapters/copilot's TestSchema checks Copilot events against the CLI's own schema.
@@ -32,10 +32,16 @@ install() {
 
 if [[ ${1:-} == install ]]; then
 	install
+	scripts/hermes-venv.sh >/dev/null
 	exit 0
 fi
 install
 cp "$src"/*.mjs "$dir/"
+# Hermes Agent comes from PyPI, in a venv of its own (scripts/hermes-venv.sh).
+export POND_VERIFY_HERMES
+if [[ -z ${POND_VERIFY_ONLY:-} || ${POND_VERIFY_ONLY:-} == hermes ]]; then
+	POND_VERIFY_HERMES=$(scripts/hermes-venv.sh)
+fi
 POND_VERIFY_AGENTS="$dir" scripts/go test ./resume/ -run TestAgentLoaders -count=1 -timeout 60m -v "$@" | grep -v -E '^\s*(=== RUN|--- PASS)' | tail -n 80
 if [[ -z ${POND_VERIFY_ONLY:-} || ${POND_VERIFY_ONLY:-} == copilot-cli ]]; then
 	POND_VERIFY_AGENTS="$dir" scripts/go test ./adapters/copilot/ -run TestSchema -count=1 -v | grep -E '^(\s*--- |ok|FAIL|PASS)|schema_test' | tail -n 40
