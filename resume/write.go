@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/pondhq/pond/adapters/restore"
@@ -141,28 +142,47 @@ func writeBatch(ctx context.Context, roots []string, guard func(dir string) erro
 }
 
 // writeRows inserts the rows of the batch's database plans (restore.Rows) with w, after its files:
-// each plan one transaction. Their paths were checked with the files'. A plan whose database lacks
-// columns is downgraded for them. Each database is written once, so a failure of the first
-// leaves nothing; a batch holds one database plan (one agent's database), which its encoder
-// arranges.
+// the plans of one database (a session and its sub-agents) in one transaction. Their paths were
+// checked with the files'. A plan whose database lacks columns is downgraded for them. An
+// encoder puts a batch in one database, so a failure leaves nothing behind.
 func writeRows(ctx context.Context, w restore.RowWriter, files []restore.Planned) error {
-	for i := range files {
-		f := &files[i]
+	var order []string
+	byPath := map[string][]int{}
+	for i, f := range files {
 		if f.Rows == nil {
 			continue
 		}
-		if w == nil {
-			return fmt.Errorf("write %s: this restore inserts rows into the agent's database, and no database writer was given", f.Path)
+		if _, ok := byPath[f.Path]; !ok {
+			order = append(order, f.Path)
 		}
-		left, err := w(ctx, f.Path, f.Rows)
+		byPath[f.Path] = append(byPath[f.Path], i)
+	}
+	for _, path := range order {
+		if w == nil {
+			return fmt.Errorf("write %s: this restore inserts rows into the agent's database, and no database writer was given", path)
+		}
+		idx := byPath[path]
+		all := &restore.Rows{Create: files[idx[0]].Rows.Create, Renumber: map[string]string{}}
+		var ids []string
+		for _, i := range idx {
+			r := files[i].Rows
+			all.Inserts = append(all.Inserts, r.Inserts...)
+			for t, c := range r.Renumber {
+				all.Renumber[t] = c
+			}
+			ids = append(ids, files[i].ID)
+		}
+		left, err := w(ctx, path, all)
 		if errors.Is(err, restore.ErrRowExists) {
-			return &existsError{fmt.Sprintf("%s: session %s", f.Path, f.ID)}
+			return &existsError{fmt.Sprintf("%s: session %s", path, strings.Join(ids, ", "))}
 		}
 		if err != nil {
 			return err
 		}
 		if len(left) > 0 {
-			f.Downgrade(restore.LeftOutReason(left))
+			for _, i := range idx {
+				files[i].Downgrade(restore.LeftOutReason(left))
+			}
 		}
 	}
 	return nil

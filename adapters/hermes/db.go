@@ -137,7 +137,6 @@ func valueJSON(v any) json.RawMessage {
 type dbSession struct {
 	cols    []string
 	row     []any
-	parent  map[string]any // the parent's row, when the store holds it
 	msgCols []string
 	msgs    [][]any
 }
@@ -184,18 +183,6 @@ func loadDB(ctx context.Context, env adapters.Env, path, id string) (*dbSession,
 	if s.row == nil {
 		return nil, nil // deleted since the scan
 	}
-	if p, _ := s.get("parent_session_id").(string); p != "" {
-		cols, vals, err := one(`SELECT * FROM sessions WHERE id = ?`, p)
-		if err != nil {
-			return nil, err
-		}
-		if vals != nil {
-			s.parent = map[string]any{}
-			for i, c := range cols {
-				s.parent[c] = vals[i]
-			}
-		}
-	}
 	rows, err := tx.QueryContext(ctx, `SELECT * FROM messages WHERE session_id = ? ORDER BY id`, id)
 	if err != nil {
 		return nil, err
@@ -235,9 +222,6 @@ func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adap
 		started:     epoch(s.get("started_at")),
 		profile:     profileOf(rel),
 	}
-	if s.parent != nil {
-		info.parentEnd, _ = s.parent["end_reason"].(string)
-	}
 	if len(s.msgs) > 0 {
 		if j := indexOf(s.msgCols, "timestamp"); j >= 0 && !epoch(s.msgs[0][j]).IsZero() {
 			e.fallback = epoch(s.msgs[0][j])
@@ -261,7 +245,7 @@ func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adap
 			return nil
 		}
 		rowID, _ := get("id").(int64)
-		m.id = strconv.FormatInt(rowID, 10)
+		m.id = rowKey(rowID)
 		m.role, _ = get("role").(string)
 		m.content = textOf(get("content"))
 		m.toolCallID, _ = get("tool_call_id").(string)
@@ -328,3 +312,7 @@ func profileOf(rel string) string {
 	}
 	return "default"
 }
+
+// rowKey is a message row's id as a message id: zero-padded, so that ids sort as Hermes orders
+// its rows.
+func rowKey(id int64) string { return fmt.Sprintf("%012d", id) }

@@ -22,7 +22,6 @@ type sessionInfo struct {
 	modelConfig             string // JSON
 	started                 time.Time
 	profile                 string
-	parentEnd               string // the parent's end_reason, when known
 }
 
 // message is one chat message, from a row or a line.
@@ -59,9 +58,13 @@ func newEmitter(out adapters.Emitter, path string) *emitter {
 	return e
 }
 
-// lineage is the kind of a child session, and its SourceAgent.
+// lineage is the kind of a child session, and its SourceAgent, from the child's own row (so a
+// session restored without its parent reads as it did): a sub-agent runs with the platform
+// "subagent" (delegate_task) or the source "tool"; a branch or a reset carries its marker in
+// model_config; any other child is the continuation Hermes starts when it compresses a session
+// into a new one.
 func lineage(in sessionInfo) (kind, agent string) {
-	if in.source == "tool" {
+	if in.source == "tool" || in.source == "subagent" {
 		return "subagent", SubagentKind
 	}
 	if in.parent == "" {
@@ -70,14 +73,12 @@ func lineage(in sessionInfo) (kind, agent string) {
 	var mc map[string]json.RawMessage
 	_ = json.Unmarshal([]byte(in.modelConfig), &mc)
 	switch {
-	case mc["_branched_from"] != nil || in.parentEnd == "branched":
+	case mc["_branched_from"] != nil:
 		return "branch", Name
 	case mc["_reset_from"] != nil:
 		return "reset", Name
-	case in.parentEnd == "compression":
-		return "continuation", Name
 	}
-	return "subagent", SubagentKind
+	return "continuation", Name
 }
 
 func (e *emitter) session(in sessionInfo, src json.RawMessage) error {
@@ -123,7 +124,10 @@ func (e *emitter) session(in sessionInfo, src json.RawMessage) error {
 
 // message emits one message and its parts.
 func (e *emitter) message(m message, at adapters.Location) error {
-	if m.at.IsZero() {
+	// Hermes's order is its row ids' (a clock that steps back must not reorder a tool call
+	// after its result), and the store orders messages by time, then id: a time before the
+	// previous message's is read as that time, and ids sort in Hermes's order.
+	if m.at.IsZero() || m.at.Before(e.last) {
 		m.at = e.last
 	}
 	e.last = m.at

@@ -18,25 +18,26 @@ import (
 // store go back into the same store of the profile (ROOT/state.db, ROOT/profiles/<name>/state.db)
 // with their row ids when the target has them free (restore.Rows), a gateway transcript or a
 // legacy snapshot back to its file. A foreign one becomes a new session in ROOT/state.db, its
-// messages laid out as Hermes keeps them live (see chat). Every session of the batch (its
-// sub-agents) goes into the one transaction, listed in the plan's Includes.
+// messages laid out as Hermes keeps them live (see chat). Each session of the batch (its
+// sub-agents) is a planned file of rows in the same store, which resume writes in one
+// transaction.
 func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
+	for _, t := range j.Batch {
+		// Ids go into Hermes's store and its resume command: only the ids capture accepts.
+		if err := session.CheckID(t.Session.ID); err != nil {
+			return nil, &restore.UnsafeError{Session: t.Session.ID, Field: "id", Value: t.Session.ID, Reason: err.Error()}
+		}
+	}
 	root := j.Batch[0]
 	var files []restore.Planned
-	var rows *restore.Rows
-	var dbFile *restore.Planned
+	dbPath := "" // every row of the batch goes into one store, in one transaction (resume groups them)
+	var dbFiles []restore.Planned
 	addRows := func(path string, t *restore.Transcript, id string, fid restore.Fidelity, reason string, ins []restore.Insert) {
-		if rows == nil {
-			rows = &restore.Rows{Create: schema, Renumber: map[string]string{"messages": "id"}}
-			f := restore.NewRows(path, t.Session.ID, id, fid, reason, rows)
-			dbFile = &f
-		} else {
-			dbFile.Includes = append(dbFile.Includes, t.Session.ID)
-			if fid == restore.Downgraded {
-				dbFile.Downgrade(reason)
-			}
+		if dbPath == "" {
+			dbPath = path
 		}
-		rows.Inserts = append(rows.Inserts, ins...)
+		rows := &restore.Rows{Create: schema, Inserts: ins, Renumber: map[string]string{"messages": "id"}}
+		dbFiles = append(dbFiles, restore.NewRows(dbPath, t.Session.ID, id, fid, reason, rows))
 	}
 	plan := &restore.Plan{}
 	if j.Native {
@@ -56,11 +57,7 @@ func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 				if lost > 0 {
 					fid = restore.Downgraded
 				}
-				path := restore.Under(j.Root, rel)
-				if dbFile != nil {
-					path = dbFile.Path // one transaction: the batch goes where its root goes
-				}
-				addRows(path, t, t.Session.ID, fid, restore.LostReason(lost), ins)
+				addRows(restore.Under(j.Root, rel), t, t.Session.ID, fid, restore.LostReason(lost), ins)
 			case src.Str("file") != "":
 				rel := src.Str("file")
 				if err := restore.CheckRel(t.Session.ID, "options.source.file", rel); err != nil {
@@ -95,11 +92,7 @@ func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 		}
 		plan.ID = ids[root.Session.ID]
 	}
-	if dbFile != nil {
-		dbFile.File.Rows = rows.Count()
-		files = append([]restore.Planned{*dbFile}, files...)
-	}
-	plan.Files = files
+	plan.Files = append(dbFiles, files...)
 	argv := []string{"hermes"}
 	if p := profileOfSession(root); j.Native && p != "default" {
 		argv = append(argv, "--profile", p)
@@ -206,58 +199,71 @@ func foreignID(t *restore.Transcript) string {
 // chatMessage is one message of a foreign rebuild, as Hermes keeps it.
 type chatMessage struct {
 	role     string
-	content  string
+	texts    []string // one: plain content; several: a list of text parts
 	calls    []restore.Item
 	callID   string
 	toolName string
 	at       time.Time
 }
 
+// content is the message's content column: its one text, or Hermes's "\x00json:" encoding of a
+// list of text parts, which keeps several texts apart in one message.
+func (m chatMessage) content() string {
+	switch len(m.texts) {
+	case 0:
+		return ""
+	case 1:
+		return m.texts[0]
+	}
+	type part struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	parts := make([]part, len(m.texts))
+	for i, t := range m.texts {
+		parts[i] = part{"text", t}
+	}
+	return contentJSONPrefix + string(restore.Marshal(parts))
+}
+
 // chat lays a conversation out as Hermes sends it live, so that Hermes's own repair of a
-// resumed history (repair_message_sequence: consecutive assistant messages merged, a tool result
-// that does not follow its call's assistant message dropped, consecutive user messages merged)
-// finds nothing to change: each call's results follow its assistant message directly, then
-// adjacent assistant messages, and adjacent user messages, are merged the way Hermes merges
-// them. The note opens the conversation as the first user message.
+// resumed history (repair_message_sequence) finds nothing to change, since what it would change
+// is lost or merged: a tool result that does not follow its call's assistant message is dropped,
+// and consecutive assistant (or user) messages are merged, their texts joined. So each call's
+// results follow its assistant message directly, and adjacent messages of one role become one
+// message whose texts stay apart as a list of text parts (which Hermes never merges into
+// another). The note opens the conversation, in the first user message.
 func chat(t *restore.Transcript, c *restore.Conversation) []chatMessage {
 	start := t.Session.CreatedAt
 	var msgs []chatMessage
 	results := map[string]chatMessage{}
-	msgs = append(msgs, chatMessage{role: "user", content: restore.NoteText(t), at: start})
+	msgs = append(msgs, chatMessage{role: "user", texts: []string{restore.NoteText(t)}, at: start})
 	for _, tu := range c.Turns {
 		at := tu.At
 		if at.IsZero() {
 			at = start
 		}
+		m := chatMessage{role: "user", at: at}
 		switch tu.Role {
 		case session.RoleTool:
 			for _, it := range tu.Items {
 				if it.Kind == restore.ItemResult {
-					results[it.CallID] = chatMessage{role: "tool", content: it.Text, callID: it.CallID, toolName: it.Name, at: at}
+					results[it.CallID] = chatMessage{role: "tool", texts: []string{it.Text}, callID: it.CallID, toolName: it.Name, at: at}
 				}
 			}
+			continue
 		case session.RoleAssistant:
-			m := chatMessage{role: "assistant", at: at}
-			var texts []string
-			for _, it := range tu.Items {
-				switch it.Kind {
-				case restore.ItemText:
-					texts = append(texts, it.Text)
-				case restore.ItemCall:
-					m.calls = append(m.calls, it)
-				}
-			}
-			m.content = strings.Join(texts, "\n")
-			msgs = append(msgs, m)
-		default:
-			var texts []string
-			for _, it := range tu.Items {
-				if it.Kind == restore.ItemText {
-					texts = append(texts, it.Text)
-				}
-			}
-			msgs = append(msgs, chatMessage{role: "user", content: strings.Join(texts, "\n\n"), at: at})
+			m.role = "assistant"
 		}
+		for _, it := range tu.Items {
+			switch it.Kind {
+			case restore.ItemText:
+				m.texts = append(m.texts, it.Text)
+			case restore.ItemCall:
+				m.calls = append(m.calls, it)
+			}
+		}
+		msgs = append(msgs, m)
 	}
 	// Each call's result right after its assistant message.
 	var placed []chatMessage
@@ -269,25 +275,12 @@ func chat(t *restore.Transcript, c *restore.Conversation) []chatMessage {
 			}
 		}
 	}
-	// Adjacent assistant messages, and adjacent user messages, merged as Hermes would.
+	// Adjacent messages of one role, one message.
 	var out []chatMessage
 	for _, m := range placed {
-		if n := len(out); n > 0 && out[n-1].role == m.role && (m.role == "assistant" || m.role == "user") {
-			prev := &out[n-1]
-			if m.role == "assistant" {
-				var parts []string
-				for _, p := range []string{strings.TrimSpace(prev.content), strings.TrimSpace(m.content)} {
-					if p != "" {
-						parts = append(parts, p)
-					}
-				}
-				prev.content = strings.Join(parts, "\n")
-				prev.calls = append(prev.calls, m.calls...)
-			} else if prev.content != "" && m.content != "" {
-				prev.content += "\n\n" + m.content
-			} else {
-				prev.content += m.content
-			}
+		if n := len(out); n > 0 && out[n-1].role == m.role && m.role != "tool" {
+			out[n-1].texts = append(out[n-1].texts, m.texts...)
+			out[n-1].calls = append(out[n-1].calls, m.calls...)
 			continue
 		}
 		out = append(out, m)
@@ -354,7 +347,7 @@ func foreignRows(t *restore.Transcript, id, parent string) ([]restore.Insert, st
 		}
 		out = append(out, restore.Insert{Table: "messages",
 			Columns: []string{"session_id", "role", "content", "tool_call_id", "tool_calls", "tool_name", "timestamp", "finish_reason", "active", "compacted"},
-			Values:  []any{id, m.role, m.content, callID, toolCalls, toolName, secs(m.at), finish, int64(1), int64(0)}})
+			Values:  []any{id, m.role, m.content(), callID, toolCalls, toolName, secs(m.at), finish, int64(1), int64(0)}})
 	}
 	return out, c.DroppedReason()
 }

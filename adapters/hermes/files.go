@@ -146,10 +146,10 @@ func (f fileSession) info(id, profile string) sessionInfo {
 	return in
 }
 
-// fileIDs names a session file's records: a record id of each, unique in the file.
-type fileIDs struct{ seen adapters.SeenIDs }
-
-func (f *fileIDs) next(raw []byte) string { return f.seen.Next(adapters.RecordID(raw)) }
+// fileID names a record of a session file: its place among the file's messages (so that ids
+// sort in the file's order, which messages without a time of their own keep; a malformed record
+// takes no place, so one more or less never renames the rest) and a digest of it.
+func fileID(at int, raw []byte) string { return fmt.Sprintf("%06d-%s", at, adapters.Digest(raw)[:8]) }
 
 // readJSONL reads a gateway transcript: a session_meta line, then one message a line. The file
 // is read whole each time it changes; a half-written last line waits for the next read.
@@ -161,8 +161,8 @@ func readJSONL(ctx context.Context, src adapters.Source, lim adapters.Limits, ou
 	defer jf.Close()
 	rel := relOf(src.Key)
 	e := newEmitter(out, src.Path)
-	var ids fileIDs
 	started := false
+	count := 0
 	_, err = jf.Lines(ctx, func(line []byte, n int) error {
 		at := adapters.Location{Path: src.Path, Line: n}
 		if !json.Valid(line) || adapters.Kind(line) != '{' {
@@ -189,7 +189,8 @@ func readJSONL(ctx context.Context, src adapters.Source, lim adapters.Limits, ou
 				return err
 			}
 		}
-		m := fm.message(ids.next(line))
+		count++
+		m := fm.message(fileID(count, line))
 		m.source = srcOpt
 		if fm.Role == "session_meta" {
 			m.role = "system"
@@ -230,7 +231,7 @@ func readSnapshot(src adapters.Source, lim adapters.Limits, out adapters.Emitter
 	)); err != nil {
 		return err
 	}
-	var ids fileIDs
+	count := 0
 	for i, raw := range doc.Messages {
 		at := adapters.Location{Path: src.Path, Line: i + 1}
 		var fm fileMessage
@@ -238,7 +239,8 @@ func readSnapshot(src adapters.Source, lim adapters.Limits, out adapters.Emitter
 			out.Malformed(at, errors.New("message is not a JSON object"))
 			continue
 		}
-		m := fm.message(ids.next(raw))
+		count++
+		m := fm.message(fileID(count, raw))
 		m.source = adapters.Object(
 			adapters.Field{Key: "file", Value: adapters.String(rel)},
 			adapters.Field{Key: "index", Value: json.RawMessage(strconv.Itoa(i))},
