@@ -79,5 +79,4 @@ const (
 	JSON  ConfigFormat = "json"  // strict JSON
 	JSONC ConfigFormat = "jsonc" // JSON with comments and trailing commas
 	TOML  ConfigFormat = "toml"
-	YAML  ConfigFormat = "yaml" // Hermes's config.yaml; the installer has no editor for it yet
 )

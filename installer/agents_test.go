@@ -191,7 +191,7 @@ func TestAgentsStep(t *testing.T) {
 	}
 
 	st = installAgents(ctx, o)
-	want := map[string]string{"claude-code": "installed", "codex-cli": "installed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "skipped", "qwen-code": "absent"}
+	want := map[string]string{"claude-code": "installed", "codex-cli": "installed", "copilot-cli": "absent", "gemini-cli": "absent", "hermes": "skipped", "opencode": "absent", "pi-coding-agent": "skipped", "qwen-code": "absent"}
 	if diff := cmp.Diff(want, agentOutcomes(st)); diff != "" {
 		t.Errorf("install (-want +got):\n%s\n%+v", diff, st)
 	}
@@ -206,7 +206,7 @@ func TestAgentsStep(t *testing.T) {
 	for _, a := range Agents(o.env(), o.Exe) {
 		doc[a.Agent] = a.Outcome
 	}
-	if diff := cmp.Diff(map[string]string{"claude-code": "wired", "codex-cli": "wired", "copilot-cli": "skipped", "gemini-cli": "skipped", "opencode": "skipped", "pi-coding-agent": "skipped", "qwen-code": "skipped"}, doc); diff != "" {
+	if diff := cmp.Diff(map[string]string{"claude-code": "wired", "codex-cli": "wired", "copilot-cli": "skipped", "gemini-cli": "skipped", "hermes": "skipped", "opencode": "skipped", "pi-coding-agent": "skipped", "qwen-code": "skipped"}, doc); diff != "" {
 		t.Errorf("doctor (-want +got):\n%s", diff)
 	}
 	moved := *o
@@ -216,7 +216,7 @@ func TestAgentsStep(t *testing.T) {
 	}
 
 	st = uninstallAgents(ctx, o)
-	want = map[string]string{"claude-code": "removed", "codex-cli": "removed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "absent", "qwen-code": "absent"}
+	want = map[string]string{"claude-code": "removed", "codex-cli": "removed", "copilot-cli": "absent", "gemini-cli": "absent", "hermes": "absent", "opencode": "absent", "pi-coding-agent": "absent", "qwen-code": "absent"}
 	if diff := cmp.Diff(want, agentOutcomes(st)); diff != "" {
 		t.Errorf("uninstall (-want +got):\n%s", diff)
 	}

@@ -15,26 +15,12 @@ func (Adapter) Describe() adapters.Description {
 			"state.db":               "state.sql",
 			"profiles/work/state.db": "profiles/work/state.sql",
 		}},
-		// Hermes keeps its MCP servers under mcp_servers in ROOT/config.yaml, a stdio server as
-		// {command, args}. `hermes mcp add NAME --command CMD --args …` connects to the server
-		// and asks which of its tools to enable, so it is not for an installer: no Add.
+		// Hermes gets Pond's plugin (the original system ships one for it), in a later pond,
+		// rather than an MCP entry: its MCP servers live under mcp_servers in ROOT/config.yaml
+		// ({command, args}), a YAML file the installer has no editor for, and `hermes mcp add`
+		// connects to the server and asks which tools to enable.
 		Integration: adapters.Integration{
-			MCP: &adapters.MCP{
-				CLI:  "hermes",
-				List: []string{"mcp", "list"},
-				Configs: func(env adapters.Env) []string {
-					roots := New().Roots(env)
-					if len(roots) == 0 {
-						return nil
-					}
-					return []string{filepath.Join(roots[0], "config.yaml")}
-				},
-				Format:  adapters.YAML,
-				Servers: "mcp_servers",
-				Entry: func(argv []string) map[string]any {
-					return map[string]any{"command": argv[0], "args": argv[1:]}
-				},
-			},
+			Plugin: true,
 			// Hermes loads skills from ROOT/skills/<name>/SKILL.md.
 			Skills: func(env adapters.Env) string {
 				roots := New().Roots(env)
