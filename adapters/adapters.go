@@ -68,6 +68,9 @@ type Env struct {
 	// OpenSQLite opens an agent's SQLite database read-only without ever locking the agent out.
 	// Provided by the caller (the store owns the SQLite driver); nil when unavailable.
 	OpenSQLite func(path string) (*sql.DB, error)
+	// WriteRows inserts a restore's rows into an agent's SQLite database (restore.Rows), for the
+	// agents restored that way. Provided by the caller like OpenSQLite; nil when unavailable.
+	WriteRows restore.RowWriter
 	// Limits bound what one read may take of a source; the zero value is the defaults.
 	Limits Limits
 }

@@ -51,7 +51,7 @@ func BenchmarkRestore(b *testing.B) {
 			root := b.TempDir()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				o, err := resume.Restore(ctx, archive{s}, resume.Request{Session: c.session, To: c.to,
+				o, err := resume.Restore(ctx, archive{s}, resume.Request{Env: rowsEnv, Session: c.session, To: c.to,
 					OutDir: filepath.Join(root, fmt.Sprint(i)), Now: fixedNow})
 				if err != nil || o.Status != resume.OK {
 					b.Fatalf("%v %+v", err, o)

@@ -1,7 +1,9 @@
 package resume_test
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"flag"
 	"os"
@@ -92,7 +94,7 @@ func TestForeignRestore(t *testing.T) {
 					}
 					t.Run(to+"/"+strings.ReplaceAll(id, "/", "_"), func(t *testing.T) {
 						out := t.TempDir()
-						o, err := resume.Restore(ctx, archive{s}, resume.Request{Session: id, To: to, OutDir: out, Now: fixedNow})
+						o, err := resume.Restore(ctx, archive{s}, resume.Request{Env: rowsEnv, Session: id, To: to, OutDir: out, Now: fixedNow})
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -100,7 +102,7 @@ func TestForeignRestore(t *testing.T) {
 							t.Fatalf("%s: %s", o.Status, o.Message)
 						}
 						// A second restore gives the same id and collides.
-						again, err := resume.Restore(ctx, archive{s}, resume.Request{Session: id, To: to, OutDir: out, Now: fixedNow})
+						again, err := resume.Restore(ctx, archive{s}, resume.Request{Env: rowsEnv, Session: id, To: to, OutDir: out, Now: fixedNow})
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -207,12 +209,20 @@ func checkGolden(t *testing.T, name, root string, o *resume.Outcome) {
 	// txtar layout: a comment, then "-- name --" and each file's content.
 	var b strings.Builder
 	b.WriteString("resume " + o.Session + " --to " + o.To + "\ncommand: " + strings.ReplaceAll(o.Command, root, "$OUT") + "\n")
+	dumped := map[string]bool{}
 	for _, f := range o.Files {
 		rel, err := filepath.Rel(root, f.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if f.Rows > 0 && dumped[f.Path] {
+			continue
+		}
+		dumped[f.Path] = true
 		data, err := os.ReadFile(f.Path)
+		if f.Rows > 0 {
+			data, err = dumpRows(f.Path) // a database: its rows, as text
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -241,4 +251,56 @@ func checkGolden(t *testing.T, name, root string, o *resume.Outcome) {
 	if diff := cmp.Diff(string(want), string(data)); diff != "" {
 		t.Errorf("%s differs from the golden file (-want +got; -update rewrites it):\n%s", path, diff)
 	}
+}
+
+// dumpRows renders every row of an agent's database, one JSON object a line per table, tables
+// by name and rows by rowid.
+func dumpRows(path string) ([]byte, error) {
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	var tables []string
+	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var n string
+		rows.Scan(&n)
+		tables = append(tables, n)
+	}
+	rows.Close()
+	var b bytes.Buffer
+	for _, tb := range tables {
+		rows, err := db.Query(`SELECT * FROM "` + tb + `" ORDER BY rowid`)
+		if err != nil {
+			return nil, err
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			m := map[string]any{"table": tb}
+			for i, c := range cols {
+				if v, ok := vals[i].([]byte); ok {
+					vals[i] = string(v)
+				}
+				m[c] = vals[i]
+			}
+			line, _ := json.Marshal(m)
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+		rows.Close()
+	}
+	return b.Bytes(), nil
 }

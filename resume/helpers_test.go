@@ -76,9 +76,14 @@ func upsertAs(t testing.TB, s *store.Store, events []session.Event, adapter stri
 	}
 }
 
+// rowsEnv is the environment of a restore in these tests: no home, and the store's writer of
+// rows for agents restored into their database (Hermes).
+var rowsEnv = adapters.Env{WriteRows: sqlite.WriteAgentRows}
+
 func testEnv(home string) adapters.Env {
 	env := adaptertest.FakeEnv("linux", home, nil)
 	env.OpenSQLite = sqlite.OpenAgentDB
+	env.WriteRows = sqlite.WriteAgentRows
 	return env
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/pondhq/pond/resume"
 	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/store"
+	"github.com/pondhq/pond/store/sqlite"
 )
 
 // claudeDemo is the Claude Code testdata session with a sub-agent and a workflow sub-agent.
@@ -59,6 +60,9 @@ func restore(t *testing.T, s *store.Store, req resume.Request) *resume.Outcome {
 	t.Helper()
 	if req.Now == nil {
 		req.Now = fixedNow
+	}
+	if req.Env.WriteRows == nil {
+		req.Env.WriteRows = sqlite.WriteAgentRows
 	}
 	o, err := resume.Restore(context.Background(), archive{s}, req)
 	if err != nil {

@@ -177,14 +177,15 @@ func Restore(ctx context.Context, a Archive, req Request) (*Outcome, error) {
 			}
 		}
 	}
-	for _, f := range plan.Files {
-		o.Files = append(o.Files, f.File)
-	}
 	roots := []string{dest.root}
 	if dest.importDir != "" && dest.importDir != dest.root {
 		roots = append(roots, dest.importDir)
 	}
-	if err := writeBatch(roots, guard, plan.Files, now()); err != nil {
+	err = writeBatch(ctx, roots, guard, plan.Files, req.Env.WriteRows, now())
+	for _, f := range plan.Files {
+		o.Files = append(o.Files, f.File)
+	}
+	if err != nil {
 		var exists *existsError
 		if errors.As(err, &exists) {
 			return fail(o, TargetExists, "%v: nothing was written (restore elsewhere with --out-dir)", err), nil

@@ -38,7 +38,7 @@ func TestNativeRoundTrip(t *testing.T) {
 			upsert(t, s, c.Events)
 			for _, id := range roots(ctx, t, s) {
 				out := t.TempDir()
-				o, err := resume.Restore(ctx, archive{s}, resume.Request{Session: id, To: cs.agent, OutDir: out, Now: fixedNow})
+				o, err := resume.Restore(ctx, archive{s}, resume.Request{Env: rowsEnv, Session: id, To: cs.agent, OutDir: out, Now: fixedNow})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -99,7 +99,7 @@ func TestHostileIDsRefused(t *testing.T) {
 				t.Errorf("%s stored through %s: %+v, want the session rejected for its id", id, stamp, out.Rows[0])
 			}
 		}
-		o, err := resume.Restore(ctx, archive{s}, resume.Request{Session: id, To: "codex-cli", OutDir: t.TempDir()})
+		o, err := resume.Restore(ctx, archive{s}, resume.Request{Env: rowsEnv, Session: id, To: "codex-cli", OutDir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}

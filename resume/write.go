@@ -1,6 +1,7 @@
 package resume
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/pondhq/pond/adapters/restore"
@@ -37,7 +39,11 @@ func (e *unsafeError) Error() string { return fmt.Sprintf("%s: %s", e.path, e.re
 // folder, synced, given mtime now and linked to its final name (a link fails rather than replace
 // an existing file, so a name taken in the meantime is never overwritten). On any failure the
 // files and folders created so far are removed again.
-func writeBatch(roots []string, guard func(dir string) error, files []restore.Planned, now time.Time) (err error) {
+//
+// Rows for an agent's database (restore.Rows) are checked like files, except that the database
+// may exist; they are written last, with rows, so that their one transaction failing undoes the
+// files too.
+func writeBatch(ctx context.Context, roots []string, guard func(dir string) error, files []restore.Planned, rows restore.RowWriter, now time.Time) (err error) {
 	for _, r := range roots {
 		if guard != nil {
 			if err := guard(r); err != nil {
@@ -58,11 +64,18 @@ func writeBatch(roots []string, guard func(dir string) error, files []restore.Pl
 		if where[i] < 0 {
 			return &unsafeError{f.Path, fmt.Sprintf("not below the agent's folder %s", roots[0])}
 		}
-		if err := resolvesBelow(roots[where[i]], filepath.Dir(f.Path)); err != nil {
+		check := filepath.Dir(f.Path)
+		if f.Rows != nil {
+			check = f.Path // an existing database is written through whatever link it is
+		}
+		if err := resolvesBelow(roots[where[i]], check); err != nil {
 			return err
 		}
 	}
 	for _, f := range files {
+		if f.Rows != nil {
+			continue // a database: rows are added to it, and a taken key fails its transaction
+		}
 		if _, err := os.Lstat(f.Path); err == nil {
 			return &existsError{f.Path}
 		} else if !errors.Is(err, fs.ErrNotExist) {
@@ -114,6 +127,9 @@ func writeBatch(roots []string, guard func(dir string) error, files []restore.Pl
 		if err != nil {
 			return fmt.Errorf("write %s: %w", f.Path, err)
 		}
+		if f.Rows != nil {
+			continue
+		}
 		if err := writeOne(r, rels[i], f.Data, now); errors.Is(err, errTaken) {
 			return &existsError{f.Path}
 		} else if err != nil {
@@ -121,6 +137,53 @@ func writeBatch(roots []string, guard func(dir string) error, files []restore.Pl
 		}
 		rel := rels[i]
 		undo = append(undo, func() { r.Remove(rel) })
+	}
+	return writeRows(ctx, rows, files)
+}
+
+// writeRows inserts the rows of the batch's database plans (restore.Rows) with w, after its files:
+// the plans of one database (a session and its sub-agents) in one transaction. Their paths were
+// checked with the files'. A plan whose database lacks columns is downgraded for them. An
+// encoder puts a batch in one database, so a failure leaves nothing behind.
+func writeRows(ctx context.Context, w restore.RowWriter, files []restore.Planned) error {
+	var order []string
+	byPath := map[string][]int{}
+	for i, f := range files {
+		if f.Rows == nil {
+			continue
+		}
+		if _, ok := byPath[f.Path]; !ok {
+			order = append(order, f.Path)
+		}
+		byPath[f.Path] = append(byPath[f.Path], i)
+	}
+	for _, path := range order {
+		if w == nil {
+			return fmt.Errorf("write %s: this restore inserts rows into the agent's database, and no database writer was given", path)
+		}
+		idx := byPath[path]
+		all := &restore.Rows{Create: files[idx[0]].Rows.Create, Renumber: map[string]string{}}
+		var ids []string
+		for _, i := range idx {
+			r := files[i].Rows
+			all.Inserts = append(all.Inserts, r.Inserts...)
+			for t, c := range r.Renumber {
+				all.Renumber[t] = c
+			}
+			ids = append(ids, files[i].ID)
+		}
+		left, err := w(ctx, path, all)
+		if errors.Is(err, restore.ErrRowExists) {
+			return &existsError{fmt.Sprintf("%s: session %s", path, strings.Join(ids, ", "))}
+		}
+		if err != nil {
+			return err
+		}
+		if len(left) > 0 {
+			for _, i := range idx {
+				files[i].Downgrade(restore.LeftOutReason(left))
+			}
+		}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package resume
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -23,7 +24,7 @@ func TestWriteBatchStaysBelowItsRoots(t *testing.T) {
 			restore.NewFile(filepath.Join(root, "projects", "..", "..", ".bash_profile"), "s2", "s2", restore.Native, "", []byte("touch PWNED\n")),
 		}
 		var unsafe *unsafeError
-		if err := writeBatch([]string{root}, nil, files, now); !errors.As(err, &unsafe) {
+		if err := writeBatch(context.Background(), []string{root}, nil, files, nil, now); !errors.As(err, &unsafe) {
 			t.Fatalf("got %v, want a refusal", err)
 		}
 		if entries, _ := os.ReadDir(home); len(entries) != 0 {
@@ -44,7 +45,7 @@ func TestWriteBatchStaysBelowItsRoots(t *testing.T) {
 		}
 		// The check sees the link leads out and refuses.
 		var unsafe *unsafeError
-		if err := writeBatch([]string{root}, nil, files, now); !errors.As(err, &unsafe) {
+		if err := writeBatch(context.Background(), []string{root}, nil, files, nil, now); !errors.As(err, &unsafe) {
 			t.Fatalf("got %v, want a refusal", err)
 		}
 		// Without the check (as if the link came later), os.Root still refuses to follow it.

@@ -77,7 +77,7 @@ func CheckGenuine(t *testing.T, a adapters.Adapter) *Collector {
 	ts := c.Transcripts()
 	for _, batch := range batches(ts) {
 		t.Run("native/"+strings.ReplaceAll(batch[0].Session.ID, "/", "_"), func(t *testing.T) {
-			root, files, _ := encode(t, enc, batch, true)
+			root, files, _ := encode(t, Config{Adapter: a}, enc, batch, true)
 			var want []session.Event
 			for _, f := range files {
 				if f.Sidecar {

@@ -2,6 +2,7 @@ package adaptertest
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -28,6 +29,9 @@ type Config struct {
 	// database (store/sqlite.OpenAgentDB and CreateFromScript).
 	OpenSQLite func(path string) (*sql.DB, error)
 	CreateDB   CreateDB
+	// WriteRows stands in for the store's writer of rows into an agent's database, for an agent
+	// restored that way (store/sqlite.WriteAgentRows).
+	WriteRows restore.RowWriter
 }
 
 // Run checks an adapter against the capture conventions (adapters/README.md) on its fixture,
@@ -295,7 +299,7 @@ func Run(t *testing.T, cfg Config) {
 		for _, batch := range batches(ts) {
 			id := batch[0].Session.ID
 			t.Run("native/"+strings.ReplaceAll(id, "/", "_"), func(t *testing.T) {
-				root, files, _ := encode(t, enc, batch, true)
+				root, files, _ := encode(t, cfg, enc, batch, true)
 				var want []session.Event
 				for _, f := range files {
 					if f.Sidecar {
@@ -312,7 +316,7 @@ func Run(t *testing.T, cfg Config) {
 				CheckNativeRestore(t, want, files, back, takenIn)
 			})
 			t.Run("foreign/"+strings.ReplaceAll(id, "/", "_"), func(t *testing.T) {
-				root, files, plan := encode(t, enc, batch, false)
+				root, files, plan := encode(t, cfg, enc, batch, false)
 				back := readBack(t, cfg, root, files, env)
 				if len(back.Bad) > 0 {
 					t.Errorf("malformed records in the restore: %v", back.Bad)
@@ -366,7 +370,7 @@ func batches(ts map[string]*restore.Transcript) [][]*restore.Transcript {
 // encode plans a restore of batch under a fresh root and writes its files (never over one),
 // as resume would. The plan names a session id and a command, and every file stays under the
 // root.
-func encode(t *testing.T, enc restore.Encoder, batch []*restore.Transcript, native bool) (string, []restore.File, *restore.Plan) {
+func encode(t *testing.T, cfg Config, enc restore.Encoder, batch []*restore.Transcript, native bool) (string, []restore.File, *restore.Plan) {
 	t.Helper()
 	root := t.TempDir()
 	plan, err := enc.Encode(&restore.Job{Batch: batch, Native: native, Root: root, ImportDir: root})
@@ -392,6 +396,23 @@ func encode(t *testing.T, enc restore.Encoder, batch []*restore.Transcript, nati
 		}
 		if err := os.MkdirAll(filepath.Dir(f.Path), 0o700); err != nil {
 			t.Fatal(err)
+		}
+		if f.Rows != nil {
+			if f.File.Rows != f.Rows.Count() {
+				t.Errorf("%s: %d rows planned, %d reported", f.Path, f.Rows.Count(), f.File.Rows)
+			}
+			if cfg.WriteRows == nil {
+				t.Fatalf("%s restores rows into a database: pass a WriteRows (store/sqlite.WriteAgentRows)", cfg.Adapter.Name())
+			}
+			left, err := cfg.WriteRows(context.Background(), f.Path, f.Rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(left) > 0 {
+				t.Errorf("%s: columns left out of a database the restore created: %v", f.Path, left)
+			}
+			files = append(files, f.File)
+			continue
 		}
 		w, err := os.OpenFile(f.Path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/pondhq/pond/adapters/gemini"
 	"github.com/pondhq/pond/adapters/kilo"
 	"github.com/pondhq/pond/adapters/openclaw"
+	"github.com/pondhq/pond/adapters/hermes"
 	"github.com/pondhq/pond/adapters/opencode"
 	"github.com/pondhq/pond/adapters/pi"
 	"github.com/pondhq/pond/adapters/qwen"
@@ -35,6 +36,7 @@ func Adapters() []adapters.Adapter {
 		kilo.Adapter{},
 		cursor.New(),
 		openclaw.New(),
+		hermes.New(),
 	}
 }
 

@@ -76,15 +76,23 @@ const IDFromFileName = "the session's records carry no session id (it was named 
 // File is one file a restore wrote (or would have written).
 type File = view.ResumeFile
 
-// Planned is one file to write: where, what it restores, and its bytes.
+// Planned is one file to write: where, what it restores, and its bytes; or, with Rows, the
+// rows to insert into the agent's database at Path.
 type Planned struct {
 	File
 	Data []byte
+	Rows *Rows
 }
 
 // NewFile plans data at path for the stored session sessionID, known to the agent as id.
 func NewFile(path, sessionID, id string, fid Fidelity, reason string, data []byte) Planned {
 	return Planned{File: File{Path: path, Session: sessionID, ID: id, Fidelity: fid, Reason: reason, Bytes: len(data)}, Data: data}
+}
+
+// NewRows plans rows inserted into the agent's database at path for the stored session
+// sessionID, known to the agent as id.
+func NewRows(path, sessionID, id string, fid Fidelity, reason string, rows *Rows) Planned {
+	return Planned{File: File{Path: path, Session: sessionID, ID: id, Fidelity: fid, Reason: reason, Rows: rows.Count()}, Rows: rows}
 }
 
 // Downgrade marks the file downgraded for reason (a sidecar keeps its fidelity); reasons add up.

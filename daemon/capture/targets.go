@@ -20,10 +20,11 @@ var ErrUnknownAdapter = errors.New("unknown adapter")
 var ErrPathNeedsAdapter = errors.New("--path needs an adapter: pond sync ADAPTER --path DIR")
 
 // Env is the environment adapters read, with the store's SQLite opener for agents that keep
-// sessions in SQLite.
+// sessions in SQLite, and its row writer for restores into them.
 func Env() adapters.Env {
 	env := adapters.CurrentEnv()
 	env.OpenSQLite = sqlite.OpenAgentDB
+	env.WriteRows = sqlite.WriteAgentRows
 	return env
 }
 

@@ -49,6 +49,7 @@ type ResumeFile struct {
 	Fidelity Fidelity `json:"fidelity"`          // native, foreign or downgraded
 	Reason   string   `json:"reason,omitempty"`  // what a downgrade lost, or what was dropped
 	Bytes    int      `json:"bytes"`             // size written
+	Rows     int      `json:"rows,omitempty"`    // rows inserted, for a restore into the agent's database at Path
 	Sidecar  bool     `json:"sidecar,omitempty"` // a file beside a transcript (e.g. sub-agent meta)
 	// Includes are the other stored sessions whose records the file holds too: sub-agents an
 	// agent keeps inline in their parent's file (Copilot CLI).

@@ -1,0 +1,34 @@
+package hermes
+
+import (
+	"path/filepath"
+
+	"github.com/pondhq/pond/adapters"
+)
+
+// Describe implements adapters.Describer.
+func (Adapter) Describe() adapters.Description {
+	return adapters.Description{
+		Root:    "the Hermes home holding state.db, profiles/ and sessions/ ($HERMES_HOME, else ~/.hermes)",
+		Restore: "rows inserted into ROOT/state.db (the profile's store the session came from, for a native restore), in one transaction",
+		Fixture: adapters.Fixture{Dir: "adapters/hermes/testdata/hermes", Databases: map[string]string{
+			"state.db":               "state.sql",
+			"profiles/work/state.db": "profiles/work/state.sql",
+		}},
+		// Hermes gets Pond's plugin (the original system ships one for it), in a later pond,
+		// rather than an MCP entry: its MCP servers live under mcp_servers in ROOT/config.yaml
+		// ({command, args}), a YAML file the installer has no editor for, and `hermes mcp add`
+		// connects to the server and asks which tools to enable.
+		Integration: adapters.Integration{
+			Plugin: true,
+			// Hermes loads skills from ROOT/skills/<name>/SKILL.md.
+			Skills: func(env adapters.Env) string {
+				roots := New().Roots(env)
+				if len(roots) == 0 {
+					return ""
+				}
+				return filepath.Join(roots[0], "skills")
+			},
+		},
+	}
+}
