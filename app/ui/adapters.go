@@ -73,6 +73,9 @@ func (a *Adapters) show(ads []view.Adapter, st *view.Status) {
 			}
 		}
 	}
+	// The switches are published last, once the window shows the whole answer: whoever waits
+	// for them (a test, a keyboard shortcut) then meets no half-drawn window.
+	checks := map[string]*widget.Check{}
 	for _, ad := range ads {
 		ad := ad
 		name := widget.NewLabel(ad.Name)
@@ -80,7 +83,7 @@ func (a *Adapters) show(ads []view.Adapter, st *view.Status) {
 		check := widget.NewCheck("Capture", nil)
 		check.SetChecked(ad.Enabled)
 		check.OnChanged = func(on bool) { a.set(ad.Name, on) }
-		a.Checks[ad.Name] = check
+		checks[ad.Name] = check
 		where := ad.Path
 		if where == "" {
 			where = strings.Join(ad.Found, ", ")
@@ -108,6 +111,7 @@ func (a *Adapters) show(ads []view.Adapter, st *view.Status) {
 	} else {
 		a.Status.SetText("Not synced yet.")
 	}
+	a.Checks = checks
 }
 
 func (a *Adapters) set(name string, on bool) {
