@@ -785,9 +785,9 @@ func piLoad(t *testing.T, dir, node, pkg string, o *resume.Outcome, project func
 		if p.ID != f.ID {
 			t.Errorf("%s: pi sees session %q, the restore named %q", p.File, p.ID, f.ID)
 		}
-		// pi 1.x resolves a relative working directory against its own (resolvePath in
-		// SessionManager), and the loader runs in dir; 0.x keeps it as written.
-		if want := project(f.Session); p.Cwd != want && (filepath.IsAbs(want) || p.Cwd != filepath.Join(dir, want)) {
+		// pi 1.x resolves a working directory (resolvePath in SessionManager): "~" to the home,
+		// a relative one against its own, and the loader runs in dir; 0.x keeps it as written.
+		if want := project(f.Session); p.Cwd != want && p.Cwd != piResolved(dir, want) {
 			t.Errorf("%s: pi's cwd %q, want %q", p.File, p.Cwd, want)
 		}
 		s := seen{Calls: p.Calls, Results: p.Results}
@@ -1019,4 +1019,16 @@ func (b *openClawBatch) finish(t *testing.T) map[string]seen {
 		t.Errorf("OpenClaw read back %d of %d sessions:\n%s", len(got), len(b.want), clip(out))
 	}
 	return got
+}
+
+// piResolved is the working directory pi 1.x makes of a session's: "~" is the home, and a
+// relative path is taken from the folder pi runs in.
+func piResolved(runDir, cwd string) string {
+	if rest, ok := strings.CutPrefix(cwd, "~"); ok && (rest == "" || strings.HasPrefix(rest, "/")) {
+		return filepath.Join(os.Getenv("HOME"), rest)
+	}
+	if filepath.IsAbs(cwd) {
+		return cwd
+	}
+	return filepath.Join(runDir, cwd)
 }
