@@ -46,6 +46,7 @@ Examples:
 	f.StringVar(&req.From, "from", "start", "start or end of the session")
 	f.StringVar(&req.AfterMessageID, "after", "", "the page after this message id")
 	f.StringVar(&req.BeforeMessageID, "before", "", "the page before this message id")
+	f.StringVar(&req.AtMessageID, "at", "", "the page starting at this message id of the session")
 	f.StringVar(&format, "format", "text", "text or json")
 	return cmd
 }

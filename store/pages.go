@@ -24,8 +24,8 @@ func (s *Store) GetSession(ctx context.Context, req view.GetSessionRequest) (*vi
 	if req.ID == "" {
 		return nil, validation("id", "a session or message id is required")
 	}
-	if req.AfterMessageID != "" && req.BeforeMessageID != "" {
-		return nil, validation("after_message_id", "after_message_id and before_message_id exclude each other")
+	if n := countSet(req.AfterMessageID, req.BeforeMessageID, req.AtMessageID); n > 1 {
+		return nil, validation("after_message_id", "after_message_id, before_message_id and at_message_id exclude each other")
 	}
 	switch req.From {
 	case "", "start", "end":
@@ -88,6 +88,12 @@ func (s *Store) GetSession(ctx context.Context, req view.GetSessionRequest) (*vi
 			return nil, err
 		}
 		lo, hi = max(0, i-limit), i
+	case req.AtMessageID != "":
+		i, err := position(req.AtMessageID, "at_message_id")
+		if err != nil {
+			return nil, err
+		}
+		lo, hi = i, min(i+limit, len(ids))
 	case page.ResolvedFromMessageID != "":
 		i, _ := position(page.ResolvedFromMessageID, "id")
 		lo, hi = i, min(i+limit, len(ids))
@@ -129,6 +135,16 @@ func (s *Store) GetSession(ctx context.Context, req view.GetSessionRequest) (*vi
 		}
 	}
 	return page, nil
+}
+
+func countSet(values ...string) int {
+	n := 0
+	for _, v := range values {
+		if v != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // GetMessage reads one message with its full parts and neighbours.

@@ -247,7 +247,17 @@ func TestSessionPagesAndMessages(t *testing.T) {
 	if err != nil || byMsg.ResolvedFromMessageID != "m01" || byMsg.Messages[0].ID != "m01" {
 		t.Errorf("message id resolution: %+v %v", byMsg, err)
 	}
+	at, err := s.GetSession(ctx, view.GetSessionRequest{ID: "big", AtMessageID: page.Messages[7].ID, Limit: 3})
+	if err != nil || at.Messages[0].ID != page.Messages[7].ID || at.FirstIndex != 8 || at.BeforeRemaining != 7 || at.Session.ID != "big" {
+		t.Errorf("page at a message of the session: %+v %v", at, err)
+	}
 	var ve *ValidationError
+	if _, err := s.GetSession(ctx, view.GetSessionRequest{ID: "big", AtMessageID: page.Messages[7].ID, BeforeMessageID: page.Messages[9].ID}); !errors.As(err, &ve) {
+		t.Errorf("at and before together: %v", err)
+	}
+	if _, err := s.GetSession(ctx, view.GetSessionRequest{ID: "big", AtMessageID: "gone"}); !errors.As(err, &ve) || ve.Field != "at_message_id" {
+		t.Errorf("at a message not in the session: %v", err)
+	}
 	if _, err := s.GetSession(ctx, view.GetSessionRequest{ID: "big", AfterMessageID: "gone"}); !errors.As(err, &ve) || ve.Field != "after_message_id" {
 		t.Errorf("stale anchor: %v", err)
 	}

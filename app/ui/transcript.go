@@ -130,7 +130,7 @@ func (t *Transcript) ShowFind() {
 // Load fetches the session's first page (or, after OpenAt, the page at the hit).
 func (t *Transcript) Load() {
 	if t.focusID != "" {
-		t.fetch(view.GetSessionRequest{ID: t.focusID, Limit: PageSize}, pageAt)
+		t.fetch(view.GetSessionRequest{ID: t.Session, AtMessageID: t.focusID, Limit: PageSize}, pageAt)
 		return
 	}
 	t.fetch(view.GetSessionRequest{ID: t.Session, Limit: PageSize}, pageAt)
@@ -141,10 +141,11 @@ func (t *Transcript) LoadEnd() {
 	t.fetch(view.GetSessionRequest{ID: t.Session, Limit: PageSize, From: "end"}, pageAt)
 }
 
-// OpenAt loads the page that starts at message id (a search hit) and scrolls to it.
+// OpenAt loads the page of this session that starts at message id (a search hit) and scrolls
+// to it. The session is named too: another session (a restored copy) may hold the same id.
 func (t *Transcript) OpenAt(messageID string) {
 	t.focusID = messageID
-	t.fetch(view.GetSessionRequest{ID: messageID, Limit: PageSize}, pageAt)
+	t.fetch(view.GetSessionRequest{ID: t.Session, AtMessageID: messageID, Limit: PageSize}, pageAt)
 }
 
 // LoadAfter and LoadBefore extend what is shown by a page at either end.

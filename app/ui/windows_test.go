@@ -235,6 +235,40 @@ func TestOpenAtHit(t *testing.T) {
 	}
 }
 
+// TestOpenAtHitInACopy: a restored copy of a session keeps its message ids, so a hit in the
+// copy names an id the original holds too. The window opened at the copy's hit shows the copy,
+// and scrolling up from the hit loads the copy's earlier messages (it once asked the daemon for
+// the page before a message of the other session and stayed "Loading…").
+func TestOpenAtHitInACopy(t *testing.T) {
+	srv := daemontest.Start(t, "")
+	// "a-…" sorts before "z-…": a lookup by message id alone finds the original first
+	ingestSession(t, srv.Client, "a-original", "/srv/one", 2*PageSize)
+	copyID, ids := ingestSession(t, srv.Client, "z-copy", "/srv/two", 2*PageSize)
+	tr, _ := newTranscript(t, srv.Client, copyID)
+	hit := ids[PageSize+5]
+	fyne.DoAndWait(func() { tr.OpenAt(hit) })
+	wait(t, tr.Done)
+	if tr.Status.Text == "" || strings.HasPrefix(tr.Status.Text, "Could not") {
+		t.Fatalf("opened at the hit: %s", tr.Status.Text)
+	}
+	for _, m := range tr.Messages() {
+		if m.SessionID != copyID {
+			t.Fatalf("message %s of session %s shown in the copy's window", m.ID, m.SessionID)
+		}
+	}
+	if !strings.Contains(tr.Header.Text, "/srv/two") {
+		t.Errorf("header %q, want the copy's project", tr.Header.Text)
+	}
+	fyne.DoAndWait(tr.LoadBefore)
+	wait(t, tr.Done)
+	if strings.HasPrefix(tr.Status.Text, "Could not") {
+		t.Fatalf("scrolling up from the hit: %s", tr.Status.Text)
+	}
+	if before, _ := tr.Remaining(); before != 5 || tr.Messages()[0].ID != ids[5] || tr.Messages()[0].SessionID != copyID {
+		t.Errorf("a page before the hit: %d still before, first %s of %s", before, tr.Messages()[0].ID, tr.Messages()[0].SessionID)
+	}
+}
+
 // recorder is a terminal that records what it was asked to open.
 type recorder struct {
 	opts terminal.Options

@@ -41,7 +41,7 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 	return text(present.Search(res, SearchBudget-200), SearchBudget), nil, nil
 }
 
-const getSessionDoc = `Read a stored session, a page of messages at a time, in order: each message's text and one line per tool call (->) and result (<-). id: a session id, or a message id from pond_search (the page then starts at that message). from: start (default) or end (the latest turns: use it to recover the state after a compaction, or for "where did we leave off"). limit: messages per page (default 20, at most 1000; pages are also bounded to 200,000 characters). Page on with after_message_id or before_message_id (not both); the output names the next anchor. The first page lists the session's sub-agent sessions.`
+const getSessionDoc = `Read a stored session, a page of messages at a time, in order: each message's text and one line per tool call (->) and result (<-). id: a session id, or a message id from pond_search (the page then starts at that message; a restored copy of a session keeps its message ids, so to be exact pass the session id as id and the message id as at_message_id). from: start (default) or end (the latest turns: use it to recover the state after a compaction, or for "where did we leave off"). limit: messages per page (default 20, at most 1000; pages are also bounded to 200,000 characters). Page on with after_message_id or before_message_id (not both); the output names the next anchor. The first page lists the session's sub-agent sessions.`
 
 // GetSessionIn is pond_get_session's input.
 type GetSessionIn struct {
@@ -51,11 +51,12 @@ type GetSessionIn struct {
 	From            string `json:"from,omitempty" jsonschema:"start (default) or end: read the latest turns first"`
 	AfterMessageID  string `json:"after_message_id,omitempty" jsonschema:"the page after this message"`
 	BeforeMessageID string `json:"before_message_id,omitempty" jsonschema:"the page before this message"`
+	AtMessageID     string `json:"at_message_id,omitempty" jsonschema:"the page starting at this message of the session named by id"`
 }
 
 func (h *handlers) getSession(ctx context.Context, _ *mcp.CallToolRequest, in GetSessionIn) (*mcp.CallToolResult, any, error) {
 	page, err := h.api.GetSession(ctx, &apitype.GetSessionRequest{GetSessionRequest: view.GetSessionRequest{ID: in.ID, SessionID: in.SessionID,
-		Limit: in.Limit, From: in.From, AfterMessageID: in.AfterMessageID, BeforeMessageID: in.BeforeMessageID}})
+		Limit: in.Limit, From: in.From, AfterMessageID: in.AfterMessageID, BeforeMessageID: in.BeforeMessageID, AtMessageID: in.AtMessageID}})
 	if err != nil {
 		return nil, nil, mapError(err)
 	}

@@ -34,7 +34,7 @@ func TestWireJSON(t *testing.T) {
 			Sessions: []view.SessionHits{{SessionID: "s", Project: "/p", SourceAgent: "a", CreatedAt: "t", SessionMessagesCount: 4,
 				MatchedMessageCount: 1, BestScore: 1, Matches: []view.Hit{{SessionID: "s", MessageID: "m", Role: "user", Timestamp: "t",
 					Score: 0.5, Text: "x <b>", Highlights: [][2]int{{0, 1}}}}}}}},
-		{"get_session_request", GetSessionRequest{GetSessionRequest: view.GetSessionRequest{ID: "s", SessionID: "s2", Limit: 5, From: "end", AfterMessageID: "a", BeforeMessageID: "b"}}},
+		{"get_session_request", GetSessionRequest{GetSessionRequest: view.GetSessionRequest{ID: "s", SessionID: "s2", Limit: 5, From: "end", AfterMessageID: "a", BeforeMessageID: "b", AtMessageID: "c"}}},
 		{"session_page", view.SessionPage{Session: info, Scope: "session", Messages: []view.MessageView{mv}, FirstIndex: 1,
 			BeforeRemaining: 2, AfterRemaining: 3, ResolvedFromMessageID: "m", Subagents: []view.SessionInfo{info}}},
 		{"get_message_request", GetMessageRequest{GetMessageRequest: view.GetMessageRequest{ID: "m", MessageID: "m2", SessionID: "s", ContextBefore: &three, ContextAfter: &three}}},

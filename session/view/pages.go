@@ -12,7 +12,9 @@ const (
 )
 
 // GetSessionRequest asks for one page of a session. ID may be a message id: the page then
-// starts at that message (ResolvedFromMessageID says so).
+// starts at that message (ResolvedFromMessageID says so). Message ids are unique only within
+// a session (a restored copy keeps its original's), so a reader that knows the session passes
+// it as ID and the message as AtMessageID.
 type GetSessionRequest struct {
 	ID              string `json:"id"`
 	SessionID       string `json:"session_id,omitempty"` // alias of ID
@@ -20,6 +22,8 @@ type GetSessionRequest struct {
 	From            string `json:"from,omitempty"`       // start (default) or end
 	AfterMessageID  string `json:"after_message_id,omitempty"`
 	BeforeMessageID string `json:"before_message_id,omitempty"`
+	// AtMessageID starts the page at this message of session ID.
+	AtMessageID string `json:"at_message_id,omitempty"`
 }
 
 // SessionInfo describes a session.
