@@ -22,6 +22,7 @@ import (
 	"github.com/pondhq/pond/internal/fakemodel"
 	"github.com/pondhq/pond/ipc"
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/session"
 )
 
 // The fixture session pond_search must find (adapters/claudecode/testdata/projects/-srv-demo).
@@ -248,4 +249,132 @@ func piRPC(t *testing.T, pi, home, runtime string, done func() bool) (asked, sta
 	}
 	t.Fatalf("pi's RPC output ended before the test was done: %v\n%s", sc.Err(), stderr.String())
 	return nil, nil
+}
+
+// TestPiPondCommand drives /pond in Pi itself (RPC mode: the test answers Pi's dialogs): search
+// the archive through the daemon, pick the hit, "Resume it here in Pi"; the daemon restores the
+// session into Pi's folder and Pi switches to it, so the session Pi has open afterwards is the
+// restored file, holding the stored session's words.
+func TestPiPondCommand(t *testing.T) {
+	legacy := piCLI(t)
+	// pi 1.x, @earendil-works, beside the legacy 0.73 package: pi-pond loads in both.
+	current := filepath.Join(os.Getenv("POND_VERIFY_AGENTS"), "node_modules", "@earendil-works", "pi-coding-agent", "dist", "cli.js")
+	for name, pi := range map[string]string{"pi-0.73": legacy, "pi-1.x": current} {
+		t.Run(name, func(t *testing.T) { piPondCommand(t, pi) })
+	}
+}
+
+func piPondCommand(t *testing.T, pi string) {
+	if _, err := os.Stat(pi); err != nil {
+		t.Fatal(err)
+	}
+	s := daemontest.Start(t, "")
+	piServeMCP(t, s)
+	hs := httptest.NewServer(fakemodel.New(fakemodel.Script{}))
+	t.Cleanup(hs.Close)
+	home := piHome(t, hs.URL)
+	project := t.TempDir() // Pi resumes in the session's folder, so it must exist
+	piIngest(t, s, "pond-cmd-1", project, "plan the zanzibar migration in two steps", "first move the readers, then the writers")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a bound on a hang
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", pi, "--offline", "--provider", "pond-fake", "--model", "fake", "--mode", "rpc")
+	cmd.Dir = t.TempDir()
+	cmd.Env = piEnv(home, s.Dirs.Runtime.Path)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); cmd.Process.Kill(); cmd.Wait() }()
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		in.Write(append(b, '\n'))
+	}
+	send(map[string]any{"type": "get_state", "id": "state"})
+	var first, picked string
+	var notes []string
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var m struct {
+			Type, ID, Method, Title, Message string
+			Options                          []string
+			Success                          bool
+			Data                             struct{ SessionFile string }
+		}
+		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			continue
+		}
+		switch {
+		case m.Type == "extension_ui_request" && m.Method == "confirm":
+			send(map[string]any{"type": "extension_ui_response", "id": m.ID, "confirmed": true})
+		case m.Type == "extension_ui_request" && m.Method == "select" && strings.HasPrefix(m.Title, "Pond: "):
+			if len(m.Options) != 1 || !strings.Contains(m.Options[0], project) {
+				t.Fatalf("the picker offers %q, want the one stored session in %s", m.Options, project)
+			}
+			picked = m.Options[0]
+			send(map[string]any{"type": "extension_ui_response", "id": m.ID, "value": picked})
+		case m.Type == "extension_ui_request" && m.Method == "select":
+			if !slices.Contains(m.Options, "Resume it here in Pi") {
+				t.Fatalf("the second question offers %q", m.Options)
+			}
+			send(map[string]any{"type": "extension_ui_response", "id": m.ID, "value": "Resume it here in Pi"})
+		case m.Type == "extension_ui_request" && m.Method == "notify":
+			notes = append(notes, m.Message)
+			if strings.Contains(m.Message, "pond:") || strings.Contains(m.Message, "not running") {
+				t.Fatalf("/pond failed: %s", m.Message)
+			}
+		case m.Type == "response" && m.ID == "state":
+			if first == "" {
+				first = m.Data.SessionFile
+				send(map[string]any{"type": "prompt", "id": "cmd", "message": "/pond zanzibar"})
+			}
+			if f := m.Data.SessionFile; picked != "" && f != first && slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "Restored from Pond") }) {
+				agent := filepath.Join(home, ".pi", "agent", "sessions")
+				if !strings.HasPrefix(f, agent+string(filepath.Separator)) {
+					t.Fatalf("Pi switched to %s, outside its sessions folder %s", f, agent)
+				}
+				b, err := os.ReadFile(f)
+				if err != nil || !strings.Contains(string(b), "zanzibar migration") || !strings.Contains(string(b), "readers, then the writers") {
+					t.Fatalf("the session Pi opened (%s) is not the restored one: %v\n%s", f, err, b)
+				}
+				return
+			}
+			time.Sleep(100 * time.Millisecond) // polling Pi, not a measure of speed
+			send(map[string]any{"type": "get_state", "id": "state"})
+		}
+	}
+	t.Fatalf("pi's RPC output ended before /pond resumed the session (picked %q, notes %q): %v\n%s", picked, notes, sc.Err(), stderr.String())
+}
+
+// piIngest stores one two-message session in project through the daemon's ingest route.
+func piIngest(t *testing.T, s *daemontest.Served, id, project, ask, answer string) {
+	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	evs := []session.Event{
+		{Session: &session.Session{ID: id, SourceAgent: "claude-code", Project: project, CreatedAt: t0}},
+		{Message: &session.Message{SessionID: id, ID: "u1", Role: session.RoleUser, Timestamp: t0}},
+		{Part: &session.Part{SessionID: id, MessageID: "u1", ID: "p0", Type: session.PartText, Text: ask, Provenance: session.Conversational}},
+		{Message: &session.Message{SessionID: id, ID: "a1", Role: session.RoleAssistant, Timestamp: t0.Add(time.Second)}},
+		{Part: &session.Part{SessionID: id, MessageID: "a1", ID: "p0", Type: session.PartText, Text: answer, Provenance: session.Conversational}},
+	}
+	var raw []json.RawMessage
+	for _, e := range evs {
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw = append(raw, b)
+	}
+	res, err := s.Client.Ingest(context.Background(), &apitype.IngestRequest{Events: raw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Results {
+		if r.Status == "error" {
+			t.Fatalf("ingest: %+v", r)
+		}
+	}
 }

@@ -2,6 +2,7 @@
 // socket); it never opens the archive itself. Types only from the host, so the extension loads
 // under @earendil-works/pi-coding-agent and the legacy @mariozechner/pi-coding-agent alike.
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { pondCommand } from "./src/command.ts";
 import { Client, askConsent } from "./src/pond.ts";
 import { PROMPT_GUIDELINES, PROMPT_SNIPPET, TOOLS, run } from "./src/tools.ts";
 
@@ -29,9 +30,56 @@ export default function piPond(pi: ExtensionAPI) {
 		} as any);
 	}
 
-	function status(ctx: any) {
-		if (!ctx?.hasUI) return;
-		ctx.ui.setStatus(STATUS_KEY, client?.connected ? "pond ready" : "pond unavailable");
+	pi.registerCommand("pond", {
+		description: "Search your Pond archive; resume a session here or paste a reference to it",
+		handler: (args: string, ctx: any) => pondCommand(args, ctx),
+	});
+
+	// The footer: "pond ready" while a session with the daemon is open; "pond reconnecting" once
+	// it dropped, while a probe retries with back-off; "pond unavailable" when the daemon has not
+	// answered for a while (the probe keeps trying, at most once a minute).
+	let footer: ((text: string) => void) | undefined;
+	let probe: NodeJS.Timeout | undefined;
+	let misses = 0;
+	let everReady = false;
+	function status(ctx?: any) {
+		if (ctx?.hasUI) {
+			let shown = "";
+			footer = (text) => {
+				if (text === shown) return;
+				shown = text;
+				try {
+					ctx.ui.setStatus(STATUS_KEY, text);
+				} catch {
+					footer = undefined; // a ctx Pi has retired; the next session brings its own
+				}
+			};
+		}
+		if (client?.connected) {
+			misses = 0;
+			everReady = true;
+			footer?.("pond ready");
+		} else {
+			footer?.(everReady && misses < 3 ? "pond reconnecting" : "pond unavailable");
+		}
+		schedule();
+	}
+	function schedule() {
+		if (probe || !client) return;
+		const wait = client.connected ? 5_000 : Math.min(60_000, 2_000 * 2 ** misses);
+		probe = setTimeout(async () => {
+			probe = undefined;
+			if (!client) return;
+			if (!client.connected) {
+				try {
+					await client.open();
+				} catch {
+					misses++;
+				}
+			}
+			status();
+		}, wait);
+		probe.unref?.();
 	}
 
 	// The socket is opened when a session starts and closed when it ends, never in the factory.
@@ -39,7 +87,7 @@ export default function piPond(pi: ExtensionAPI) {
 		try {
 			await get().open();
 		} catch {
-			// The daemon may start later; each tool call retries and says how to start it.
+			// The daemon may start later; the probe and each tool call retry and say how to start it.
 		}
 		status(ctx);
 		// The one-time consent question, only where someone can answer it; not awaited, so Pi's
@@ -47,6 +95,9 @@ export default function piPond(pi: ExtensionAPI) {
 		if (ctx?.hasUI) void askConsent((title, message) => ctx.ui.confirm(title, message)).catch(() => {});
 	});
 	pi.on("session_shutdown", async () => {
+		if (probe) clearTimeout(probe);
+		probe = undefined;
+		footer = undefined;
 		client?.close();
 		client = undefined;
 	});

@@ -66,9 +66,14 @@ export class DaemonDown extends Error {
 
 /** PondError: the daemon answered with an error; its text is Pond's, meant for the model. */
 export class PondError extends Error {
-	constructor(message: string) {
+	/** code and details are the daemon's error body's, when it sent one (a refused restore's outcome). */
+	readonly code?: string;
+	readonly details?: any;
+	constructor(message: string, code?: string, details?: any) {
 		super(`pond: ${message}`);
 		this.name = "PondError";
+		this.code = code;
+		this.details = details;
 	}
 }
 
@@ -233,7 +238,9 @@ export function api(method: string, path: string, body?: object, socketPath: str
 					} catch {
 						return reject(new PondError(`${method} ${path}: HTTP ${res.statusCode}`));
 					}
-					if (res.statusCode !== 200) return reject(new PondError(out?.error?.message ?? `${method} ${path}: HTTP ${res.statusCode}`));
+					if (res.statusCode !== 200) {
+						return reject(new PondError(out?.error?.message ?? `${method} ${path}: HTTP ${res.statusCode}`, out?.error?.code, out?.error?.details));
+					}
 					resolve(out);
 				});
 			},
