@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +37,11 @@ func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adap
 	started := parseTime(str("created_at"))
 	if started.IsZero() {
 		started = first
+	}
+	if started.IsZero() {
+		if info, err := os.Stat(src.Path); err == nil {
+			started = info.ModTime().UTC()
+		}
 	}
 	project := str("working_dir")
 	if project == "" {
@@ -83,7 +89,7 @@ func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adap
 	if err := out.Event(session.Event{Session: &sess}); err != nil {
 		return err
 	}
-	e := &emitter{out: out, sid: sid, last: started, names: map[string]string{}}
+	e := &emitter{out: out, sid: sid, start: started, names: map[string]string{}}
 	for i, vals := range s.msgs {
 		if err := e.message(src, s.msgCols, vals, i+1); err != nil {
 			return err
@@ -96,7 +102,8 @@ func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adap
 type emitter struct {
 	out   adapters.Emitter
 	sid   string
-	last  time.Time
+	start time.Time         // the session's, for a first row without a time
+	last  time.Time         // the previous row's
 	names map[string]string // tool call id → tool name, for the responses
 }
 
@@ -160,6 +167,9 @@ func (e *emitter) message(src adapters.Source, cols []string, vals []any, line i
 		}
 	}
 	ts := epoch(get("created_timestamp"))
+	if ts.IsZero() && e.last.IsZero() {
+		ts = e.start
+	}
 	if ts.IsZero() || ts.Before(e.last) {
 		// goose's order is (created_timestamp, id) and the store's (time, id): a row out of
 		// time order (an old millisecond stamp, a clock that stepped back) takes the previous
