@@ -167,8 +167,8 @@ func TestSchemaVersions(t *testing.T) {
 			migrate(t, db, v, 17)
 			checkLikeGoose(t, db, plan.ID, main.Session.Project)
 			c = readRoot(t, root)
-			s := c.Sessions()[plan.ID]
-			if s == nil || s.ParentSessionID != "20260501_1" {
+			s, ok := c.Sessions()[plan.ID]
+			if !ok || s.ParentSessionID != "20260501_1" {
 				t.Errorf("restored session %s read back as %+v, want it linked to its original", plan.ID, s)
 			}
 		})
