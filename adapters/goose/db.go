@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/pondhq/pond/adapters"
 )
@@ -48,6 +49,40 @@ func columns(ctx context.Context, q interface {
 	return out, nil
 }
 
+// selectList is the columns of table for a SELECT, each by name, with any the driver would
+// turn into a time (declared TIMESTAMP, DATETIME or DATE) wrapped in an expression that has no
+// declared type, so its value comes back as goose wrote it and is kept byte for byte.
+func selectList(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, table, prefix string) (string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT name, type FROM pragma_table_info(?) ORDER BY cid`, table)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var cols []string
+	for rows.Next() {
+		var name, typ string
+		if err := rows.Scan(&name, &typ); err != nil {
+			return "", err
+		}
+		id := `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+		switch t := strings.ToUpper(typ); {
+		case strings.Contains(t, "TIME") || strings.Contains(t, "DATE"):
+			cols = append(cols, "CASE WHEN 1 THEN "+prefix+id+" END AS "+id)
+		default:
+			cols = append(cols, prefix+id)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	if len(cols) == 0 {
+		return "", fmt.Errorf("no table %s", table)
+	}
+	return strings.Join(cols, ", "), nil
+}
+
 // scanDB lists the database's sessions, each with a stamp of what a read would see; Size is
 // the session's message rows, Hint its id.
 func scanDB(ctx context.Context, env adapters.Env, path string) ([]adapters.Source, error) {
@@ -67,7 +102,11 @@ func scanDB(ctx context.Context, env adapters.Env, path string) ([]adapters.Sour
 	if msgCols["metadata_json"] {
 		meta = `total(length(metadata_json)) AS meta, total(instr(metadata_json, '"agentVisible":false') > 0) AS hidden`
 	}
-	rows, err := db.QueryContext(ctx, `SELECT s.*, m.n, m.top, m.meta, m.hidden FROM sessions s LEFT JOIN
+	list, err := selectList(ctx, db, "sessions", "s.")
+	if err != nil {
+		return nil, fmt.Errorf("goose: scan %s: %w", path, err)
+	}
+	rows, err := db.QueryContext(ctx, `SELECT `+list+`, m.n, m.top, m.meta, m.hidden FROM sessions s LEFT JOIN
 		(SELECT session_id, count(*) AS n, max(id) AS top, `+meta+`
 		 FROM messages GROUP BY session_id) m ON m.session_id = s.id ORDER BY s.id`)
 	if err != nil {
@@ -141,7 +180,15 @@ func loadDB(ctx context.Context, env adapters.Env, path, id string) (*dbSession,
 	}
 	defer tx.Rollback()
 	s := &dbSession{}
-	rows, err := tx.QueryContext(ctx, `SELECT * FROM sessions WHERE id = ?`, id)
+	list, err := selectList(ctx, tx, "sessions", "")
+	if err != nil {
+		return nil, err
+	}
+	msgList, err := selectList(ctx, tx, "messages", "")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+list+` FROM sessions WHERE id = ?`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +211,7 @@ func loadDB(ctx context.Context, env adapters.Env, path, id string) (*dbSession,
 	}
 	// goose's own load: ORDER BY created_timestamp, id (a tool request and its response are
 	// often in one second; the row id keeps their order).
-	rows, err = tx.QueryContext(ctx, `SELECT * FROM messages WHERE session_id = ? ORDER BY created_timestamp, id`, id)
+	rows, err = tx.QueryContext(ctx, `SELECT `+msgList+` FROM messages WHERE session_id = ? ORDER BY created_timestamp, id`, id)
 	if err != nil {
 		return nil, err
 	}

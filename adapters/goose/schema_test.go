@@ -165,7 +165,7 @@ func TestSchemaVersions(t *testing.T) {
 				t.Errorf("a second restore of %s was written", plan.ID)
 			}
 			migrate(t, db, v, 17)
-			checkLikeGoose(t, db, plan.ID, main.Session.Project)
+			checkLikeGoose(t, db, v, plan.ID, main.Session.Project)
 			c = readRoot(t, root)
 			s, ok := c.Sessions()[plan.ID]
 			if !ok || s.ParentSessionID != "20260501_1" {
@@ -178,7 +178,7 @@ func TestSchemaVersions(t *testing.T) {
 // checkLikeGoose checks the database as goose would use it: its constraints hold, and the
 // session loads through goose's get_session and get_conversation queries, every message's
 // content parsing as goose's content blocks, every tool response answering a request before it.
-func checkLikeGoose(t *testing.T, db *sql.DB, id, project string) {
+func checkLikeGoose(t *testing.T, db *sql.DB, v int, id, project string) {
 	t.Helper()
 	var ok string
 	if err := db.QueryRow(`PRAGMA integrity_check`).Scan(&ok); err != nil || ok != "ok" {
@@ -208,11 +208,17 @@ func checkLikeGoose(t *testing.T, db *sql.DB, id, project string) {
 	if err != nil {
 		t.Fatalf("goose's get_session: %v", err)
 	}
-	if wd != project || kind != "user" || mode != "auto" || !json.Valid([]byte(ext)) || len(created) != 19 {
+	// created_at as CURRENT_TIMESTAMP writes it, which sqlx reads as goose's DateTime<Utc>.
+	var plain bool
+	if err := db.QueryRow(`SELECT created_at GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9]' FROM sessions WHERE id = ?`, id).Scan(&plain); err != nil || !plain {
+		t.Errorf("created_at not as CURRENT_TIMESTAMP writes it: %v", err)
+	}
+	if wd != project || kind != "user" || mode != "auto" || !json.Valid([]byte(ext)) {
 		t.Errorf("session row: working_dir %q type %q mode %q created %q extension_data %s", wd, kind, mode, created, ext)
 	}
 	var subParent string
-	if err := db.QueryRow(`SELECT parent_session_id FROM sessions WHERE session_type = 'sub_agent' AND parent_session_id = ?`, id).Scan(&subParent); err != nil {
+	// The link to a parent came with v15: an older store takes the sub-agent without it.
+	if err := db.QueryRow(`SELECT parent_session_id FROM sessions WHERE session_type = 'sub_agent' AND parent_session_id = ?`, id).Scan(&subParent); v >= 15 && err != nil {
 		t.Errorf("no sub_agent session under %s: %v", id, err)
 	}
 	msgs, err := db.Query(`SELECT role, content_json, created_timestamp, metadata_json, message_id FROM messages WHERE session_id = ? ORDER BY created_timestamp, id`, id)
