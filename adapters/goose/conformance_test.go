@@ -11,7 +11,7 @@ import (
 func TestConformance(t *testing.T) {
 	adaptertest.Run(t, adaptertest.Config{
 		Adapter:    goose.New(),
-		Want:       adaptertest.Counts{Sessions: 7, Messages: 22, Parts: 0},
+		Want:       adaptertest.Counts{Sessions: 7, Messages: 22, Parts: 27},
 		OpenSQLite: sqlite.OpenAgentDB,
 		CreateDB:   sqlite.CreateFromScript,
 		WriteRows:  sqlite.WriteAgentRows,

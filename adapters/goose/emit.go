@@ -110,14 +110,14 @@ type emitter struct {
 // block is one content block of a message, as goose serialises MessageContent (tagged by
 // "type", camel-case fields).
 type block struct {
-	Type     string      `json:"type"`
-	Text     string      `json:"text"`
-	Thinking string      `json:"thinking"`
-	Data     string      `json:"data"`
-	MimeType string      `json:"mimeType"`
-	ID       string      `json:"id"`
-	ToolCall *toolResult `json:"toolCall"`
-	Result   *toolResult `json:"toolResult"`
+	Type     string          `json:"type"`
+	Text     string          `json:"text"`
+	Thinking string          `json:"thinking"`
+	Data     json.RawMessage `json:"data"` // an image's base64 (a string); actionRequired's object
+	MimeType string          `json:"mimeType"`
+	ID       string          `json:"id"`
+	ToolCall *toolResult     `json:"toolCall"`
+	Result   *toolResult     `json:"toolResult"`
 }
 
 // toolResult is goose's serialised Result: {"status":"success","value":…} or
@@ -227,12 +227,12 @@ func (e *emitter) message(src adapters.Source, cols []string, vals []any, line i
 				add(session.Part{Type: session.PartReasoning, Text: t})
 			}
 		case "image":
-			if b.Data != "" {
+			if data := adapters.Str(b.Data); data != "" {
 				mt := b.MimeType
 				if mt == "" {
 					mt = "image/*"
 				}
-				add(session.Part{Type: session.PartFile, MediaType: mt, Data: &session.FileData{Kind: session.FileURL, Value: "data:" + mt + ";base64," + b.Data}})
+				add(session.Part{Type: session.PartFile, MediaType: mt, Data: &session.FileData{Kind: session.FileURL, Value: "data:" + mt + ";base64," + data}})
 			}
 		case "toolRequest", "frontendToolRequest":
 			name, params := callOf(b.ToolCall)
