@@ -86,7 +86,7 @@ func (g *gooseFormat) Write(root string, c *corpus.Conv) (int64, error) {
 			row("assistant", []any{req}, t.At.Unix())
 			res := responseBlock{Type: "toolResponse", ID: call}
 			res.ToolResult.Status = "success"
-			res.ToolResult.Value = resultValue{Content: []textBlock{{"text", t.Output}}}
+			res.ToolResult.Value = resultValue{Content: []textBlock{{"text", t.Output}}, IsError: t.Failed}
 			row("user", []any{res}, t.At.Unix()+1)
 		}
 	}
