@@ -191,7 +191,7 @@ func TestAgentsStep(t *testing.T) {
 	}
 
 	st = installAgents(ctx, o)
-	want := map[string]string{"claude-code": "installed", "codex-cli": "installed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "installed", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "skipped", "hermes": "skipped"}
+	want := map[string]string{"claude-code": "installed", "codex-cli": "installed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "installed", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "skipped", "hermes": "skipped", "goose": "skipped"}
 	if diff := cmp.Diff(want, agentOutcomes(st)); diff != "" {
 		t.Errorf("install (-want +got):\n%s\n%+v", diff, st)
 	}
@@ -210,7 +210,7 @@ func TestAgentsStep(t *testing.T) {
 	for _, a := range Agents(o.env(), o.Exe) {
 		doc[a.Agent] = a.Outcome
 	}
-	if diff := cmp.Diff(map[string]string{"claude-code": "wired", "codex-cli": "wired", "copilot-cli": "skipped", "gemini-cli": "skipped", "opencode": "skipped", "pi-coding-agent": "wired", "qwen-code": "skipped", "cline": "skipped", "roo-code": "skipped", "kilo": "skipped", "cursor": "skipped", "openclaw": "skipped", "hermes": "skipped"}, doc); diff != "" {
+	if diff := cmp.Diff(map[string]string{"claude-code": "wired", "codex-cli": "wired", "copilot-cli": "skipped", "gemini-cli": "skipped", "opencode": "skipped", "pi-coding-agent": "wired", "qwen-code": "skipped", "cline": "skipped", "roo-code": "skipped", "kilo": "skipped", "cursor": "skipped", "openclaw": "skipped", "hermes": "skipped", "goose": "skipped"}, doc); diff != "" {
 		t.Errorf("doctor (-want +got):\n%s", diff)
 	}
 	moved := *o
@@ -220,7 +220,7 @@ func TestAgentsStep(t *testing.T) {
 	}
 
 	st = uninstallAgents(ctx, o)
-	want = map[string]string{"claude-code": "removed", "codex-cli": "removed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "removed", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "absent", "hermes": "absent"}
+	want = map[string]string{"claude-code": "removed", "codex-cli": "removed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "removed", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "absent", "hermes": "absent", "goose": "absent"}
 	if diff := cmp.Diff(want, agentOutcomes(st)); diff != "" {
 		t.Errorf("uninstall (-want +got):\n%s", diff)
 	}

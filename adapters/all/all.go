@@ -12,6 +12,7 @@ import (
 	"github.com/pondhq/pond/adapters/copilot"
 	"github.com/pondhq/pond/adapters/cursor"
 	"github.com/pondhq/pond/adapters/gemini"
+	"github.com/pondhq/pond/adapters/goose"
 	"github.com/pondhq/pond/adapters/hermes"
 	"github.com/pondhq/pond/adapters/kilo"
 	"github.com/pondhq/pond/adapters/openclaw"
@@ -37,6 +38,7 @@ func Adapters() []adapters.Adapter {
 		cursor.New(),
 		openclaw.New(),
 		hermes.New(),
+		goose.New(),
 	}
 }
 

@@ -3,10 +3,8 @@ package hermes
 import (
 	"context"
 	"database/sql"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -48,11 +46,11 @@ func scanDB(ctx context.Context, env adapters.Env, path, rel string) ([]adapters
 	}
 	var out []adapters.Source
 	for rows.Next() {
-		vals, err := scanRow(rows, len(cols))
+		vals, err := adapters.ScanRow(rows, len(cols))
 		if err != nil {
 			return nil, fmt.Errorf("hermes: scan %s: %w", path, err)
 		}
-		rec := rowJSON(cols, vals)
+		rec := adapters.RowJSON(cols, vals)
 		id, _ := vals[indexOf(cols, "id")].(string)
 		if id == "" {
 			continue
@@ -79,58 +77,6 @@ func indexOf(cols []string, name string) int {
 		}
 	}
 	return -1
-}
-
-// scanRow reads one row's values as the driver gives them.
-func scanRow(rows *sql.Rows, n int) ([]any, error) {
-	vals := make([]any, n)
-	ptrs := make([]any, n)
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	if err := rows.Scan(ptrs...); err != nil {
-		return nil, err
-	}
-	return vals, nil
-}
-
-// rowJSON is a row as a JSON object of its columns in table order: TEXT as strings, INTEGER and
-// REAL as numbers, NULL as null, a BLOB as {"$blob": base64}.
-func rowJSON(cols []string, vals []any) json.RawMessage {
-	fields := make([]adapters.Field, 0, len(cols))
-	for i, c := range cols {
-		fields = append(fields, adapters.Field{Key: c, Value: valueJSON(vals[i])})
-	}
-	return adapters.Object(fields...)
-}
-
-func valueJSON(v any) json.RawMessage {
-	switch x := v.(type) {
-	case nil:
-		return json.RawMessage(`null`)
-	case int64:
-		return json.RawMessage(strconv.FormatInt(x, 10))
-	case float64:
-		if math.IsInf(x, 0) || math.IsNaN(x) {
-			return adapters.String(strconv.FormatFloat(x, 'g', -1, 64))
-		}
-		s := strconv.FormatFloat(x, 'g', -1, 64)
-		if !strings.ContainsAny(s, ".eEn") {
-			s += ".0" // a REAL stays a REAL when written back
-		}
-		return json.RawMessage(s)
-	case string:
-		return adapters.String(x)
-	case []byte:
-		return adapters.Object(adapters.Field{Key: "$blob", Value: adapters.String(base64.StdEncoding.EncodeToString(x))})
-	case bool:
-		if x {
-			return json.RawMessage(`1`)
-		}
-		return json.RawMessage(`0`)
-	default:
-		return adapters.String(fmt.Sprint(x))
-	}
 }
 
 // dbSession is one session as read from a store, in one read transaction.
@@ -174,7 +120,7 @@ func loadDB(ctx context.Context, env adapters.Env, path, id string) (*dbSession,
 		if !rows.Next() {
 			return cols, nil, rows.Err()
 		}
-		vals, err := scanRow(rows, len(cols))
+		vals, err := adapters.ScanRow(rows, len(cols))
 		return cols, vals, err
 	}
 	if s.cols, s.row, err = one(`SELECT * FROM sessions WHERE id = ?`, id); err != nil {
@@ -192,7 +138,7 @@ func loadDB(ctx context.Context, env adapters.Env, path, id string) (*dbSession,
 		return nil, err
 	}
 	for rows.Next() {
-		vals, err := scanRow(rows, len(s.msgCols))
+		vals, err := adapters.ScanRow(rows, len(s.msgCols))
 		if err != nil {
 			return nil, err
 		}
@@ -230,13 +176,13 @@ func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adap
 	srcOpt := adapters.Object(
 		adapters.Field{Key: "db", Value: adapters.String(rel)},
 		adapters.Field{Key: "table", Value: adapters.String("sessions")},
-		adapters.Field{Key: "record", Value: rowJSON(s.cols, s.row)},
+		adapters.Field{Key: "record", Value: adapters.RowJSON(s.cols, s.row)},
 	)
 	if err := e.session(info, srcOpt); err != nil {
 		return err
 	}
 	for i, vals := range s.msgs {
-		rec := rowJSON(s.msgCols, vals)
+		rec := adapters.RowJSON(s.msgCols, vals)
 		m := message{}
 		get := func(k string) any {
 			if j := indexOf(s.msgCols, k); j >= 0 {

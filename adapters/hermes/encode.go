@@ -2,10 +2,8 @@ package hermes
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -124,7 +122,7 @@ func nativeRows(t *restore.Transcript) ([]restore.Insert, int, error) {
 		if r.Line == 0 {
 			table = "sessions"
 		}
-		in, err := rowInsert(table, r.Record)
+		in, err := adapters.RowInsert(table, r.Record)
 		if err != nil {
 			return nil, 0, fmt.Errorf("hermes: session %s: a kept row: %w", t.Session.ID, err)
 		}
@@ -138,56 +136,6 @@ func nativeRows(t *restore.Transcript) ([]restore.Insert, int, error) {
 		return nil, 0, fmt.Errorf("hermes: session %s: its sessions row was not kept", t.Session.ID)
 	}
 	return append([]restore.Insert{*sess}, out...), lost, nil
-}
-
-// rowInsert turns a kept row (rowJSON) back into an insert.
-func rowInsert(table string, rec json.RawMessage) (restore.Insert, error) {
-	in := restore.Insert{Table: table}
-	err := adapters.EachMember(rec, func(key string, val json.RawMessage, _ int) error {
-		v, err := columnValue(val)
-		if err != nil {
-			return fmt.Errorf("column %s: %w", key, err)
-		}
-		in.Columns = append(in.Columns, key)
-		in.Values = append(in.Values, v)
-		return nil
-	})
-	return in, err
-}
-
-// columnValue is a column's value as rowJSON wrote it.
-func columnValue(val json.RawMessage) (any, error) {
-	switch adapters.Kind(val) {
-	case 'n':
-		return nil, nil
-	case '"':
-		return adapters.Str(val), nil
-	case 't':
-		return int64(1), nil
-	case 'f':
-		return int64(0), nil
-	case '{':
-		var b struct {
-			Blob *string `json:"$blob"`
-		}
-		if json.Unmarshal(val, &b) == nil && b.Blob != nil {
-			return base64.StdEncoding.DecodeString(*b.Blob)
-		}
-		return string(val), nil
-	case '[':
-		return string(val), nil
-	}
-	s := string(bytes.TrimSpace(val))
-	if !strings.ContainsAny(s, ".eE") {
-		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return n, nil
-		}
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return nil, err
-	}
-	return f, nil
 }
 
 // foreignID is a restored session's id in Hermes's own form, YYYYMMDD_HHMMSS_<6 hex>, the same
