@@ -41,7 +41,10 @@ func served(t *testing.T) (*daemontest.Served, string) {
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
-	go func() { defer close(done); mcpserver.ServeListener(sctx, ln, mcpserver.New(s.Client, "test", nil), nil) }()
+	go func() {
+		defer close(done)
+		mcpserver.ServeListener(sctx, ln, mcpserver.New(s.Client, "test", nil), nil)
+	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return s, sock
 }
