@@ -219,7 +219,9 @@ func (j *judge) clampSearch(f *view.SearchFilters) error {
 		}
 	}
 	if s.Project != "" && f.Project == "" {
-		f.Project = view.ProjectFilter("lit:" + s.Project)
+		// A substring narrows the search to the project and its folders; what else it lets
+		// through (a path that merely contains it) filterSearch drops.
+		f.Project = view.ProjectFilter(s.Project)
 	}
 	switch {
 	case f.SessionID != "":
