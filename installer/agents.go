@@ -17,7 +17,6 @@ import (
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/all"
 	"github.com/pondhq/pond/assets"
-	"github.com/pondhq/pond/installer/plugins"
 	"github.com/pondhq/pond/installer/service"
 	"github.com/pondhq/pond/internal/atomicfile"
 )
@@ -563,7 +562,7 @@ func Agents(env adapters.Env, exe string) []Agent {
 			switch dir := o.pluginDir(t); {
 			case dir == "":
 				a.Detail = "gets Pond's plugin instead (not in this pond yet)"
-			case plugins.PiCurrent(dir):
+			case pluginCurrent(t, dir):
 				a.Outcome, a.Via = Wired, dir
 			default:
 				if _, err := os.Stat(dir); err == nil {

@@ -191,7 +191,7 @@ func TestAgentsStep(t *testing.T) {
 	}
 
 	st = installAgents(ctx, o)
-	want := map[string]string{"claude-code": "installed", "codex-cli": "installed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "installed", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "skipped", "hermes": "skipped", "goose": "skipped"}
+	want := map[string]string{"claude-code": "installed", "codex-cli": "installed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "installed", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "absent", "hermes": "skipped", "goose": "skipped"}
 	if diff := cmp.Diff(want, agentOutcomes(st)); diff != "" {
 		t.Errorf("install (-want +got):\n%s\n%+v", diff, st)
 	}

@@ -10,19 +10,33 @@ import (
 	"github.com/pondhq/pond/installer/service"
 )
 
-// pluginDir is where the agent's host loads Pond's plugin from; "" when this pond has none for
-// it (only Pi's, pi-pond, so far: <agent dir>/extensions/pond).
+// pluginFor is the plugin Pond installs into an agent's host and the folder under the agent's
+// root (its adapter's first root) that the host loads it from: Pi's pi-pond in <agent
+// dir>/extensions/pond, OpenClaw's openclaw-pond in <state dir>/extensions/openclaw-pond.
+var pluginFor = map[string]struct {
+	name string
+	dir  func(root string) string
+}{
+	"pi-coding-agent": {plugins.Pi, plugins.PiDir},
+	"openclaw":        {plugins.OpenClaw, plugins.OpenClawDir},
+}
+
+// pluginDir is where the agent's host loads Pond's plugin from; "" when this pond has none for it.
 func (o *Options) pluginDir(t target) string {
 	a, ok := all.ByName(t.name)
-	if !ok || t.name != "pi-coding-agent" {
+	p, has := pluginFor[t.name]
+	if !ok || !has {
 		return ""
 	}
 	roots := a.Roots(o.env())
 	if len(roots) == 0 {
 		return ""
 	}
-	return plugins.PiDir(roots[0])
+	return p.dir(roots[0])
 }
+
+// pluginCurrent says whether dir holds this pond's plugin for the agent.
+func pluginCurrent(t target, dir string) bool { return plugins.Current(pluginFor[t.name].name, dir) }
 
 // setPlugin writes Pond's plugin into the agent's host (install), or removes it (!install).
 func (o *Options) setPlugin(t target, install bool) Agent {
@@ -52,7 +66,7 @@ func (o *Options) setPlugin(t target, install bool) Agent {
 		}
 	case !t.detected:
 		a.Outcome, a.Detail = service.OutcomeAbsent, "not installed here (name it in --agents to install Pond's plugin anyway)"
-	case plugins.PiCurrent(dir):
+	case pluginCurrent(t, dir):
 		a.Outcome, a.Detail = service.OutcomeUnchanged, "Pond's plugin "+dir
 	default:
 		a.Outcome, a.Detail = service.OutcomeInstalled, "Pond's plugin "+dir
@@ -61,7 +75,7 @@ func (o *Options) setPlugin(t target, install bool) Agent {
 		}
 		a.Changes = append(a.Changes, service.Change{Action: "write", Path: filepath.Join(dir, "index.ts")})
 		if !o.DryRun {
-			if err := plugins.WritePi(dir); err != nil {
+			if err := plugins.Write(pluginFor[t.name].name, dir); err != nil {
 				a.Outcome, a.Error = OutcomeFailed, fmt.Sprintf("Pond's plugin: %v", err)
 			}
 		}

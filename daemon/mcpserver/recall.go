@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -26,17 +27,41 @@ type SearchIn struct {
 	ToDate      string `json:"to_date,omitempty" jsonschema:"up to the end of this UTC day, YYYY-MM-DD (inclusive)"`
 }
 
-func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchIn) (*mcp.CallToolResult, any, error) {
+func (h *handlers) search(ctx context.Context, req *mcp.CallToolRequest, in SearchIn) (*mcp.CallToolResult, any, error) {
 	switch in.Mode {
 	case "", "fts", "vector", "hybrid":
 	default:
 		return nil, nil, fmt.Errorf("mode %q is not known: use fts, vector or hybrid", in.Mode)
 	}
-	res, err := h.api.Search(ctx, &apitype.SearchRequest{SearchRequest: view.SearchRequest{Query: in.Query, Mode: in.Mode, SortBy: in.SortBy, Limit: in.Limit,
+	sr := view.SearchRequest{Query: in.Query, Mode: in.Mode, SortBy: in.SortBy, Limit: in.Limit,
 		Filters: view.SearchFilters{Project: view.ProjectFilter(in.Project), SessionID: in.SessionID, SourceAgent: in.SourceAgent,
-			FromDate: in.FromDate, ToDate: in.ToDate}}})
+			FromDate: in.FromDate, ToDate: in.ToDate}}
+	scope, err := scopeOf(req.Session)
+	if err != nil {
+		return nil, nil, err
+	}
+	var j *judge
+	if scope != nil {
+		j = h.judge(ctx, scope)
+		if err := j.clampSearch(&sr.Filters); err != nil {
+			return nil, nil, err
+		}
+		// Hits outside the scope are dropped after the search, so it asks for as many
+		// sessions as a search returns, and keeps the number asked for.
+		sr.Limit = view.MaxSearchLimit
+	}
+	res, err := h.api.Search(ctx, &apitype.SearchRequest{SearchRequest: sr})
 	if err != nil {
 		return nil, nil, mapError(err)
+	}
+	if j != nil {
+		limit := in.Limit
+		if limit <= 0 {
+			limit = view.DefaultSearchLimit
+		}
+		if err := j.filterSearch(res, min(limit, view.MaxSearchLimit)); err != nil {
+			return nil, nil, mapError(err)
+		}
 	}
 	return text(present.Search(res, SearchBudget-200), SearchBudget), nil, nil
 }
@@ -54,11 +79,35 @@ type GetSessionIn struct {
 	AtMessageID     string `json:"at_message_id,omitempty" jsonschema:"the page starting at this message of the session named by id"`
 }
 
-func (h *handlers) getSession(ctx context.Context, _ *mcp.CallToolRequest, in GetSessionIn) (*mcp.CallToolResult, any, error) {
+func (h *handlers) getSession(ctx context.Context, req *mcp.CallToolRequest, in GetSessionIn) (*mcp.CallToolResult, any, error) {
+	scope, err := scopeOf(req.Session)
+	if err != nil {
+		return nil, nil, err
+	}
 	page, err := h.api.GetSession(ctx, &apitype.GetSessionRequest{GetSessionRequest: view.GetSessionRequest{ID: in.ID, SessionID: in.SessionID,
 		Limit: in.Limit, From: in.From, AfterMessageID: in.AfterMessageID, BeforeMessageID: in.BeforeMessageID, AtMessageID: in.AtMessageID}})
 	if err != nil {
 		return nil, nil, mapError(err)
+	}
+	if scope != nil {
+		// Checked on what the archive answered, so a message id resolves to its session first.
+		j := h.judge(ctx, scope)
+		ok, err := j.in(&page.Session)
+		if err != nil {
+			return nil, nil, mapError(err)
+		}
+		if !ok {
+			return nil, nil, forbidden(scope, "session "+cmp.Or(in.ID, in.SessionID))
+		}
+		var subs []view.SessionInfo
+		for _, sub := range page.Subagents {
+			if ok, err := j.in(&sub); err != nil {
+				return nil, nil, mapError(err)
+			} else if ok {
+				subs = append(subs, sub)
+			}
+		}
+		page.Subagents = subs
 	}
 	return text(present.Page(page), PageBudget), nil, nil
 }
@@ -74,11 +123,34 @@ type GetMessageIn struct {
 	ContextAfter  *int   `json:"context_after,omitempty" jsonschema:"messages after it to show (default 3)"`
 }
 
-func (h *handlers) getMessage(ctx context.Context, _ *mcp.CallToolRequest, in GetMessageIn) (*mcp.CallToolResult, any, error) {
+func (h *handlers) getMessage(ctx context.Context, req *mcp.CallToolRequest, in GetMessageIn) (*mcp.CallToolResult, any, error) {
+	scope, err := scopeOf(req.Session)
+	if err != nil {
+		return nil, nil, err
+	}
 	d, err := h.api.GetMessage(ctx, &apitype.GetMessageRequest{GetMessageRequest: view.GetMessageRequest{ID: in.ID, MessageID: in.MessageID,
 		SessionID: in.SessionID, ContextBefore: in.ContextBefore, ContextAfter: in.ContextAfter}})
 	if err != nil {
 		return nil, nil, mapError(err)
+	}
+	if scope != nil {
+		j := h.judge(ctx, scope)
+		ok, err := j.in(&d.Session)
+		if err != nil {
+			return nil, nil, mapError(err)
+		}
+		if !ok {
+			return nil, nil, forbidden(scope, "message "+cmp.Or(in.ID, in.MessageID))
+		}
+		var also []string
+		for _, id := range d.AlsoInSessions {
+			if ok, err := j.inID(id); err != nil {
+				return nil, nil, mapError(err)
+			} else if ok {
+				also = append(also, id)
+			}
+		}
+		d.AlsoInSessions = also
 	}
 	return text(present.Message(d), PageBudget), nil, nil
 }

@@ -1,6 +1,8 @@
 // Package plugins holds the agent plugins Pond installs into their hosts, embedded in the pond
-// binary: pi-pond, Pi's extension (TypeScript, loaded by Pi itself). Each is a thin client of
-// the running daemon's MCP socket and never opens the archive itself.
+// binary: pi-pond, Pi's extension, and openclaw-pond, OpenClaw's plugin (both TypeScript, loaded
+// by the host itself). Each is a thin client of the running daemon's MCP socket and never opens
+// the archive itself. What they share (the socket client, the response budget, the tools'
+// bounds and prompt text) is one module, common/, that each installed plugin holds as src/.
 package plugins
 
 import (
@@ -8,50 +10,91 @@ import (
 	"embed"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 )
 
 //go:embed pi-pond/index.ts pi-pond/src/*.ts pi-pond/package.json
+//go:embed openclaw-pond/index.ts openclaw-pond/src/*.ts openclaw-pond/package.json openclaw-pond/openclaw.plugin.json
+//go:embed common/*.ts
 var files embed.FS
+
+// Plugin names, as their folders here and their npm packages are named.
+const (
+	Pi       = "pi-pond"
+	OpenClaw = "openclaw-pond"
+)
 
 // PiDir is where Pi finds a global extension of its own: <agent dir>/extensions/pond/index.ts
 // (Pi's agent dir is ~/.pi/agent unless PI_CODING_AGENT_DIR names another).
 func PiDir(agentDir string) string { return filepath.Join(agentDir, "extensions", "pond") }
 
+// OpenClawDir is where OpenClaw discovers a plugin package of its own: <state dir>/extensions/
+// openclaw-pond (the state dir is ~/.openclaw unless OPENCLAW_STATE_DIR names another).
+func OpenClawDir(stateDir string) string { return filepath.Join(stateDir, "extensions", OpenClaw) }
+
 // WritePi writes pi-pond into dir (PiDir), replacing the files of an earlier version.
-func WritePi(dir string) error {
-	sub, err := fs.Sub(files, "pi-pond")
+func WritePi(dir string) error { return Write(Pi, dir) }
+
+// PiCurrent says whether dir holds this pond's pi-pond, every file as embedded.
+func PiCurrent(dir string) bool { return Current(Pi, dir) }
+
+// Files is the installed form of the plugin named name: its own files, and the common module
+// under src/, by slash path relative to the plugin's folder.
+func Files(name string) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	add := func(root, under string) error {
+		return fs.WalkDir(files, root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := fs.ReadFile(files, p)
+			if err != nil {
+				return err
+			}
+			rel := p[len(root)+1:]
+			out[path.Join(under, rel)] = b
+			return nil
+		})
+	}
+	if err := add(name, ""); err != nil {
+		return nil, err
+	}
+	if err := add("common", "src"); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Write writes the plugin named name into dir, replacing the files of an earlier version.
+func Write(name, dir string) error {
+	fsys, err := Files(name)
 	if err != nil {
 		return err
 	}
-	return fs.WalkDir(sub, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
+	for rel, b := range fsys {
+		dst := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
-		dst := filepath.Join(dir, filepath.FromSlash(p))
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		b, err := fs.ReadFile(sub, p)
-		if err != nil {
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
 			return err
 		}
-		return os.WriteFile(dst, b, 0o644)
-	})
+	}
+	return nil
 }
 
-// PiCurrent says whether dir holds this pond's pi-pond, every file as embedded.
-func PiCurrent(dir string) bool {
-	sub, _ := fs.Sub(files, "pi-pond")
-	same := true
-	fs.WalkDir(sub, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+// Current says whether dir holds this pond's plugin named name, every file as embedded.
+func Current(name, dir string) bool {
+	fsys, err := Files(name)
+	if err != nil {
+		return false
+	}
+	for rel, want := range fsys {
+		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		if err != nil || !bytes.Equal(got, want) {
+			return false
 		}
-		want, _ := fs.ReadFile(sub, p)
-		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
-		same = same && err == nil && bytes.Equal(got, want)
-		return nil
-	})
-	return same
+	}
+	return true
 }

@@ -3,14 +3,15 @@
 // under @earendil-works/pi-coding-agent and the legacy @mariozechner/pi-coding-agent alike.
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { pondCommand } from "./src/command.ts";
-import { Client, askConsent } from "./src/pond.ts";
+import { askConsent } from "./src/consent.ts";
+import { Client } from "./src/pond.ts";
 import { PROMPT_GUIDELINES, PROMPT_SNIPPET, TOOLS, run } from "./src/tools.ts";
 
 const STATUS_KEY = "pond";
 
 export default function piPond(pi: ExtensionAPI) {
 	let client: Client | undefined;
-	const get = () => (client ??= new Client());
+	const get = () => (client ??= new Client(undefined, { name: "pi-pond" }));
 
 	for (const spec of TOOLS) {
 		pi.registerTool({

@@ -4,7 +4,8 @@
 // labels are flattened to one line with control characters removed before Pi's terminal sees them.
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { PondError, PI_AGENT, api, apiSocket } from "./pond.ts";
+import { PI_AGENT } from "./consent.ts";
+import { PondError, api, apiSocket } from "./pond.ts";
 
 export const RESUME = "Resume it here in Pi";
 export const PASTE = "Paste a reference into the prompt";

@@ -1,6 +1,7 @@
-// The Pond side of pi-pond: where the daemon's MCP socket is, a client for it, the tools'
-// bounds and the response budget. Nothing here imports Pi, so both of Pi's package namespaces
-// load it, and Node runs its tests without the host.
+// The Pond side of Pond's TypeScript plugins (pi-pond, openclaw-pond; each installs a copy as
+// src/pond.ts): where the daemon's MCP socket is, a client for it, the response budget, the
+// errors a host shows. Nothing here imports a host, so every host loads it, and Node runs its
+// tests without one.
 import { request } from "node:http";
 import { connect, type Socket } from "node:net";
 import { homedir, tmpdir } from "node:os";
@@ -54,11 +55,11 @@ export function mcpSocket(env: NodeJS.ProcessEnv = process.env): string {
 
 /** DaemonDown: nothing answers on the socket. Its message says how to start the daemon. */
 export class DaemonDown extends Error {
-	constructor(socket: string, cause: string) {
+	constructor(socket: string, cause: string, plugin = "Pond's plugin") {
 		super(
 			`Pond's daemon is not running (${cause} at ${socket}), so the archive cannot be searched right now. ` +
 				"Start it with `pond service start` (after `pond install`), or run `pond daemon` in a terminal, then retry. " +
-				"pi-pond never opens the archive itself.",
+				`${plugin} never opens the archive itself.`,
 		);
 		this.name = "DaemonDown";
 	}
@@ -66,16 +67,36 @@ export class DaemonDown extends Error {
 
 /** PondError: the daemon answered with an error; its text is Pond's, meant for the model. */
 export class PondError extends Error {
-	/** code and details are the daemon's error body's, when it sent one (a refused restore's outcome). */
-	readonly code?: string;
+	/**
+	 * code is the daemon's: its JSON-RPC error code over MCP (CODE_FORBIDDEN: outside the scope),
+	 * or its error body's code over the HTTP API, where details carry e.g. a refused restore's
+	 * outcome.
+	 */
+	readonly code?: number | string;
 	readonly details?: any;
-	constructor(message: string, code?: string, details?: any) {
+	constructor(message: string, code?: number | string, details?: any) {
 		super(`pond: ${message}`);
 		this.name = "PondError";
 		this.code = code;
 		this.details = details;
 	}
 }
+
+/** CODE_FORBIDDEN is the daemon's error for a read outside the connection's scope. */
+export const CODE_FORBIDDEN = -32017;
+
+/** SCOPE_KEY is the capability a client binds its scope under at initialize (daemon/mcpserver). */
+export const SCOPE_KEY = "pond/scope";
+
+/**
+ * Scope is the part of the archive a connection may read, bound by the daemon for the
+ * connection's life: a source agent (and its sub-kinds), a project folder, a session (and with
+ * tree, the sessions it spawned). The daemon refuses whatever lies outside it.
+ */
+export type Scope = { source_agent?: string; project?: string; session?: string; tree?: boolean };
+
+/** ClientOptions: who the client is (for the daemon's log and the errors) and its scope. */
+export type ClientOptions = { name?: string; version?: string; scope?: Scope };
 
 type Pending = { resolve: (v: any) => void; reject: (e: Error) => void };
 
@@ -93,11 +114,16 @@ export class Client {
 	private pending = new Map<number, Pending>();
 
 	readonly socketPath: string;
+	private readonly name: string;
 	private readonly version: string;
+	readonly scope?: Scope;
 
-	constructor(socketPath: string = mcpSocket(), version = "0") {
+	constructor(socketPath: string = mcpSocket(), opts: ClientOptions | string = {}) {
+		if (typeof opts === "string") opts = { version: opts };
 		this.socketPath = socketPath;
-		this.version = version;
+		this.name = opts.name ?? "pi-pond";
+		this.version = opts.version ?? "0";
+		this.scope = opts.scope;
 	}
 
 	/** connected: whether a session is open now. */
@@ -124,19 +150,24 @@ export class Client {
 			s.on("error", (e: NodeJS.ErrnoException) => {
 				if (!opened) {
 					const cause = e.code === "ENOENT" ? "no socket" : e.code === "ECONNREFUSED" ? "nothing listening" : e.message;
-					reject(new DaemonDown(this.socketPath, cause));
+					reject(new DaemonDown(this.socketPath, cause, this.name));
 				}
 			});
-			s.on("close", () => this.drop(new DaemonDown(this.socketPath, "the connection closed")));
+			s.on("close", () => this.drop(new DaemonDown(this.socketPath, "the connection closed", this.name)));
 			s.on("connect", () => {
 				opened = true;
 				this.sock = s;
 				this.request("initialize", {
 					protocolVersion: PROTOCOL_VERSION,
-					capabilities: {},
-					clientInfo: { name: "pi-pond", version: this.version },
+					capabilities: this.scope ? { experimental: { [SCOPE_KEY]: this.scope } } : {},
+					clientInfo: { name: this.name, version: this.version },
 				})
-					.then(() => {
+					.then((res: any) => {
+						// A daemon that does not announce scopes would serve the whole archive: refuse it.
+						if (this.scope && !res?.capabilities?.experimental?.[SCOPE_KEY]) {
+							s.destroy();
+							return reject(new PondError("this Pond daemon cannot confine a connection to a scope; update pond (then `pond service restart`)"));
+						}
 						this.send({ jsonrpc: "2.0", method: "notifications/initialized" });
 						resolve();
 					})
@@ -161,7 +192,7 @@ export class Client {
 			const p = typeof msg.id === "number" ? this.pending.get(msg.id) : undefined;
 			if (!p || msg.method) continue; // a request or notification of the server's: none is needed
 			this.pending.delete(msg.id);
-			if (msg.error) p.reject(new PondError(msg.error.message ?? JSON.stringify(msg.error)));
+			if (msg.error) p.reject(new PondError(msg.error.message ?? JSON.stringify(msg.error), msg.error.code));
 			else p.resolve(msg.result);
 		}
 	}
@@ -188,10 +219,16 @@ export class Client {
 				reject(new Error("cancelled"));
 			};
 			signal?.addEventListener("abort", onAbort, { once: true });
+			const settle = () => {
+				signal?.removeEventListener("abort", onAbort);
+				// An idle connection does not keep the host's process alive (a one-shot agent run exits).
+				if (this.pending.size === 0) this.sock?.unref();
+			};
 			this.pending.set(id, {
-				resolve: (v) => (signal?.removeEventListener("abort", onAbort), resolve(v)),
-				reject: (e) => (signal?.removeEventListener("abort", onAbort), reject(e)),
+				resolve: (v) => (settle(), resolve(v)),
+				reject: (e) => (settle(), reject(e)),
 			});
+			this.sock?.ref();
 			this.send({ jsonrpc: "2.0", id, method, params });
 		});
 	}
@@ -210,7 +247,7 @@ export class Client {
 
 	close() {
 		this.sock?.destroy();
-		this.drop(new Error("pi-pond: the session ended"));
+		this.drop(new Error(`${this.name}: the session ended`));
 	}
 }
 
@@ -250,29 +287,4 @@ export function api(method: string, path: string, body?: object, socketPath: str
 		);
 		req.end(data);
 	});
-}
-
-/** PI_AGENT is Pond's adapter for Pi's sessions. */
-export const PI_AGENT = "pi-coding-agent";
-export const CONSENT_QUESTION = "Capture Pi sessions into your Pond archive?";
-
-/**
- * askConsent asks once whether Pond may capture Pi's sessions: only while the daemon has no
- * answer for Pi, and only through confirm (the host's dialog). The answer is recorded for Pi
- * alone (the daemon makes it the global one only while that is still not asked); granted also
- * enables the adapter. A dismissed dialog records nothing, so the question comes back.
- */
-export async function askConsent(confirm: (title: string, message: string) => Promise<boolean | undefined>, socketPath: string = apiSocket()) {
-	const c = await api("GET", "/v1/consent", undefined, socketPath);
-	const mine = c?.agents?.[PI_AGENT];
-	if (mine && mine !== "not_asked") return mine as string;
-	const ok = await confirm(
-		CONSENT_QUESTION,
-		"Pond keeps a local, searchable copy of your coding-agent sessions. Pi's would be captured from ~/.pi/agent/sessions. You can change this later with `pond consent`.",
-	);
-	if (ok === undefined) return "not_asked";
-	const answer = ok ? "granted" : "declined";
-	await api("POST", "/v1/consent", { capture: answer, agent: PI_AGENT }, socketPath);
-	if (ok) await api("POST", "/v1/adapters", { action: "enable", name: PI_AGENT }, socketPath);
-	return answer;
 }
