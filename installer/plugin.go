@@ -14,7 +14,7 @@ import (
 
 // hostPlugin is how one agent's host takes Pond's plugin.
 type hostPlugin struct {
-	plugin string // its name in package plugins
+	plugin string                   // its name in package plugins
 	dir    func(root string) string // the plugin's folder, from the agent's first root
 	// enabledIn is the host's config file (relative to the root) whose plugins.enabled list
 	// must name the plugin, for a host that loads only the plugins named there (Hermes); ""
