@@ -19,5 +19,7 @@ func (Adapter) Describe() adapters.Description {
 		// installer has no YAML editor yet and goose no command that adds one without asking
 		// (goose configure is interactive), so Pond registers nothing here for now; gooseDir
 		// resolves that folder for the day it does.
+		Integration: adapters.Integration{None: "goose keeps MCP servers as extensions in its config.yaml, which Pond does not edit yet: " +
+			"add a command-line extension running `pond mcp` with `goose configure`"},
 	}
 }
