@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -40,8 +41,6 @@ type Erase struct {
 
 	ids    []string // the sessions the plan listed: what Confirm erases
 	erased bool
-	// Done receives (tests) when the plan is shown and when the erase has finished.
-	Done chan struct{}
 }
 
 // NewErase builds the erase dialog over w for req without showing it or asking the daemon
@@ -93,7 +92,6 @@ func (e *Erase) Start() {
 	ask(callTimeout, func(ctx context.Context) {
 		rep, err = e.API.Erase(ctx, &apitype.EraseRequest{EraseRequest: plan})
 	}, func() {
-		defer e.signal()
 		switch {
 		case err != nil:
 			e.Plan.SetText("Could not ask the daemon what would be erased: " + err.Error())
@@ -128,11 +126,16 @@ func (e *Erase) erase() {
 	ask(eraseTimeout, func(ctx context.Context) {
 		rep, err = followErase(ctx, e.API, req, func(step string) { fyne.Do(func() { e.Step.SetText(step) }) })
 	}, func() {
-		defer e.signal()
 		e.Bar.Stop()
 		e.Bar.Hide()
 		e.Cancel.SetText("Close")
 		e.Cancel.Enable()
+		var ro *ReadOnlyError
+		if errors.As(err, &ro) {
+			e.Step.SetText("The erase failed: nothing was erased. " + err.Error())
+			e.Dialog.Refresh()
+			return
+		}
 		if err != nil {
 			e.Step.SetText("The erase failed: " + err.Error() + "\nThe sessions are on the erase list; erase them again (here or with pond erase) to finish.")
 			e.Dialog.Refresh()
@@ -147,15 +150,6 @@ func (e *Erase) erase() {
 			e.OnErased(rep)
 		}
 	})
-}
-
-func (e *Erase) signal() {
-	if e.Done != nil {
-		select {
-		case e.Done <- struct{}{}:
-		default:
-		}
-	}
 }
 
 // followErase runs the erase while following the watch stream, telling step each step the
@@ -191,7 +185,10 @@ func followErase(ctx context.Context, api API, req view.EraseRequest, step func(
 	case <-watching: // no stream: no progress
 	case <-time.After(callTimeout):
 	}
-	return api.Erase(ctx, &apitype.EraseRequest{EraseRequest: req})
+	rep, err := api.Erase(ctx, &apitype.EraseRequest{EraseRequest: req})
+	cancel()
+	<-watching // no step reaches the window after the outcome
+	return rep, err
 }
 
 // StepText says an erase step in words.
