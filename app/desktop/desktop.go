@@ -40,7 +40,7 @@ type Options struct {
 	Dirs    paths.Dirs
 	Exe     string // the pond binary, to spawn `pond daemon`
 	Version string
-	Open    string // a window to open at start: search, transcript, resume, consent, adapters (hidden flag)
+	Open    string // a window to open at start: search, transcript, resume, erase, consent, adapters, settings, privacy (hidden flag)
 	Query   string // typed into the search window at start (hidden flag, for screenshots)
 	Log     *slog.Logger
 }
@@ -88,7 +88,7 @@ func Run(ctx context.Context, o Options) error {
 	a.Lifecycle().SetOnStarted(func() {
 		go d.follow.Run(ctx)
 		switch o.Open {
-		case "search", "transcript", "resume":
+		case "search", "transcript", "resume", "erase":
 			d.openSearch()
 			if o.Query != "" {
 				d.search.Entry.SetText(o.Query)
@@ -96,9 +96,12 @@ func Run(ctx context.Context, o Options) error {
 			if o.Open != "search" {
 				go func() {
 					time.Sleep(2 * time.Second) // the debounced search has answered
-					if o.Open == "transcript" {
+					switch o.Open {
+					case "transcript":
 						fyne.Do(d.search.OpenSelected)
-					} else {
+					case "erase":
+						fyne.Do(d.search.EraseSelected)
+					default:
 						fyne.Do(d.search.ResumeSelected)
 					}
 				}()
@@ -107,8 +110,11 @@ func Run(ctx context.Context, o Options) error {
 			d.openConsent()
 		case "adapters":
 			d.openAdapters()
-		case "settings":
+		case "settings", "privacy":
 			d.openSettings()
+			if o.Open == "privacy" {
+				d.settings.Tabs.SelectIndex(len(d.settings.Tabs.Items) - 1)
+			}
 		}
 	})
 	a.Run()
