@@ -9,6 +9,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/pondhq/pond/daemon/daemontest"
 	"github.com/pondhq/pond/ipc/apitype"
@@ -111,7 +112,6 @@ func TestEraseFromTranscript(t *testing.T) {
 	}
 	fyne.DoAndWait(func() { test.Tap(es.Button) })
 	waitPlan(t, es.Open)
-	test.AssertRendersToMarkup(t, "erase_confirm.xml", w.Canvas())
 	fyne.DoAndWait(func() { test.Tap(es.Open.Confirm) })
 	waitFor(t, func() bool { return es.Open.erased || strings.HasPrefix(es.Open.Step.Text, "The erase failed") })
 	if stored(t, srv, h.SessionID) {
@@ -124,6 +124,22 @@ func TestEraseFromTranscript(t *testing.T) {
 	if !closed {
 		t.Error("the dialog closed after the erase without OnClosed")
 	}
+}
+
+// TestEraseDialog keeps the confirmation's markup and picture.
+func TestEraseDialog(t *testing.T) {
+	time.Local = time.UTC
+	srv := archive(t)
+	h := firstHit(t, srv)
+	a := test.NewTempApp(t)
+	w := a.NewWindow("erase")
+	w.SetContent(widget.NewLabel("a window"))
+	w.Resize(fyne.NewSize(700, 420))
+	e := NewErase(srv.Client, w, view.EraseRequest{Sessions: []string{h.SessionID}}, "")
+	fyne.DoAndWait(e.Show)
+	waitPlan(t, e)
+	test.AssertRendersToMarkup(t, "erase_confirm.xml", w.Canvas())
+	test.AssertImageMatches(t, "erase_confirm.png", w.Canvas().Capture())
 }
 
 // TestErasePlanText: what the confirmation and the outcome say, archived strings escaped.
