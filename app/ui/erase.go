@@ -120,11 +120,17 @@ func (e *Erase) erase() {
 	e.Bar.Start()
 	e.Step.SetText("Starting…")
 	e.Step.Show()
+	e.Dialog.Refresh() // the bar and the step's line take room: lay the dialog out again
 	req := view.EraseRequest{Sessions: e.ids, Exports: e.Req.Exports}
 	var rep *view.EraseReport
 	var err error
 	ask(eraseTimeout, func(ctx context.Context) {
-		rep, err = followErase(ctx, e.API, req, func(step string) { fyne.Do(func() { e.Step.SetText(step) }) })
+		rep, err = followErase(ctx, e.API, req, func(step string) {
+			fyne.Do(func() {
+				e.Step.SetText(step)
+				e.Dialog.Refresh()
+			})
+		})
 	}, func() {
 		e.Bar.Stop()
 		e.Bar.Hide()
