@@ -243,9 +243,13 @@ func PlanText(r *view.EraseReport) string {
 		fmt.Fprintf(&b, "\n• %s · %s · %s · %s%s", present.Escape(s.Agent), present.Escape(s.Project),
 			s.CreatedAt.Local().Format(time.DateOnly), count(s.Messages, "message"), sub)
 	}
-	fmt.Fprintf(&b, "\n\nTheir %s, tool calls and search vectors leave the archive, and their bytes leave the disk. "+
-		"The agents' own files are not touched; Pond will not capture these sessions again (pond erase --lift ID undoes that).",
-		count(r.Removed.Messages, "message"))
+	its, them := "Their", "these sessions"
+	if n == 1 {
+		its, them = "Its", "it"
+	}
+	fmt.Fprintf(&b, "\n\n%s %s, tool calls and search vectors leave the archive, and their bytes leave the disk. "+
+		"The agents' own files are not touched; Pond will not capture %s again (pond erase --lift ID undoes that).",
+		its, count(r.Removed.Messages, "message"), them)
 	for _, p := range r.Exports {
 		fmt.Fprintf(&b, "\nThe export %s holds one of them: it stays (pond erase --exports removes it).", present.Escape(p))
 	}

@@ -157,7 +157,7 @@ func TestErasePlanText(t *testing.T) {
 	}{
 		{"one", PlanText(&view.EraseReport{DryRun: true, Sessions: []view.ErasedSession{{ID: "a", Agent: "claude-code", Project: "/w/x\x1b[31m", CreatedAt: day, Messages: 1}},
 			Removed: view.Tally{Sessions: 1, Messages: 1}}),
-			[]string{"Erase this session for good?", "• claude-code · /w/x\\x1b[31m · 2026-11-03 · 1 message", "Their 1 message,"}},
+			[]string{"Erase this session for good?", "• claude-code · /w/x\\x1b[31m · 2026-11-03 · 1 message", "Its 1 message,", "not capture it again"}},
 		{"many", PlanText(&view.EraseReport{DryRun: true, Sessions: many, Removed: view.Tally{Sessions: 10, Messages: 20}, Exports: []string{"exports/a.jsonl"}}),
 			[]string{"Erase these 10 sessions for good?", "… and 2 more", "Their 20 messages", "The export exports/a.jsonl holds one of them"}},
 		{"erased", ErasedText(&view.EraseReport{Removed: view.Tally{Sessions: 2, Messages: 7}, BytesReclaimed: 3 << 20}),
