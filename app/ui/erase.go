@@ -270,7 +270,11 @@ func ErasedText(r *view.EraseReport) string {
 			fmt.Fprintf(&b, "\nThe export %s still holds it (pond erase --exports removes it).", present.Escape(p))
 		}
 	}
-	b.WriteString("\nA later sync will not capture it again.")
+	if r.Removed.Sessions == 1 {
+		b.WriteString("\nA later sync will not capture it again.")
+	} else {
+		b.WriteString("\nA later sync will not capture them again.")
+	}
 	return b.String()
 }
 
