@@ -39,8 +39,9 @@ type Erase struct {
 	OnErased func(*view.EraseReport)
 	OnClosed func()
 
-	ids    []string // the sessions the plan listed: what Confirm erases
-	erased bool
+	ids      []string // the sessions the plan listed: what Confirm erases
+	erased   bool
+	finished bool // the erase answered: later steps are not shown
 }
 
 // NewErase builds the erase dialog over w for req without showing it or asking the daemon
@@ -127,11 +128,15 @@ func (e *Erase) erase() {
 	ask(eraseTimeout, func(ctx context.Context) {
 		rep, err = followErase(ctx, e.API, req, func(step string) {
 			fyne.Do(func() {
+				if e.finished {
+					return // a late step: the outcome is shown
+				}
 				e.Step.SetText(step)
 				e.Dialog.Refresh()
 			})
 		})
 	}, func() {
+		e.finished = true
 		e.Bar.Stop()
 		e.Bar.Hide()
 		e.Cancel.SetText("Close")
@@ -191,10 +196,7 @@ func followErase(ctx context.Context, api API, req view.EraseRequest, step func(
 	case <-watching: // no stream: no progress
 	case <-time.After(callTimeout):
 	}
-	rep, err := api.Erase(ctx, &apitype.EraseRequest{EraseRequest: req})
-	cancel()
-	<-watching // no step reaches the window after the outcome
-	return rep, err
+	return api.Erase(ctx, &apitype.EraseRequest{EraseRequest: req})
 }
 
 // StepText says an erase step in words.

@@ -55,7 +55,9 @@ func TestEraseFromSearch(t *testing.T) {
 	// cancelled: nothing goes
 	fyne.DoAndWait(s.EraseSelected)
 	waitPlan(t, s.Erasing)
-	if !strings.HasPrefix(s.Erasing.Plan.Text, "Erase this session for good?") || !strings.Contains(s.Erasing.Plan.Text, "claude-code · /srv/demo") {
+	// the fixture's first session has sub-agents: they are listed and go with it
+	if !strings.HasPrefix(s.Erasing.Plan.Text, "Erase these") || !strings.Contains(s.Erasing.Plan.Text, "claude-code · /srv/demo") ||
+		!strings.Contains(s.Erasing.Plan.Text, "a sub-agent's") {
 		t.Errorf("plan %q", s.Erasing.Plan.Text)
 	}
 	if s.Erasing.Confirm.Disabled() {
@@ -75,7 +77,7 @@ func TestEraseFromSearch(t *testing.T) {
 	if !e.erased {
 		t.Fatalf("erase: %q", e.Step.Text)
 	}
-	if !strings.HasPrefix(e.Plan.Text, "Erased 1 session") {
+	if !strings.HasPrefix(e.Plan.Text, "Erased 4 sessions") {
 		t.Errorf("outcome %q", e.Plan.Text)
 	}
 	if stored(t, srv, h.SessionID) {
