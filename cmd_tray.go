@@ -35,7 +35,7 @@ func desktopCmds() []*cobra.Command {
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&open, "open", "", "window to open at start: search, transcript, resume, consent, adapters or settings")
+	cmd.Flags().StringVar(&open, "open", "", "window to open at start: search, transcript, resume, erase (the search's first result), consent, adapters, settings or privacy (its tab)")
 	cmd.Flags().StringVar(&query, "query", "", "query to type into the search window at start")
 	cmd.Flags().MarkHidden("open")
 	cmd.Flags().MarkHidden("query")

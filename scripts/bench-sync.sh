@@ -5,6 +5,7 @@
 # nothing changed. Prints wall time and peak RSS of each.
 #
 #   scripts/bench-sync.sh [DIR]        (POND_BENCH_SESSIONS=400 for a smaller corpus)
+#   POND_BENCH_REDACT=1 scripts/bench-sync.sh [DIR]   the same with redaction at capture on
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-/tmp/pond-bench-sync}
@@ -20,6 +21,9 @@ grep -A4 '"total"' "$dir/manifest-$sessions.json"
 inst="$dir/pond"
 rm -rf "$inst"
 mkdir -p "$inst"
+if [ "${POND_BENCH_REDACT:-}" = 1 ]; then
+	printf '[privacy]\nredact = true\n' >"$inst/config.toml"
+fi
 # HOME points the agents' default locations into the corpus; POND_* keep Pond's own files apart.
 run() {
 	env -u XDG_CONFIG_HOME -u XDG_DATA_HOME -u XDG_STATE_HOME -u XDG_RUNTIME_DIR \

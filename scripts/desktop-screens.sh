@@ -39,5 +39,7 @@ shot search --query test
 shot transcript --query test
 shot resume --query test
 shot settings
+shot privacy
+shot erase --query test
 shot adapters
 shot consent

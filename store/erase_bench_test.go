@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/pondhq/pond/internal/procstat"
 	"github.com/pondhq/pond/session"
@@ -16,7 +17,7 @@ import (
 // (POND_BENCH_ERASE_SESSIONS sessions of ~50 messages, default 200), compacted into full
 // fragments and with its text and filter indexes built, as upkeep leaves it: the time, CPU,
 // rows of other sessions rewritten (those sharing the erased one's fragments) and bytes the
-// data directory lost. Run with -benchtime=1x.
+// data directory lost, and the wall time of each step. Run with -benchtime=1x.
 func BenchmarkEraseOneSession(b *testing.B) {
 	ctx := context.Background()
 	cfg := sessiongen.Default()
@@ -26,6 +27,7 @@ func BenchmarkEraseOneSession(b *testing.B) {
 	}
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
+		t0 := time.Now()
 		s := openTestStore(b, b.TempDir())
 		g := sessiongen.New(cfg)
 		var victim string
@@ -53,12 +55,29 @@ func BenchmarkEraseOneSession(b *testing.B) {
 			b.Fatal(err)
 		}
 		c, _ := s.mirror.Counts(ctx)
+		built := time.Since(t0)
 		b.StartTimer()
 		c0 := procstat.CPU()
-		rep, err := s.Erase(ctx, view.EraseRequest{Sessions: []string{victim}}, nil)
+		// the wall time of each step (delete, rewrite, index, prune, mirror), from the progress
+		// each step reports as it starts
+		steps := map[string]time.Duration{}
+		step, at := "", time.Now()
+		progress := func(p view.EraseProgress) {
+			now := time.Now()
+			if step != "" {
+				steps[step] += now.Sub(at)
+			}
+			step, at = p.Step, now
+		}
+		rep, err := s.Erase(ctx, view.EraseRequest{Sessions: []string{victim}}, progress)
 		if err != nil {
 			b.Fatal(err)
 		}
+		steps[step] += time.Since(at)
+		for name, d := range steps {
+			b.ReportMetric(d.Seconds(), "s-"+name)
+		}
+		b.Logf("archive built in %s", built)
 		b.ReportMetric((procstat.CPU() - c0).Seconds(), "cpu-s")
 		b.ReportMetric(float64(c.Messages), "messages")
 		b.ReportMetric(float64(rep.Removed.Messages), "erased-msgs")

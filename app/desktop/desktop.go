@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -39,7 +40,7 @@ type Options struct {
 	Dirs    paths.Dirs
 	Exe     string // the pond binary, to spawn `pond daemon`
 	Version string
-	Open    string // a window to open at start: search, transcript, resume, consent, adapters (hidden flag)
+	Open    string // a window to open at start: search, transcript, resume, erase, consent, adapters, settings, privacy (hidden flag)
 	Query   string // typed into the search window at start (hidden flag, for screenshots)
 	Log     *slog.Logger
 }
@@ -87,7 +88,7 @@ func Run(ctx context.Context, o Options) error {
 	a.Lifecycle().SetOnStarted(func() {
 		go d.follow.Run(ctx)
 		switch o.Open {
-		case "search", "transcript", "resume":
+		case "search", "transcript", "resume", "erase":
 			d.openSearch()
 			if o.Query != "" {
 				d.search.Entry.SetText(o.Query)
@@ -95,9 +96,12 @@ func Run(ctx context.Context, o Options) error {
 			if o.Open != "search" {
 				go func() {
 					time.Sleep(2 * time.Second) // the debounced search has answered
-					if o.Open == "transcript" {
+					switch o.Open {
+					case "transcript":
 						fyne.Do(d.search.OpenSelected)
-					} else {
+					case "erase":
+						fyne.Do(d.search.EraseSelected)
+					default:
 						fyne.Do(d.search.ResumeSelected)
 					}
 				}()
@@ -106,8 +110,11 @@ func Run(ctx context.Context, o Options) error {
 			d.openConsent()
 		case "adapters":
 			d.openAdapters()
-		case "settings":
+		case "settings", "privacy":
 			d.openSettings()
+			if o.Open == "privacy" {
+				d.settings.Tabs.SelectIndex(len(d.settings.Tabs.Items) - 1)
+			}
 		}
 	})
 	a.Run()
@@ -141,6 +148,8 @@ type desk struct {
 	adapters *ui.Adapters
 	setW     fyne.Window
 	settings *ui.Settings
+	// transcripts are the open transcript windows by session (closed when it is erased).
+	transcripts map[string][]fyne.Window
 }
 
 func (d *desk) serviceStatus(ctx context.Context) service.Status {
@@ -347,6 +356,7 @@ func (d *desk) openSearch() {
 		d.search.OnOpen = d.openTranscript
 		d.search.OnResume = func(h view.SessionHits) { d.resume(d.searchW, h.SessionID, h.SourceAgent) }
 		d.search.OnResumeIn = func(h view.SessionHits, to string) { d.resume(d.searchW, h.SessionID, to) }
+		d.search.OnErased = d.closeTranscripts
 		if d.state.Status != nil {
 			d.search.SetSemantic(semanticReason(d.state.Status))
 		}
@@ -361,14 +371,30 @@ func (d *desk) openTranscript(h view.SessionHits) {
 	w := d.app.NewWindow("Pond — " + h.SourceAgent)
 	w.Resize(fyne.NewSize(760, 640))
 	bar := ui.NewResumeBar(d.guard, h.SourceAgent, func(to string) { d.resume(w, h.SessionID, to) })
-	t := ui.BuildTranscript(d.guard, w, h.SessionID, bar.Box)
+	erase := ui.NewEraseSession(d.guard, w, h.SessionID)
+	erase.OnClosed = func() { d.closeTranscripts(h.SessionID) }
+	t := ui.BuildTranscript(d.guard, w, h.SessionID, container.NewHBox(bar.Box, erase.Button))
 	d.banner(w)
+	if d.transcripts == nil {
+		d.transcripts = map[string][]fyne.Window{}
+	}
+	d.transcripts[h.SessionID] = append(d.transcripts[h.SessionID], w)
+	w.SetOnClosed(func() {
+		d.transcripts[h.SessionID] = slices.DeleteFunc(d.transcripts[h.SessionID], func(x fyne.Window) bool { return x == w })
+	})
 	if len(h.Matches) > 0 && h.Matches[0].MessageID != "" {
 		t.OpenAt(h.Matches[0].MessageID)
 	} else {
 		t.Load()
 	}
 	w.Show()
+}
+
+// closeTranscripts closes the transcript windows of session id (it was erased).
+func (d *desk) closeTranscripts(id string) {
+	for _, w := range slices.Clone(d.transcripts[id]) {
+		w.Close()
+	}
 }
 
 // resume restores session id into the agent to and shows the outcome over w.

@@ -1,7 +1,8 @@
-// Package ui builds Pond's desktop windows (search, transcript, resume, consent, adapters)
-// from models that talk to the daemon through API. It never imports Fyne's app driver, so
-// tests drive every window with fyne.io/fyne/v2/test and no display. Calls to the daemon run
-// in goroutines; their answers reach the widgets through fyne.Do.
+// Package ui builds Pond's desktop windows (search, transcript, resume, consent, adapters,
+// settings, the erase dialog) from models that talk to the daemon through API. It never
+// imports Fyne's app driver, so tests drive every window with fyne.io/fyne/v2/test and no
+// display. Calls to the daemon run in goroutines; their answers reach the widgets through
+// fyne.Do.
 package ui
 
 import (
@@ -30,12 +31,18 @@ type API interface {
 	Model(ctx context.Context) (*view.ModelStatus, error)
 	SetModel(ctx context.Context, req *apitype.ModelRequest) (*view.ModelStatus, error)
 	Optimize(ctx context.Context, req *apitype.OptimizeRequest) (*apitype.OptimizeResponse, error)
+	Erase(ctx context.Context, req *apitype.EraseRequest) (*view.EraseReport, error)
+	Privacy(ctx context.Context) (*apitype.Privacy, error)
+	SetPrivacy(ctx context.Context, req *apitype.PrivacyRequest) (*apitype.Privacy, error)
+	Watch(ctx context.Context, since string, fn func(apitype.Event) error) error
 }
 
-// callTimeout bounds one exchange with the daemon; a restore may take longer.
+// callTimeout bounds one exchange with the daemon; a restore may take longer, and an erase
+// (rewriting data files and rebuilding indexes) longer still.
 const (
 	callTimeout   = 10 * time.Second
 	resumeTimeout = 30 * time.Second
+	eraseTimeout  = 2 * time.Hour
 )
 
 // ask runs calls to the daemon off the UI goroutine, under one deadline, then apply on it (the

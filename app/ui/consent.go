@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -10,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/present"
 	"github.com/pondhq/pond/session/view"
 )
 
@@ -22,6 +25,8 @@ type Consent struct {
 	Current *widget.Label
 	Grant   *widget.Button
 	Decline *widget.Button
+	// Redact is the opt-in redaction switch: secrets replaced by markers as they are captured.
+	Redact *widget.Check
 	// OnChange runs after the choice was recorded (the tray re-reads its state).
 	OnChange func()
 }
@@ -37,14 +42,15 @@ func NewConsent(api API, w fyne.Window, archive string) *Consent {
 		"Pond reads the session files your agents already write (prompts, answers, tool calls and their results) and keeps a searchable copy.",
 		"Stored in: " + archive,
 		"Nothing leaves this machine: no network, no account.",
-		"Erase it any time: pond uninstall --purge, or delete that folder.",
+		"Erase any time: a session from the search window or its transcript (Erase…), projects never to keep in Settings → Privacy, everything with pond uninstall --purge.",
 	}, "\n\n"))
 	what.Wrapping = fyne.TextWrapWord
 	c.Current = widget.NewLabel("")
 	c.Grant = widget.NewButton("Grant: capture my sessions", func() { c.set("granted") })
 	c.Grant.Importance = widget.HighImportance
 	c.Decline = widget.NewButton("Decline", func() { c.set("declined") })
-	w.SetContent(container.NewBorder(title, container.NewVBox(c.Current, container.NewHBox(c.Grant, c.Decline)), nil, nil,
+	c.Redact = NewRedactCheck(api, func(msg string) { c.Current.SetText(msg) })
+	w.SetContent(container.NewBorder(title, container.NewVBox(c.Redact, c.Current, container.NewHBox(c.Grant, c.Decline)), nil, nil,
 		container.NewVScroll(container.NewVBox(c.Agents, widget.NewSeparator(), what))))
 	c.Reload()
 	return c
@@ -54,11 +60,16 @@ func NewConsent(api API, w fyne.Window, archive string) *Consent {
 func (c *Consent) Reload() {
 	var ad *apitype.AdaptersResponse
 	var cons *apitype.Consent
-	var err, cerr error
+	var priv *apitype.Privacy
+	var err, cerr, perr error
 	ask(callTimeout, func(ctx context.Context) {
 		ad, err = c.API.Adapters(ctx)
 		cons, cerr = c.API.Consent(ctx)
+		priv, perr = c.API.Privacy(ctx)
 	}, func() {
+		if perr == nil {
+			showRedact(c.Redact, priv.Redaction.Enabled)
+		}
 		if err != nil {
 			c.Agents.SetText("Could not ask the daemon which agents are here: " + err.Error())
 		} else {
@@ -115,6 +126,68 @@ func DetectedText(ads []view.Adapter) string {
 	}
 	if len(missing) > 0 {
 		b.WriteString("\nNot found: " + strings.Join(missing, ", "))
+	}
+	return b.String()
+}
+
+// redactLabel is the redaction switch's text, in the consent and settings windows alike.
+const redactLabel = "Replace secrets (API keys, tokens, private keys) with [REDACTED:…] markers before storing"
+
+// NewRedactCheck is the redaction switch: off until the daemon says otherwise, each change
+// saved through the privacy route; said tells the outcome (or why it was not saved).
+func NewRedactCheck(api API, said func(string)) *widget.Check {
+	var c *widget.Check
+	c = widget.NewCheck(redactLabel, func(on bool) {
+		if c.Disabled() {
+			return
+		}
+		c.Disable()
+		var p *apitype.Privacy
+		var err error
+		ask(callTimeout, func(ctx context.Context) {
+			p, err = api.SetPrivacy(ctx, &apitype.PrivacyRequest{Redact: &on})
+		}, func() {
+			c.Enable()
+			if err != nil {
+				showRedact(c, !on)
+				said("Redaction not changed: " + err.Error())
+				return
+			}
+			showRedact(c, p.Redaction.Enabled)
+			said(RedactionText(p.Redaction))
+		})
+	})
+	c.Disable() // until the daemon said what it is
+	return c
+}
+
+// showRedact sets the switch without saving it again.
+func showRedact(c *widget.Check, on bool) {
+	c.Disable()
+	c.SetChecked(on)
+	c.Enable()
+}
+
+// RedactionText says whether redaction is on and what it replaced.
+func RedactionText(r view.Redaction) string {
+	if !r.Enabled {
+		if r.Total > 0 {
+			return fmt.Sprintf("Redaction is off: new sessions are stored as the agents wrote them (%s replaced while it was on stay replaced).", count(r.Total, "secret"))
+		}
+		return "Redaction is off: sessions are stored as the agents wrote them."
+	}
+	var b strings.Builder
+	b.WriteString("Redaction is on for new captures (pond redact --all applies it to what is stored).")
+	if r.Total > 0 {
+		rules := make([]string, 0, len(r.Rules))
+		for id := range r.Rules {
+			rules = append(rules, id)
+		}
+		slices.SortFunc(rules, func(a, b string) int { return cmp.Or(cmp.Compare(r.Rules[b], r.Rules[a]), cmp.Compare(a, b)) })
+		for i, id := range rules {
+			rules[i] = fmt.Sprintf("%s %d", present.Escape(id), r.Rules[id])
+		}
+		fmt.Fprintf(&b, "\n%s replaced so far: %s.", count(r.Total, "secret"), strings.Join(rules, ", "))
 	}
 	return b.String()
 }

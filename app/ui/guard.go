@@ -172,3 +172,27 @@ func (g *Guard) Optimize(ctx context.Context, req *apitype.OptimizeRequest) (*ap
 	r, err := g.API.Optimize(ctx, req)
 	return r, g.observe(err)
 }
+
+func (g *Guard) Privacy(ctx context.Context) (*apitype.Privacy, error) {
+	r, err := g.API.Privacy(ctx)
+	return r, g.observe(err)
+}
+
+// Erase lists (a dry run) while read-only; erasing is a change.
+func (g *Guard) Erase(ctx context.Context, req *apitype.EraseRequest) (*view.EraseReport, error) {
+	if !req.DryRun {
+		if err := g.refuse(); err != nil {
+			return nil, err
+		}
+	}
+	r, err := g.API.Erase(ctx, req)
+	return r, g.observe(err)
+}
+
+func (g *Guard) SetPrivacy(ctx context.Context, req *apitype.PrivacyRequest) (*apitype.Privacy, error) {
+	if err := g.refuse(); err != nil {
+		return nil, err
+	}
+	r, err := g.API.SetPrivacy(ctx, req)
+	return r, g.observe(err)
+}

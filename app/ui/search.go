@@ -34,6 +34,10 @@ type Search struct {
 	// OnResumeIn restores the selected result into another agent (the "Resume in…" choice).
 	OnResumeIn func(h view.SessionHits, to string)
 	ResumeIn   *widget.Select
+	// OnErased runs after the selected result was erased (the app closes its transcript).
+	OnErased func(id string)
+	// Erasing is the erase dialog last opened (tests).
+	Erasing *Erase
 	// Copy puts text on the clipboard (the window's clipboard when nil).
 	Copy func(string)
 
@@ -130,6 +134,7 @@ func NewSearch(api API, w fyne.Window) *Search {
 	open := widget.NewButton("Open transcript (Enter)", s.open)
 	resume := widget.NewButton("Resume (Ctrl+Enter)", s.resume)
 	cp := widget.NewButton("Copy resume command (Ctrl+C)", s.copyCommand)
+	erase := widget.NewButton("Erase…", s.EraseSelected)
 	s.ResumeIn = widget.NewSelect(nil, nil)
 	s.ResumeIn.PlaceHolder = "Resume in…"
 	s.ResumeIn.OnChanged = func(to string) {
@@ -143,7 +148,7 @@ func NewSearch(api API, w fyne.Window) *Search {
 	}
 	filters := container.NewBorder(nil, nil, s.Agent, container.NewHBox(s.Since, s.Role), s.Project)
 	top := container.NewVBox(container.NewBorder(nil, nil, nil, s.Mode, s.Entry), filters)
-	bottom := container.NewVBox(container.NewHBox(open, resume, s.ResumeIn, cp), s.Status)
+	bottom := container.NewVBox(container.NewBorder(nil, nil, nil, erase, container.NewHBox(open, resume, s.ResumeIn, cp)), s.Status)
 	w.SetContent(container.NewBorder(top, bottom, nil, nil, container.NewStack(s.List, s.Empty)))
 	w.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { s.resume() })
 	w.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyK, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { s.Focus() })
@@ -288,6 +293,23 @@ func (s *Search) resume() {
 	if h, ok := s.Selected(); ok && s.OnResume != nil {
 		s.OnResume(h)
 	}
+}
+
+// EraseSelected opens the erase dialog for the selected (or first) result; once erased, the
+// results are asked for again.
+func (s *Search) EraseSelected() {
+	h, ok := s.Selected()
+	if !ok {
+		return
+	}
+	s.Erasing = NewErase(s.API, s.Win, view.EraseRequest{Sessions: []string{h.SessionID}}, "")
+	s.Erasing.OnErased = func(*view.EraseReport) {
+		s.schedule()
+		if s.OnErased != nil {
+			s.OnErased(h.SessionID)
+		}
+	}
+	s.Erasing.Show()
 }
 
 func (s *Search) copyCommand() {

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/pondhq/pond/ipc/apitype"
+	"github.com/pondhq/pond/present"
 	"github.com/pondhq/pond/resume/terminal"
 	"github.com/pondhq/pond/session/view"
 )
@@ -22,7 +23,8 @@ import (
 const upkeepTimeout = 2 * time.Hour
 
 // Settings is the settings window: the terminal restores open in (a custom command too), the
-// search model, each agent's capture folder and program, where the archive is, and upkeep.
+// search model, each agent's capture folder and program, where the archive is, upkeep, and
+// privacy (redaction at capture, the projects never captured).
 type Settings struct {
 	API   API
 	Win   fyne.Window
@@ -41,11 +43,22 @@ type Settings struct {
 	Model       *widget.Label
 	ModelToggle *widget.Button
 	// Archive and upkeep
-	Archive    *widget.Label
-	Upkeep     *widget.Label
-	CheckUp    *widget.Button
-	RunUp      *widget.Button
-	Status     *widget.Label
+	Archive *widget.Label
+	Upkeep  *widget.Label
+	CheckUp *widget.Button
+	RunUp   *widget.Button
+	Status  *widget.Label
+	// Privacy: redaction and the excluded projects (Exclude adds ExcludeGlob's glob).
+	Redact      *widget.Check
+	RedactInfo  *widget.Label
+	Excluded    []string
+	excludeBox  *fyne.Container
+	ExcludeGlob *widget.Entry
+	Exclude     *widget.Button
+	// Include takes an excluded glob off the list, by glob.
+	Include map[string]*widget.Button
+	// Erasing is the erase dialog offered for what an added glob already held (tests).
+	Erasing    *Erase
 	model      *view.ModelStatus
 	Tabs       *container.AppTabs
 	configFile string
@@ -94,11 +107,27 @@ func NewSettings(api API, w fyne.Window, prefs Prefs, archive string, getenv fun
 	s.RunUp = widget.NewButton("Run upkeep now", func() { s.upkeep(false) })
 	store := container.NewVBox(s.Archive, widget.NewSeparator(), s.Upkeep, container.NewHBox(s.CheckUp, s.RunUp))
 
+	// Privacy
+	s.RedactInfo = widget.NewLabel("")
+	s.RedactInfo.Wrapping = fyne.TextWrapWord
+	s.Redact = NewRedactCheck(api, func(msg string) { s.RedactInfo.SetText(msg) })
+	s.excludeBox = container.NewVBox()
+	s.Include = map[string]*widget.Button{}
+	s.ExcludeGlob = widget.NewEntry()
+	s.ExcludeGlob.SetPlaceHolder("~/work/client-x or ~/secret/*")
+	s.ExcludeGlob.OnSubmitted = func(string) { s.exclude() }
+	s.Exclude = widget.NewButton("Exclude", s.exclude)
+	exclHelp := widget.NewLabel("Projects never captured: a folder (and those under it) or a glob. Their sessions are not read.")
+	exclHelp.Wrapping = fyne.TextWrapWord
+	privacy := container.NewVScroll(container.NewVBox(s.Redact, s.RedactInfo, widget.NewSeparator(), exclHelp, s.excludeBox,
+		container.NewBorder(nil, nil, nil, s.Exclude, s.ExcludeGlob)))
+
 	s.Tabs = container.NewAppTabs(
 		container.NewTabItem("Terminal", term),
 		container.NewTabItem("Agents", agents),
 		container.NewTabItem("Search model", model),
 		container.NewTabItem("Archive", store),
+		container.NewTabItem("Privacy", privacy),
 	)
 	w.SetContent(container.NewBorder(nil, s.Status, nil, nil, s.Tabs))
 	w.Canvas().SetOnTypedKey(func(k *fyne.KeyEvent) {
@@ -147,17 +176,92 @@ func quoteAll(words []string) []string {
 	return out
 }
 
-// Reload asks the daemon for the agents and the model again.
+// Reload asks the daemon for the agents, the model and privacy again.
 func (s *Settings) Reload() {
 	var ad *apitype.AdaptersResponse
 	var ms *view.ModelStatus
-	var aerr, merr error
+	var pv *apitype.Privacy
+	var aerr, merr, perr error
 	ask(callTimeout, func(ctx context.Context) {
 		ad, aerr = s.API.Adapters(ctx)
 		ms, merr = s.API.Model(ctx)
+		pv, perr = s.API.Privacy(ctx)
 	}, func() {
 		s.showAgents(ad, aerr)
 		s.showModel(ms, merr)
+		s.showPrivacy(pv, perr)
+	})
+}
+
+func (s *Settings) showPrivacy(p *apitype.Privacy, err error) {
+	if err != nil {
+		s.RedactInfo.SetText("Could not ask the daemon: " + err.Error())
+		return
+	}
+	showRedact(s.Redact, p.Redaction.Enabled)
+	s.RedactInfo.SetText(RedactionText(p.Redaction))
+	s.Excluded = p.ExcludeProjects
+	s.excludeBox.RemoveAll()
+	clear(s.Include)
+	if len(p.ExcludeProjects) == 0 {
+		s.excludeBox.Add(widget.NewLabel("No project is excluded."))
+	}
+	for _, g := range p.ExcludeProjects {
+		b := widget.NewButton("Capture again", func() { s.include(g) })
+		s.Include[g] = b
+		l := widget.NewLabel(present.Escape(g))
+		l.Truncation = fyne.TextTruncateEllipsis
+		s.excludeBox.Add(container.NewBorder(nil, nil, nil, b, l))
+	}
+	s.Win.Content().Refresh()
+}
+
+// exclude adds the glob typed; when the archive already holds sessions under it, it offers
+// to erase them.
+func (s *Settings) exclude() {
+	g := strings.TrimSpace(s.ExcludeGlob.Text)
+	if g == "" {
+		s.Status.SetText("Type a project's folder or a glob to exclude.")
+		return
+	}
+	s.setPrivacy(&apitype.PrivacyRequest{Exclude: g}, func(p *apitype.Privacy) {
+		s.ExcludeGlob.SetText("")
+		if p.Stored == nil || len(p.Stored.Sessions) == 0 {
+			s.Status.SetText(fmt.Sprintf("%s is excluded: its sessions will not be captured; none is stored.", g))
+			return
+		}
+		s.Status.SetText(fmt.Sprintf("%s is excluded: its sessions will not be captured.", g))
+		ids := make([]string, len(p.Stored.Sessions))
+		for i, x := range p.Stored.Sessions {
+			ids[i] = x.ID
+		}
+		intro := fmt.Sprintf("The archive already holds %s under %s, captured before it was excluded.",
+			count(len(ids), "session"), present.Escape(g))
+		s.Erasing = NewErase(s.API, s.Win, view.EraseRequest{Sessions: ids}, intro)
+		s.Erasing.Cancel.SetText("Keep them")
+		s.Erasing.Show()
+	})
+}
+
+// include takes glob off the excluded projects.
+func (s *Settings) include(g string) {
+	s.setPrivacy(&apitype.PrivacyRequest{Include: g}, func(*apitype.Privacy) {
+		s.Status.SetText(fmt.Sprintf("%s is captured again from the next sync.", g))
+	})
+}
+
+func (s *Settings) setPrivacy(req *apitype.PrivacyRequest, then func(*apitype.Privacy)) {
+	s.Exclude.Disable()
+	var p *apitype.Privacy
+	var err error
+	ask(callTimeout, func(ctx context.Context) { p, err = s.API.SetPrivacy(ctx, req) }, func() {
+		s.Exclude.Enable()
+		if err != nil {
+			s.Status.SetText("Privacy: not changed: " + err.Error())
+			return
+		}
+		s.showPrivacy(p, nil)
+		then(p)
 	})
 }
 
