@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/adaptertest"
+	"github.com/pondhq/pond/adapters/all"
 	"github.com/pondhq/pond/adapters/claudecode"
 )
 
@@ -139,6 +141,18 @@ func TestEndToEnd(t *testing.T) {
 	var st struct{ Sessions, Messages int64 }
 	if json.Unmarshal([]byte(out), &st); st.Sessions != int64(firstSessions) {
 		t.Fatalf("status: %s; want %d sessions", out, firstSessions)
+	}
+	// Every agent Pond knows, with its state, in the text and in the JSON.
+	var known struct{ Adapters []struct{ Name string } }
+	json.Unmarshal([]byte(out), &known)
+	text, _ := run(t, bin, env, "status")
+	if len(known.Adapters) != len(all.Names()) || !strings.Contains(text, fmt.Sprintf("agents: %d known\n", len(all.Names()))) {
+		t.Errorf("status lists %d agents in JSON, want %d:\n%s", len(known.Adapters), len(all.Names()), text)
+	}
+	for _, name := range all.Names() {
+		if !strings.Contains(text, "\n  "+name+" ") {
+			t.Errorf("status does not list the agent %s:\n%s", name, text)
+		}
 	}
 
 	export, code := run(t, bin, env, "export")

@@ -24,6 +24,20 @@ func Status(st *view.Status, dataDir string, subagents bool) string {
 	if !subagents {
 		b.WriteString("  (sub-agent sessions not listed; --include-subagents)\n")
 	}
+	if len(st.Adapters) > 0 {
+		fmt.Fprintf(&b, "agents: %d known\n", len(st.Adapters))
+		for _, a := range st.Adapters {
+			found := "no data found here"
+			if a.Path != "" || len(a.Found) > 0 {
+				found = "data found"
+			}
+			restore := "capture only"
+			if a.Restore {
+				restore = "restores"
+			}
+			fmt.Fprintf(&b, "  %-24s %-15s %-19s %s\n", a.Name, adapterState(a), found, restore)
+		}
+	}
 	if ls := st.LastSync; ls != nil {
 		fmt.Fprintf(&b, "last sync: %s, %s, %d sessions and %d messages new, %.1fs", ls.FinishedAt, ls.Outcome, ls.SessionsInserted, ls.MessagesInserted, ls.DurationSecs)
 		if ls.Error != "" {
@@ -124,13 +138,7 @@ func healthLine(h view.AdapterHealth) string {
 func Adapters(list []view.Adapter) string {
 	var b strings.Builder
 	for _, a := range list {
-		state := "not configured"
-		switch {
-		case a.Enabled:
-			state = "enabled"
-		case a.Configured:
-			state = "disabled"
-		}
+		state := adapterState(a)
 		where := a.Path
 		if where == "" {
 			where = strings.Join(a.Found, ", ")
@@ -141,6 +149,17 @@ func Adapters(list []view.Adapter) string {
 		fmt.Fprintf(&b, "%-16s %-15s %s\n", a.Name, state, where)
 	}
 	return b.String()
+}
+
+// adapterState is an adapter's state in the config: enabled, disabled or not configured.
+func adapterState(a view.Adapter) string {
+	switch {
+	case a.Enabled:
+		return "enabled"
+	case a.Configured:
+		return "disabled"
+	}
+	return "not configured"
 }
 
 // ModelStatus is what `pond model status` prints.

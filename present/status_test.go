@@ -22,3 +22,24 @@ func TestStatusLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusListsAgents: pond status names every agent Pond knows, with its state in the config,
+// whether its data is on this machine and whether Pond restores into it, archive or not.
+func TestStatusListsAgents(t *testing.T) {
+	st := &view.Status{Adapters: []view.Adapter{
+		{Name: "claude-code", Configured: true, Enabled: true, Found: []string{"/home/u/.claude"}, Restore: true},
+		{Name: "hermes", Configured: true, Restore: true},
+		{Name: "cursor", Path: "/data/cursor"},
+	}}
+	got := Status(st, "/data", false)
+	for _, want := range []string{
+		"agents: 3 known\n",
+		"  claude-code              enabled         data found          restores\n",
+		"  hermes                   disabled        no data found here  restores\n",
+		"  cursor                   not configured  data found          capture only\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("status:\n%s\nwant a line %q", got, want)
+		}
+	}
+}

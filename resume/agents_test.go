@@ -196,6 +196,9 @@ type agentRunner struct {
 	later  func(t *testing.T, o *resume.Outcome, project func(session string) string) map[string]string
 	finish func(t *testing.T) map[string]seen
 	queued []queuedCheck
+	// spot, for a later runner that can also resume (Hermes), picks the files it resumes
+	// besides reading them back in the batch, as a check on the batch's reading.
+	spot func(o *resume.Outcome, f resume.File) bool
 	// resumable says which files of a restore the agent resumes on their own (nil: all).
 	resumable func(o *resume.Outcome, f resume.File) bool
 	// ignores is a text the agent leaves out of a resumed history by its own rule.
@@ -264,13 +267,14 @@ func agentRunners(dir string) []*agentRunner {
 		// all at once at the end (openClawBatch).
 		{agent: "openclaw", bin: filepath.Join(nm, "openclaw/openclaw.mjs"), also: []string{node}, later: claw.add, finish: claw.finish},
 	}
-	// Hermes Agent (a PyPI venv, POND_VERIFY_HERMES) is checked only when asked for
-	// (POND_VERIFY_ONLY=hermes): a resume costs a Python start-up of a minute or more on a
-	// loaded machine, and three kinds of foreign restore do not pass yet (docs/build.md).
+	// Hermes Agent (a PyPI venv, POND_VERIFY_HERMES): every restore resumed through its
+	// SessionDB in one Python process at the end (hermesBatch), and a few by the CLI itself.
 	if h := os.Getenv("POND_VERIFY_HERMES"); h != "" {
 		hermes := filepath.Join(h, "bin", "hermes")
+		hb := &hermesBatch{venv: h, spots: map[string]bool{}}
 		// Hermes resumes a session from its store, sub-agents included, by the root's id.
-		runners = append(runners, &agentRunner{agent: "hermes", bin: hermes, resumable: root, resume: hermesResume(hermes)})
+		runners = append(runners, &agentRunner{agent: "hermes", bin: hermes, also: []string{filepath.Join(h, "bin", "python")},
+			resumable: root, resume: hermesResume(hermes), later: hb.add, finish: hb.finish, spot: hb.spot})
 	}
 	return runners
 }
@@ -307,10 +311,13 @@ func (r *agentRunner) check(t *testing.T, fake *fakeModel, o *resume.Outcome, pr
 			continue
 		}
 		var got seen
-		switch {
-		case r.later != nil:
+		if r.later != nil {
 			r.queued = append(r.queued, queuedCheck{key: keys[f.Path], native: o.Native, file: f, want: pond(f.ID)})
-			continue
+			if r.resume == nil || r.spot == nil || !r.spot(o, f) {
+				continue
+			}
+		}
+		switch {
 		case r.load != nil:
 			got = loaded[f.Path]
 		default:
@@ -682,7 +689,7 @@ func hermesResume(bin string) func(t *testing.T, fake *fakeModel, o *resume.Outc
 		args = append(args, "chat", "-Q", "-q", verifyPrompt, "-t", "terminal", "--no-restore-cwd", "--ignore-rules", "--resume", f.ID)
 		cmd := agentCmd(t.TempDir(), []string{"HOME=" + t.TempDir(), "HERMES_HOME=" + o.Root, "OPENAI_API_KEY=pond-fake-key",
 			"HERMES_DISABLE_LAZY_INSTALLS=1"}, bin, args...)
-		out, err := runAgent(cmd)
+		out, err := runAgentFor(cmd, 5*time.Minute) // a start-up can take a minute under load
 		return seenIn(t, conversation(fake.requests())), out, err
 	}
 }

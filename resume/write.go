@@ -40,6 +40,9 @@ func (e *unsafeError) Error() string { return fmt.Sprintf("%s: %s", e.path, e.re
 // an existing file, so a name taken in the meantime is never overwritten). On any failure the
 // files and folders created so far are removed again.
 //
+// A merge (restore.Planned.Merge) adds members to a JSON object file that may exist, never
+// replacing one (mergeOne).
+//
 // Rows for an agent's database (restore.Rows) are checked like files, except that the database
 // may exist; they are written last, with rows, so that their one transaction failing undoes the
 // files too.
@@ -75,6 +78,12 @@ func writeBatch(ctx context.Context, roots []string, guard func(dir string) erro
 	for _, f := range files {
 		if f.Rows != nil {
 			continue // a database: rows are added to it, and a taken key fails its transaction
+		}
+		if f.Merge {
+			if err := checkMerge(f.Path, f.Data); err != nil {
+				return err
+			}
+			continue // an index: its members are added to the file's, whose own are kept
 		}
 		if _, err := os.Lstat(f.Path); err == nil {
 			return &existsError{f.Path}
@@ -128,6 +137,14 @@ func writeBatch(ctx context.Context, roots []string, guard func(dir string) erro
 			return fmt.Errorf("write %s: %w", f.Path, err)
 		}
 		if f.Rows != nil {
+			continue
+		}
+		if f.Merge {
+			back, err := mergeOne(r, rels[i], f.Data, now)
+			if err != nil {
+				return fmt.Errorf("write %s: %w", f.Path, err)
+			}
+			undo = append(undo, back)
 			continue
 		}
 		if err := writeOne(r, rels[i], f.Data, now); errors.Is(err, errTaken) {

@@ -58,20 +58,25 @@ func newEmitter(out adapters.Emitter, path string) *emitter {
 	return e
 }
 
+// delegateFrom is the model_config key delegate_task sets on the sessions of the sub-agents it
+// starts: the parent's id, kept when a deleted parent orphans the child.
+const delegateFrom = "_delegate_from"
+
 // lineage is the kind of a child session, and its SourceAgent, from the child's own row (so a
 // session restored without its parent reads as it did): a sub-agent runs with the platform
-// "subagent" (delegate_task) or the source "tool"; a branch or a reset carries its marker in
+// "subagent" (delegate_task; the session's source unless the gateway set another, so its
+// model_config's _delegate_from tells too) or the source "tool"; a branch or a reset carries its marker in
 // model_config; any other child is the continuation Hermes starts when it compresses a session
 // into a new one.
 func lineage(in sessionInfo) (kind, agent string) {
-	if in.source == "tool" || in.source == "subagent" {
+	var mc map[string]json.RawMessage
+	_ = json.Unmarshal([]byte(in.modelConfig), &mc)
+	if in.source == "tool" || in.source == "subagent" || mc[delegateFrom] != nil {
 		return "subagent", SubagentKind
 	}
 	if in.parent == "" {
 		return "", Name
 	}
-	var mc map[string]json.RawMessage
-	_ = json.Unmarshal([]byte(in.modelConfig), &mc)
 	switch {
 	case mc["_branched_from"] != nil:
 		return "branch", Name

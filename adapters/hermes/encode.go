@@ -84,8 +84,10 @@ func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 		for _, t := range j.Batch {
 			ids[t.Session.ID] = foreignID(t)
 		}
-		for _, t := range j.Batch {
-			ins, dropped := foreignRows(t, ids[t.Session.ID], ids[t.Session.ParentSessionID])
+		for i, t := range j.Batch {
+			// Batch[1:] are the root's sub-agents, written as Hermes's delegate_task writes its
+			// children, so that its resume of the root never follows one (see foreignRows).
+			ins, dropped := foreignRows(t, ids[t.Session.ID], ids[t.Session.ParentSessionID], i > 0)
 			addRows(restore.Under(j.Root, "state.db"), t, ids[t.Session.ID], restore.Foreign, dropped, ins)
 		}
 		plan.ID = ids[root.Session.ID]
@@ -148,6 +150,7 @@ func foreignID(t *restore.Transcript) string {
 type chatMessage struct {
 	role     string
 	texts    []string // one: plain content; several: a list of text parts
+	parts    bool     // the texts as a list of text parts even when there is one
 	calls    []restore.Item
 	callID   string
 	toolName string
@@ -157,10 +160,10 @@ type chatMessage struct {
 // content is the message's content column: its one text, or Hermes's "\x00json:" encoding of a
 // list of text parts, which keeps several texts apart in one message.
 func (m chatMessage) content() string {
-	switch len(m.texts) {
-	case 0:
+	switch {
+	case len(m.texts) == 0:
 		return ""
-	case 1:
+	case len(m.texts) == 1 && !m.parts:
 		return m.texts[0]
 	}
 	type part struct {
@@ -233,19 +236,38 @@ func chat(t *restore.Transcript, c *restore.Conversation) []chatMessage {
 		}
 		out = append(out, m)
 	}
+	// A conversation that ends on the user's turn: the turn Hermes adds on resume would follow
+	// it, and Hermes merges two adjacent user messages into one, their texts joined, unless one
+	// holds a list of parts (repair_message_sequence, which resume runs on the loaded history and
+	// again before each request). As a list of parts the last turn stays a message of its own.
+	if n := len(out); n > 0 && out[n-1].role == "user" {
+		out[n-1].parts = true
+	}
 	return out
 }
 
 // foreignRows rebuilds a transcript as a new Hermes session: its sessions row (the restore mark
-// in model_config) and its messages, all live.
-func foreignRows(t *restore.Transcript, id, parent string) ([]restore.Insert, string) {
+// in model_config) and its messages, all live. A sub-agent's row is marked as Hermes's
+// delegate_task marks the sessions of the agents it starts: the platform "subagent" as its
+// source and the parent's id as model_config's _delegate_from, which Hermes's resume
+// (SessionDB.resolve_resume_session_id) and its session lists read as "not a continuation of
+// the parent", so resuming the parent resumes the parent.
+func foreignRows(t *restore.Transcript, id, parent string, subagent bool) ([]restore.Insert, string) {
 	c := restore.Converse(t)
 	msgs := chat(t, c)
 	mark := restore.MarkJSON(t)
-	cfg := adapters.Object(
-		adapters.Field{Key: "cwd", Value: adapters.String(t.Session.Project)},
-		adapters.Field{Key: restore.MarkKey, Value: mark},
-	)
+	fields := []adapters.Field{
+		{Key: "cwd", Value: adapters.String(t.Session.Project)},
+		{Key: restore.MarkKey, Value: mark},
+	}
+	source := "cli"
+	if subagent {
+		source = "subagent"
+		if parent != "" {
+			fields = append(fields, adapters.Field{Key: delegateFrom, Value: adapters.String(parent)})
+		}
+	}
+	cfg := adapters.Object(fields...)
 	model := ""
 	for _, tu := range c.Turns {
 		if tu.Model != "" {
@@ -270,7 +292,7 @@ func foreignRows(t *restore.Transcript, id, parent string) ([]restore.Insert, st
 	}
 	out := []restore.Insert{{Table: "sessions",
 		Columns: []string{"id", "source", "model", "model_config", "parent_session_id", "started_at", "message_count", "tool_call_count", "cwd", "title"},
-		Values:  []any{id, "cli", modelV, string(cfg), parentID, secs(t.Session.CreatedAt), int64(len(msgs)), int64(calls), cwd, nil}}}
+		Values:  []any{id, source, modelV, string(cfg), parentID, secs(t.Session.CreatedAt), int64(len(msgs)), int64(calls), cwd, nil}}}
 	for _, m := range msgs {
 		var toolCalls, callID, toolName, finish any
 		if len(m.calls) > 0 {

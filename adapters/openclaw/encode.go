@@ -17,8 +17,9 @@ import (
 // sessions: under agents/<agentId>/sessions/, a pi v3 transcript <sessionId>.jsonl per session
 // and a sessions.json indexing them by session key; `openclaw doctor --session-sqlite import`
 // (with the Gateway stopped) validates them, copies them into the database and archives the
-// files. Restore never overwrites, so a sessions.json already there (a legacy install that was
-// never imported) makes the restore fail; import that one first.
+// files. A sessions.json already there (a legacy install never imported, or an earlier restore
+// not imported yet) gets the restore's entries added beside its own (restore.Planned.Merge):
+// nothing of it is replaced, and a session key it already has fails the restore.
 //
 // A native restore replays the captured lines (an archive's too, restored as a live session)
 // into the agent it came from; a foreign one is pi's foreign rebuild (adapters/pi), OpenClaw's
@@ -129,6 +130,7 @@ func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 	b.WriteString("\n}\n")
 	side := restore.NewFile(restore.Under(j.Root, dir+"sessions.json"), root.Session.ID, p.ID, restore.Native, "", b.Bytes())
 	side.Sidecar = true
+	side.Merge = true
 	p.Files = append(p.Files, side)
 	p.Argv = [][]string{
 		{"openclaw", "doctor", "--session-sqlite", "import", "--session-sqlite-agent", agent},

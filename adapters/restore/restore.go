@@ -82,6 +82,11 @@ type Planned struct {
 	File
 	Data []byte
 	Rows *Rows
+	// Merge: Data is a JSON object whose members are added to the object the file at Path
+	// holds, which may exist (an agent's index of its sessions, OpenClaw's sessions.json). The
+	// file's own members are kept byte for byte; one of Data's names already there fails the
+	// restore, so nothing is overwritten. A file that does not exist is written as Data.
+	Merge bool
 }
 
 // NewFile plans data at path for the stored session sessionID, known to the agent as id.
