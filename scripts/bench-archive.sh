@@ -17,6 +17,7 @@
 #   POND_BENCH_SESSIONS=500   corpus size (default 2000, the issue's)
 #   POND_BENCH_ROUNDS=2       rounds, each running both binaries, the order swapped each round
 #   POND_BENCH_SETTLE=60      seconds the daemon idles before its memory is read again
+#   POND_BENCH_BREAKDOWN=1    also print where mirror.db's bytes go (sqlite3 CLI with dbstat)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 other=${1:?usage: scripts/bench-archive.sh OTHER_BINARY [DIR]}
@@ -74,6 +75,22 @@ memory() {
 	awk -v label="$1" '/^VmRSS|^RssAnon/ {v[$1]=$2} END {printf "  %s: RSS %d MiB, anon %d MiB\n", label, v["VmRSS:"]/1024, v["RssAnon:"]/1024}' "/proc/$daemon_pid/status"
 }
 
+# breakdown INST: where the mirror's bytes go, per table and index (dbstat: pages, so overflow
+# and free space count), and the logical bytes of its large columns (the same values Lance
+# stores, so they size Lance's columns too).
+breakdown() {
+	local db="$1/data/mirror.db"
+	command -v sqlite3 >/dev/null || { echo "  (no sqlite3 CLI: no breakdown)"; return; }
+	echo "  mirror.db by table and index (MB of pages, of payload, unused in them; overflow pages):"
+	sqlite3 -readonly "$db" "SELECT printf('    %-28s %8.1f %8.1f %8.1f %8d', name, sum(pgsize)/1e6, sum(payload)/1e6, sum(unused)/1e6, sum(pagetype = 'overflow'))
+		FROM dbstat GROUP BY name ORDER BY sum(pgsize) DESC LIMIT 14"
+	echo "  logical MB of the large columns:"
+	sqlite3 -readonly "$db" "SELECT printf('    messages: options %.1f, content %.1f, search_text %.1f; parts: options %.1f, variant_data %.1f; sessions: options %.1f',
+		(SELECT sum(length(CAST(options AS BLOB))) FROM messages)/1e6, (SELECT sum(length(CAST(content AS BLOB))) FROM messages)/1e6,
+		(SELECT sum(length(CAST(search_text AS BLOB))) FROM messages)/1e6, (SELECT sum(length(CAST(options AS BLOB))) FROM parts)/1e6,
+		(SELECT sum(length(CAST(variant_data AS BLOB))) FROM parts)/1e6, (SELECT sum(length(CAST(options AS BLOB))) FROM sessions)/1e6)"
+}
+
 run() {
 	local name=$1 bin=$2 inst="$dir/pond-$1"
 	rm -rf "$inst"
@@ -99,6 +116,8 @@ run() {
 	"${envs[@]}" "$bin" optimize --prune --keep-versions 0 --format json >"$inst/prune.json"
 	sizes "after pruning every old version" "$inst"
 	stop_daemon
+	[ -n "${POND_BENCH_BREAKDOWN:-}" ] && breakdown "$inst"
+	return 0
 }
 
 for r in $(seq "$rounds"); do
