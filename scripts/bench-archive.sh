@@ -103,10 +103,11 @@ run() {
 	sizes "after sync" "$inst"
 	"${envs[@]}" "$bin" daemon --log-level warn 2>"$inst/daemon.log" &
 	daemon_pid=$!
-	for _ in $(seq 100); do
+	for _ in $(seq 600); do
 		[ -S "$inst/run/pond.sock" ] && break
 		sleep 0.2
 	done
+	[ -S "$inst/run/pond.sock" ] || { echo "  the daemon did not listen within 2 minutes: $inst/daemon.log"; exit 1; }
 	/usr/bin/time -o "$inst/time" -f "%e" "${envs[@]}" "$bin" optimize --run --format json >"$inst/upkeep.json"
 	echo "  upkeep (daemon, versions kept 1 h): $(cat "$inst/time") s wall"
 	memory "daemon right after upkeep"
