@@ -63,6 +63,7 @@ func TestLargeColumnsAreCompressed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("parts: %d bytes on disk for %d bytes of results and raw records", st.Bytes, logical)
 	if st.Bytes*3 > int64(logical) {
 		t.Errorf("parts: %d bytes on disk for %d bytes of results and raw records, want under a third", st.Bytes, logical)
 	}
