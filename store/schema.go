@@ -24,6 +24,18 @@ func str(name string, nullable bool) arrow.Field {
 	return arrow.Field{Name: name, Type: arrow.BinaryTypes.String, Nullable: nullable}
 }
 
+// packed is a string column Lance stores zstd-compressed, page by page: the large texts that
+// only sequential scans read (the mirror serves reads; rebuild, export and erase scan). Raw
+// records (options), tool bodies (variant_data) and system texts (content) shrink several
+// times over (docs/benchmarks.md). search_text stays plain: the Lance text arm reads it per hit,
+// and a compressed page would be decompressed whole for each. The metadata is set when a table
+// is created; an archive created before keeps writing plain pages.
+func packed(name string) arrow.Field {
+	f := str(name, true)
+	f.Metadata = arrow.NewMetadata([]string{"lance-encoding:compression", "lance-encoding:compression-level"}, []string{"zstd", "3"})
+	return f
+}
+
 func i64(name string) arrow.Field { return arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64} }
 
 var sessionsSchema = arrow.NewSchema([]arrow.Field{
@@ -33,7 +45,7 @@ var sessionsSchema = arrow.NewSchema([]arrow.Field{
 	str("source_agent", false),
 	str("project", false),
 	i64("created_at"),
-	str("options", true),
+	packed("options"),
 	i64("ingest_seq"),
 }, nil)
 
@@ -44,11 +56,11 @@ var messagesSchema = arrow.NewSchema([]arrow.Field{
 	str("role", false),
 	str("source_agent", false),
 	str("project", false),
-	str("content", true),
+	packed("content"),
 	str("search_text", true),
 	{Name: "vector", Type: arrow.FixedSizeListOf(VectorDim, arrow.PrimitiveTypes.Float32), Nullable: true},
 	str("embedding_model", true),
-	str("options", true),
+	packed("options"),
 	i64("ingest_seq"),
 }, nil)
 
@@ -62,9 +74,9 @@ var partsSchema = arrow.NewSchema([]arrow.Field{
 	str("tool_name", true),
 	str("call_id", true),
 	{Name: "is_failure", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
-	str("variant_data", true),
+	packed("variant_data"),
 	{Name: "data", Type: arrow.BinaryTypes.Binary, Nullable: true},
-	str("options", true),
+	packed("options"),
 	i64("ingest_seq"),
 }, nil)
 

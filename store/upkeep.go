@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -176,6 +177,7 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*view.UpkeepRep
 			}
 		}
 		rep.Elapsed = time.Since(start)
+		releaseMemory()
 		return rep, err
 	}
 	progress := func(p view.UpkeepProgress) {
@@ -293,6 +295,13 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*view.UpkeepRep
 		}
 	}
 	return finish(nil)
+}
+
+// releaseMemory returns what upkeep freed, Go's and the native code's, to the system: the
+// daemon idles for hours after an upkeep, and both runtimes keep freed memory for reuse.
+func releaseMemory() {
+	debug.FreeOSMemory()
+	lance.ReleaseMemory()
 }
 
 // optimizeTable runs one part of Lance's optimize on a table, in hold and under the store lock.

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Issue 27's side-by-side archive benchmark, as whole processes: this tree's bin/pond against a
+# second binary (today's Pond built from another worktree, or a peer's pond-compatible build),
+# alternating, on the same corpus (benchgen's native files of every agent, written once into
+# DIR/home-N and kept). For each binary and round, in a fresh isolated installation:
+#
+#   1. cold `pond sync` with no daemon: wall, CPU (user + system), peak RSS (/usr/bin/time);
+#   2. `pond daemon` started, then its upkeep on request (`pond optimize --run`, the daemon's
+#      own Upkeep, versions kept 1 h): wall of the request, then the daemon's RSS and anonymous
+#      RSS right after and after SETTLE seconds idle;
+#   3. `pond optimize --prune --keep-versions 0` through the daemon: every replaced version gone.
+#
+# After each of the three it prints the archive's bytes (`du -sb`): each Lance table, mirror.db
+# with its -wal, and the whole data folder, next to the corpus' own bytes.
+#
+#   scripts/bench-archive.sh OTHER_BINARY [DIR]
+#   POND_BENCH_SESSIONS=500   corpus size (default 2000, the issue's)
+#   POND_BENCH_ROUNDS=2       rounds, each running both binaries, the order swapped each round
+#   POND_BENCH_SETTLE=60      seconds the daemon idles before its memory is read again
+#   POND_BENCH_BREAKDOWN=1    also print where mirror.db's bytes go (sqlite3 CLI with dbstat)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+other=${1:?usage: scripts/bench-archive.sh OTHER_BINARY [DIR]}
+other=$(realpath "$other")
+dir=${2:-/tmp/pond-bench-archive}
+sessions=${POND_BENCH_SESSIONS:-2000}
+rounds=${POND_BENCH_ROUNDS:-1}
+settle=${POND_BENCH_SETTLE:-60}
+mkdir -p "$dir"
+make -s build
+this=$(realpath bin/pond)
+home="$dir/home-$sessions"
+if [ ! -f "$dir/manifest-$sessions.json" ]; then
+	rm -rf "$home"
+	scripts/go run ./daemon/capture/benchgen/cmd/pond-benchgen -sessions "$sessions" -home "$home" >"$dir/manifest-$sessions.json.tmp"
+	mv "$dir/manifest-$sessions.json.tmp" "$dir/manifest-$sessions.json"
+fi
+corpus=$(du -sb "$home" | cut -f1)
+echo "corpus: $sessions sessions, $corpus bytes ($home)"
+grep -A4 '"total"' "$dir/manifest-$sessions.json"
+
+daemon_pid=
+stop_daemon() {
+	if [ -n "$daemon_pid" ]; then
+		kill "$daemon_pid" 2>/dev/null || true
+		wait "$daemon_pid" 2>/dev/null || true
+		daemon_pid=
+	fi
+}
+trap stop_daemon EXIT
+
+# pond BIN INST ARGS…: the binary in the installation INST, HOME pointing the agents' default
+# locations into the corpus, POND_* keeping Pond's own files apart. /usr/bin/time runs it as
+# "${envs[@]}" BIN ARGS… after `setenvs INST`.
+setenvs() {
+	envs=(env -u XDG_CONFIG_HOME -u XDG_DATA_HOME -u XDG_STATE_HOME -u XDG_RUNTIME_DIR
+		-u CLAUDE_CONFIG_DIR -u CODEX_HOME -u GEMINI_CLI_HOME -u PI_CODING_AGENT_DIR -u QWEN_HOME -u QWEN_RUNTIME_DIR
+		HOME="$home" POND_CONFIG_FILE="$1/config.toml" POND_DATA_DIR="$1/data"
+		POND_STATE_DIR="$1/state" POND_RUNTIME_DIR="$1/run")
+}
+
+sizes() {
+	local label=$1 inst=$2 line="" t
+	for t in "$inst"/data/lance/*.lance; do
+		line+=" $(basename "$t" .lance)=$(du -sb "$t" | cut -f1)"
+	done
+	local mirror
+	mirror=$(cat "$inst"/data/mirror.db "$inst"/data/mirror.db-wal 2>/dev/null | wc -c)
+	local total
+	total=$(du -sb "$inst/data" | cut -f1)
+	echo "  $label: bytes total=$total (×$(awk -v a="$total" -v b="$corpus" 'BEGIN{printf "%.2f", a/b}') the corpus) lance:$line mirror.db+wal=$mirror"
+}
+
+memory() {
+	awk -v label="$1" '/^VmRSS|^RssAnon/ {v[$1]=$2} END {printf "  %s: RSS %d MiB, anon %d MiB\n", label, v["VmRSS:"]/1024, v["RssAnon:"]/1024}' "/proc/$daemon_pid/status"
+}
+
+# breakdown INST: where the mirror's bytes go, per table and index (dbstat: pages, so overflow
+# and free space count), and the logical bytes of its large columns (the same values Lance
+# stores, so they size Lance's columns too).
+breakdown() {
+	local db="$1/data/mirror.db"
+	command -v sqlite3 >/dev/null || { echo "  (no sqlite3 CLI: no breakdown)"; return; }
+	echo "  mirror.db by table and index (MB of pages, of payload, unused in them; overflow pages):"
+	sqlite3 -readonly "$db" "SELECT printf('    %-28s %8.1f %8.1f %8.1f %8d', name, sum(pgsize)/1e6, sum(payload)/1e6, sum(unused)/1e6, sum(pagetype = 'overflow'))
+		FROM dbstat GROUP BY name ORDER BY sum(pgsize) DESC LIMIT 14"
+	echo "  logical MB of the large columns:"
+	sqlite3 -readonly "$db" "SELECT printf('    messages: options %.1f, content %.1f, search_text %.1f; parts: options %.1f, variant_data %.1f; sessions: options %.1f',
+		(SELECT sum(length(CAST(options AS BLOB))) FROM messages)/1e6, (SELECT sum(length(CAST(content AS BLOB))) FROM messages)/1e6,
+		(SELECT sum(length(CAST(search_text AS BLOB))) FROM messages)/1e6, (SELECT sum(length(CAST(options AS BLOB))) FROM parts)/1e6,
+		(SELECT sum(length(CAST(variant_data AS BLOB))) FROM parts)/1e6, (SELECT sum(length(CAST(options AS BLOB))) FROM sessions)/1e6)"
+}
+
+run() {
+	local name=$1 bin=$2 inst="$dir/pond-$1"
+	rm -rf "$inst"
+	mkdir -p "$inst"
+	echo "$name ($bin):"
+	setenvs "$inst"
+	/usr/bin/time -o "$inst/time" -f "%e %U %S %M" "${envs[@]}" "$bin" sync --format json >"$inst/sync.json"
+	read -r wall user sys peak <"$inst/time"
+	echo "  cold sync: $wall s wall, $(awk -v u="$user" -v s="$sys" 'BEGIN{print u+s}') s CPU ($user user + $sys system), $((peak / 1024)) MiB peak RSS"
+	sizes "after sync" "$inst"
+	"${envs[@]}" "$bin" daemon --log-level warn 2>"$inst/daemon.log" &
+	daemon_pid=$!
+	for _ in $(seq 600); do
+		[ -S "$inst/run/pond.sock" ] && break
+		sleep 0.2
+	done
+	[ -S "$inst/run/pond.sock" ] || { echo "  the daemon did not listen within 2 minutes: $inst/daemon.log"; exit 1; }
+	/usr/bin/time -o "$inst/time" -f "%e" "${envs[@]}" "$bin" optimize --run --format json >"$inst/upkeep.json"
+	echo "  upkeep (daemon, versions kept 1 h): $(cat "$inst/time") s wall"
+	memory "daemon right after upkeep"
+	sleep "$settle"
+	memory "daemon idle ${settle} s after upkeep"
+	sizes "after upkeep" "$inst"
+	"${envs[@]}" "$bin" optimize --prune --keep-versions 0 --format json >"$inst/prune.json"
+	sizes "after pruning every old version" "$inst"
+	stop_daemon
+	[ -n "${POND_BENCH_BREAKDOWN:-}" ] && breakdown "$inst"
+	return 0
+}
+
+for r in $(seq "$rounds"); do
+	echo "round $r"
+	if [ $((r % 2)) = 1 ]; then
+		run this "$this"
+		run other "$other"
+	else
+		run other "$other"
+		run this "$this"
+	fi
+done
