@@ -212,8 +212,7 @@ func (Adapter) RootStamp(ctx context.Context, env adapters.Env, root string) (st
 	return adapters.Digest([]byte(b.String())), nil
 }
 
-// Read implements adapters.Adapter. A gateway transcript is read on from its cursor
-// (readJSONL); any other changed source is read whole, and its cursor is its stamp.
+// Read implements adapters.Adapter. A changed source is read whole; the cursor is its stamp.
 func (Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source, cur adapters.Cursor, out adapters.Emitter) (adapters.Cursor, error) {
 	if src.Skip != "" {
 		return adapters.Cursor{Stamp: src.Stamp}, nil
@@ -223,7 +222,7 @@ func (Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source, 
 	case strings.HasSuffix(src.Path, ".db"):
 		err = readDB(ctx, env, src, out)
 	case strings.HasSuffix(src.Path, ".jsonl"):
-		return readJSONL(ctx, src, cur, env.Limits, out)
+		err = readJSONL(ctx, src, env.Limits, out)
 	default:
 		err = readSnapshot(src, env.Limits, out)
 	}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/jsonl"
@@ -152,40 +151,19 @@ func (f fileSession) info(id, profile string) sessionInfo {
 // takes no place, so one more or less never renames the rest) and a digest of it.
 func fileID(at int, raw []byte) string { return fmt.Sprintf("%06d-%s", at, adapters.Digest(raw)[:8]) }
 
-// jsonlState is a gateway transcript's cursor state: the session its lines belong to, the time
-// of its last message and how many messages were read (which name the next ones).
-type jsonlState struct {
-	V     int       `json:"v"`
-	ID    string    `json:"id"`
-	Last  time.Time `json:"last"`
-	Count int       `json:"count"`
-}
-
-const jsonlStateVersion = 1
-
-// readJSONL reads a gateway transcript: a session_meta line, then one message a line. Hermes
-// appends to it, so a read goes on after the last whole line read before (adapters/jsonl checks
-// the bytes before it are unchanged, else starts over); a half-written last line waits for the
-// next read.
-func readJSONL(ctx context.Context, src adapters.Source, cur adapters.Cursor, lim adapters.Limits, out adapters.Emitter) (adapters.Cursor, error) {
-	var st jsonlState
-	if len(cur.State) == 0 || json.Unmarshal(cur.State, &st) != nil || st.V != jsonlStateVersion || st.ID != src.Hint {
-		cur = adapters.Cursor{} // a state that does not fit this file: start over
-	}
-	jf, err := jsonl.Open(src.Path, cur, lim)
+// readJSONL reads a gateway transcript: a session_meta line, then one message a line. The file
+// is read whole each time it changes; a half-written last line waits for the next read.
+func readJSONL(ctx context.Context, src adapters.Source, lim adapters.Limits, out adapters.Emitter) error {
+	jf, err := jsonl.Open(src.Path, adapters.Cursor{}, lim)
 	if err != nil {
-		return adapters.Cursor{}, fmt.Errorf("hermes: read %s: %w", src.Path, err)
+		return fmt.Errorf("hermes: read %s: %w", src.Path, err)
 	}
 	defer jf.Close()
 	rel := relOf(src.Key)
 	e := newEmitter(out, src.Path)
 	started := false
 	count := 0
-	if jf.Resumed() {
-		started, count = true, st.Count
-		e.sid, e.last = st.ID, st.Last
-	}
-	next, err := jf.Lines(ctx, func(line []byte, n int) error {
+	_, err = jf.Lines(ctx, func(line []byte, n int) error {
 		at := adapters.Location{Path: src.Path, Line: n}
 		if !json.Valid(line) || adapters.Kind(line) != '{' {
 			out.Malformed(at, errors.New("not a JSON object"))
@@ -220,17 +198,9 @@ func readJSONL(ctx context.Context, src adapters.Source, cur adapters.Cursor, li
 		return e.message(m, at)
 	}, out.Malformed)
 	if err != nil {
-		return adapters.Cursor{}, fmt.Errorf("hermes: read %s: %w", src.Path, err)
+		return fmt.Errorf("hermes: read %s: %w", src.Path, err)
 	}
-	if !started {
-		return adapters.Cursor{Stamp: src.Stamp}, nil // nothing written yet: read from the start next time
-	}
-	next.Stamp = src.Stamp
-	next.State, err = json.Marshal(jsonlState{V: jsonlStateVersion, ID: e.sid, Last: e.last, Count: count})
-	if err != nil {
-		return adapters.Cursor{}, fmt.Errorf("hermes: read %s: %w", src.Path, err)
-	}
-	return next, nil
+	return nil
 }
 
 // readSnapshot reads a legacy session_<id>.json: the document is kept whole on the session,
