@@ -71,7 +71,12 @@ func (h *hermesFormat) Write(root string, c *corpus.Conv) (int64, error) {
 			calls, _ := json.Marshal([]map[string]any{{"id": call, "type": "function",
 				"function": map[string]string{"name": t.Tool, "arguments": string(args)}}})
 			insert(msg, sid, "assistant", "", nil, string(calls), nil, secs(t.At), "tool_calls")
-			insert(msg, sid, "tool", t.Output, call, nil, t.Tool, secs(t.At)+0.8, nil)
+			out := t.Output
+			if t.Failed { // as Hermes's registry answers a failed call (tool_error)
+				b, _ := json.Marshal(map[string]string{"error": t.Output})
+				out = string(b)
+			}
+			insert(msg, sid, "tool", out, call, nil, t.Tool, secs(t.At)+0.8, nil)
 		}
 	}
 	h.pending++

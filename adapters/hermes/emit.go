@@ -173,7 +173,7 @@ func (e *emitter) message(m message, at adapters.Location) error {
 		}
 	case "tool":
 		msg.Role = session.RoleTool
-		add(session.Part{Type: session.PartToolResult, CallID: m.toolCallID, Name: m.toolName, Result: adapters.String(m.content)})
+		add(session.Part{Type: session.PartToolResult, CallID: m.toolCallID, Name: m.toolName, Result: adapters.String(m.content), IsFailure: toolFailed(m.content)})
 	case "system":
 		msg.Role, msg.Content = session.RoleSystem, m.content
 	default:
@@ -252,6 +252,23 @@ func mediaOf(url string) string {
 }
 
 // toolCalls maps OpenAI tool_calls to tool_call parts.
+// toolFailed says whether a tool row holds the answer Hermes's tool registry gives a failed
+// call: a JSON object with an "error" message (tools/registry.py's tool_error, and what
+// dispatch returns for an exception or an unknown tool).
+func toolFailed(content string) bool {
+	if !strings.HasPrefix(strings.TrimSpace(content), "{") {
+		return false
+	}
+	var v struct {
+		Error any `json:"error"`
+	}
+	if json.Unmarshal([]byte(content), &v) != nil {
+		return false
+	}
+	msg, ok := v.Error.(string)
+	return ok && msg != ""
+}
+
 func toolCalls(raw json.RawMessage) ([]session.Part, error) {
 	var calls []struct {
 		ID       string `json:"id"`
