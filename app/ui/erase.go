@@ -105,8 +105,9 @@ func (e *Erase) Start() {
 			for _, s := range rep.Sessions {
 				e.ids = append(e.ids, s.ID)
 			}
-			e.Plan.SetText(PlanText(rep))
+			// Enabled before the plan shows: whoever sees the plan may confirm it at once.
 			e.Confirm.Enable()
+			e.Plan.SetText(PlanText(rep))
 		}
 		e.Dialog.Refresh()
 	})
