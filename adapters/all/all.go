@@ -6,6 +6,7 @@ package all
 
 import (
 	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/adapters/aider"
 	"github.com/pondhq/pond/adapters/claudecode"
 	"github.com/pondhq/pond/adapters/cline"
 	"github.com/pondhq/pond/adapters/codex"
@@ -37,6 +38,7 @@ func Adapters() []adapters.Adapter {
 		cursor.New(),
 		openclaw.New(),
 		hermes.New(),
+		aider.Adapter{},
 	}
 }
 
