@@ -2,7 +2,8 @@
 # Debian packages Pond needs to build and test: a C toolchain for cgo and Lance's native code,
 # protoc and the protobuf well-known types for Lance's build scripts, the X11/GL headers Fyne's
 # GLFW needs, Xvfb + D-Bus for the desktop tests, and strace for the test that checks a capture is
-# synced before its cursor (daemon/capture).
+# synced before its cursor (daemon/capture), and python3-venv for the Python agents make verify-agents
+# runs from venvs (scripts/hermes-venv.sh, scripts/aider-venv.sh).
 #
 #   apt.sh          install what is missing (one dpkg query when nothing is), then check
 #   apt.sh check    only check: every file the later phases rely on is there, else exit 1
@@ -41,6 +42,7 @@ table=(
   "dbus-x11         /usr/bin/dbus-launch"
   "imagemagick      /usr/bin/import"
   "strace           /usr/bin/strace"
+  "python3-venv     /usr/lib/python3.11/ensurepip/__init__.py"
 )
 
 # check: every listed file exists; prints the packages to install and fails otherwise.
