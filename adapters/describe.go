@@ -47,6 +47,9 @@ type Integration struct {
 	// Plugin is set when the agent gets Pond's plugin (the same tools, plus consent and resume)
 	// instead of an MCP entry.
 	Plugin bool
+	// None, set instead of MCP and Plugin, says why Pond plugs nothing into the agent (Aider
+	// has no MCP client): the installer reports it.
+	None string
 	// Skills is the agent's user-level folder of skills (one folder per skill holding a
 	// SKILL.md), resolved from env; nil when the agent has none.
 	Skills func(env Env) string

@@ -2,6 +2,7 @@ package installer
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -181,7 +182,7 @@ func (o *Options) register(ctx context.Context, t target) Agent {
 	case t.in.Plugin:
 		return o.setPlugin(t, true)
 	case t.in.MCP == nil:
-		a.Outcome, a.Detail = OutcomeSkipped, "Pond has no way to plug into this agent yet"
+		a.Outcome, a.Detail = OutcomeSkipped, cmp.Or(t.in.None, "Pond has no way to plug into this agent yet")
 		return a
 	case !t.detected:
 		a.Outcome, a.Detail = service.OutcomeAbsent, "not installed here (name it in --agents to register it anyway)"

@@ -10,6 +10,8 @@ func (Adapter) Describe() adapters.Description {
 		// its own that Aider is pointed at.
 		Restore: "a new history file in ROOT/aider/<session>/ (Pond's exports folder for a restore into the real root); the command starts aider in the project with --chat-history-file on it and --restore-chat-history",
 		Fixture: adapters.Fixture{Dir: "adapters/aider/testdata/home"},
-		// Aider has no MCP client and no skills folder: Pond registers nothing in it.
+		Integration: adapters.Integration{
+			None: "Aider has no MCP client and no skills folder: search its sessions through pond or another agent",
+		},
 	}
 }

@@ -7,7 +7,8 @@ import (
 )
 
 // TestIntegration checks that every agent says how Pond plugs into it: an MCP entry (with all
-// the installer needs) or the plugin, never both, so no agent sees Pond's tools twice.
+// the installer needs) or the plugin, never both, so no agent sees Pond's tools twice; or, with
+// neither, the reason there is none.
 func TestIntegration(t *testing.T) {
 	env := adapters.Env{GOOS: "linux", Home: "/home/u", Getenv: func(string) string { return "" }}
 	for _, a := range Adapters() {
@@ -19,7 +20,7 @@ func TestIntegration(t *testing.T) {
 		switch m := in.MCP; {
 		case m != nil && in.Plugin:
 			t.Errorf("%s: both an MCP entry and the plugin", a.Name())
-		case m == nil && !in.Plugin:
+		case m == nil && !in.Plugin && in.None == "":
 			t.Errorf("%s: neither an MCP entry nor the plugin", a.Name())
 		case m != nil:
 			if len(m.Configs(env)) == 0 || m.Format == "" || m.Servers == "" || m.Entry == nil {
