@@ -65,7 +65,7 @@ func TestResumeEndToEnd(t *testing.T) {
 	if _, code := run(t, bin, env, "resume", "no-such-session", "--to", "pi-coding-agent"); code != 1 {
 		t.Errorf("unknown session exited %d, want 1", code)
 	}
-	if _, code := run(t, bin, env, "resume", id, "--to", "aider"); code != 2 {
+	if _, code := run(t, bin, env, "resume", id, "--to", "windsurf"); code != 2 {
 		t.Errorf("unknown agent exited %d, want 2", code)
 	}
 }

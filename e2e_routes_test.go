@@ -39,7 +39,7 @@ func TestResumeThroughDaemon(t *testing.T) {
 		{"native_codex_home", []string{id, "--to", "codex-cli"}, 0, "ok"},
 		{"native_over_live_files", []string{id, "--to", "claude-code"}, 3, "target_exists"},
 		{"not_stored", []string{"no-such-session", "--to", "codex-cli"}, 1, "not_stored"},
-		{"unknown_agent", []string{id, "--to", "aider"}, 2, "unknown_agent"},
+		{"unknown_agent", []string{id, "--to", "windsurf"}, 2, "unknown_agent"},
 	}
 	type result struct {
 		code  int

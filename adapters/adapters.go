@@ -57,6 +57,10 @@ type Capabilities struct {
 	ToolCalls   bool // sessions carry tool calls and results
 	Subagents   bool // sessions can have sub-agent children
 	Incremental bool // an appended source is read from where the last read stopped
+	// Searched: a root is a folder searched for the agent's files (Aider's home, walked to a
+	// bounded depth), not a folder the agent owns, so nothing watches it for changes: the
+	// periodic sync finds what changed there.
+	Searched bool
 }
 
 // Env is what discovery and reading may look at of the machine, so tests can stand in a fake
@@ -73,6 +77,10 @@ type Env struct {
 	WriteRows restore.RowWriter
 	// Limits bound what one read may take of a source; the zero value is the defaults.
 	Limits Limits
+	// Projects are the project folders the archive's sessions name (every agent's), for an
+	// agent that keeps its files inside projects rather than a folder of its own (Aider): the
+	// sync engine fills it from the store; nil when unknown.
+	Projects []string
 }
 
 // Default bounds of a read (Limits). A line or a decompressed source that large is no session

@@ -286,11 +286,20 @@ func (d *daemon) refreshRoots() {
 	}
 	targets, _ := capture.Targets(cfg, d.svc.Env, "", "")
 	targets, _ = consented(cfg, targets, config.Granted) // only what automatic capture reads
+	d.watch.setRoots(watchedRoots(targets))
+}
+
+// watchedRoots are the roots the watcher follows, by adapter: every target's, except a root
+// searched rather than owned by the agent (Capabilities.Searched: Aider's home), which a watch
+// would cover whole; the periodic sync finds what changes there.
+func watchedRoots(targets []capture.Target) map[string][]string {
 	roots := map[string][]string{}
 	for _, t := range targets {
-		roots[t.Adapter.Name()] = t.Roots
+		if !t.Adapter.Capabilities().Searched {
+			roots[t.Adapter.Name()] = t.Roots
+		}
 	}
-	d.watch.setRoots(roots)
+	return roots
 }
 
 // autoSync syncs every enabled adapter (all) or those in only, of the agents whose capture

@@ -62,7 +62,7 @@ func TestResumeRoute(t *testing.T) {
 	}{
 		{"again", apitype.ResumeRequest{Session: id, To: "codex-cli", OutDir: out}, 409, apitype.CodeTargetExists, 3},
 		{"not_stored", apitype.ResumeRequest{Session: "nope", To: "codex-cli", OutDir: out}, 404, apitype.CodeNotStored, 1},
-		{"unknown_agent", apitype.ResumeRequest{Session: id, To: "aider", OutDir: out}, 400, apitype.CodeUnknownAgent, 2},
+		{"unknown_agent", apitype.ResumeRequest{Session: id, To: "windsurf", OutDir: out}, 400, apitype.CodeUnknownAgent, 2},
 		// The fixture ran in /srv/demo, which Claude Code needs to resume from.
 		{"native_cwd_gone", apitype.ResumeRequest{Session: id, To: "claude-code", OutDir: "native", Root: root}, 422, apitype.CodeCwdMissing, 2},
 		{"out_dir_link", apitype.ResumeRequest{Session: id, To: "codex-cli", OutDir: link}, 422, apitype.CodeUnsafePath, 2},

@@ -8,6 +8,9 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/pondhq/pond/adapters/all"
+	"github.com/pondhq/pond/daemon/capture"
 )
 
 // TestWatcherFollowsSymlinks: an agent root that is a symbolic link (a dotfile manager's
@@ -64,5 +67,26 @@ func TestWatcherFollowsSymlinks(t *testing.T) {
 		if got := w.take(); !slices.Equal(got, []string{"claude-code"}) {
 			t.Fatalf("changes reported for %v after writing %s, want [claude-code]", got, file)
 		}
+	}
+}
+
+// TestSearchedRootsAreNotWatched: a root an adapter searches (Aider's home) is never handed to
+// the watcher, which would otherwise follow the whole home; an agent's own root is.
+func TestSearchedRootsAreNotWatched(t *testing.T) {
+	home := t.TempDir()
+	var targets []capture.Target
+	for _, name := range []string{"aider", "claude-code"} {
+		a, ok := all.ByName(name)
+		if !ok {
+			t.Fatalf("no adapter %s", name)
+		}
+		targets = append(targets, capture.Target{Adapter: a, Roots: []string{filepath.Join(home, name)}})
+	}
+	got := watchedRoots(targets)
+	if _, ok := got["aider"]; ok {
+		t.Errorf("aider's searched root is watched: %v", got)
+	}
+	if !slices.Equal(got["claude-code"], []string{filepath.Join(home, "claude-code")}) {
+		t.Errorf("claude-code's root is not watched: %v", got)
 	}
 }

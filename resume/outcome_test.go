@@ -165,7 +165,7 @@ func TestRefusals(t *testing.T) {
 		code int
 	}{
 		{"not-stored", resume.Request{Session: "nope", To: "claude-code", OutDir: t.TempDir()}, resume.NotStored, 1},
-		{"unknown-agent", resume.Request{Session: "lonely", To: "aider", OutDir: t.TempDir()}, resume.UnknownAgent, 2},
+		{"unknown-agent", resume.Request{Session: "lonely", To: "windsurf", OutDir: t.TempDir()}, resume.UnknownAgent, 2},
 		{"capture-only", resume.Request{Session: "lonely", To: "cursor", OutDir: t.TempDir()}, resume.UnknownAgent, 2},
 		{"too-deep", resume.Request{Session: "a", To: "claude-code", OutDir: t.TempDir()}, resume.TooDeep, 2},
 		{"native-cwd-gone", resume.Request{Session: "gone", To: "claude-code", Env: testEnv(home)}, resume.CwdMissing, 2},
@@ -231,7 +231,7 @@ func TestNativeRootFromCaller(t *testing.T) {
 	if want := filepath.Join(callerHome, ".claude"); root != want {
 		t.Fatalf("NativeRoot %q, want %q", root, want)
 	}
-	if got := resume.NativeRoot("aider", testEnv(callerHome)); got != "" {
+	if got := resume.NativeRoot("windsurf", testEnv(callerHome)); got != "" {
 		t.Errorf("NativeRoot of an agent Pond does not restore into: %q, want none", got)
 	}
 	o := restore(t, s, resume.Request{Session: "3b2a1c0d-0000-4000-8000-000000000001", To: "claude-code", OutDir: "native", Root: root, Env: testEnv(ownHome)})

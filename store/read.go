@@ -35,6 +35,16 @@ func (s *Store) SessionIDs(ctx context.Context) ([]string, error) {
 	return ids, nil
 }
 
+// Projects lists the distinct projects the stored sessions name (absolute folders and agents'
+// project keys alike), for adapters that look for files inside projects (Aider).
+func (s *Store) Projects(ctx context.Context) ([]string, error) {
+	ps, err := queryStrings(ctx, s.mirror.DB(), `SELECT DISTINCT project FROM sessions WHERE project <> '' ORDER BY project`)
+	if err != nil {
+		return nil, fmt.Errorf("store: list projects: %w", err)
+	}
+	return ps, nil
+}
+
 // ChildSessionIDs lists the stored sessions whose parent is id (sub-agents, forks,
 // continuations), oldest first.
 func (s *Store) ChildSessionIDs(ctx context.Context, id string) ([]string, error) {

@@ -39,6 +39,8 @@ func Adapters() []adapters.Adapter {
 		openclaw.New(),
 		hermes.New(),
 		goose.New(),
+		// Aider (adapters/aider) joins once a restore into it keeps tool calls by name: resume's
+		// TestForeignRestore fails for it today (issue 23).
 	}
 }
 

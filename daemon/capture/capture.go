@@ -82,6 +82,15 @@ func (e *Engine) Sync(ctx context.Context, targets []Target, opts Options) (*vie
 		e.Log = slog.New(slog.DiscardHandler)
 	}
 	rep := &view.SyncReport{StartedAt: time.Now().UTC(), DryRun: opts.DryRun, Outcome: "ok"}
+	if e.Env.Projects == nil && e.Store != nil {
+		// The projects every agent's sessions name, where Aider keeps its history files.
+		ps, err := e.Store.Projects(ctx)
+		if err != nil {
+			e.Log.Warn("capture: list the archive's projects", "error", err)
+		}
+		e.Env.Projects = ps
+		defer func() { e.Env.Projects = nil }()
+	}
 	for _, t := range targets {
 		ar, err := e.syncAdapter(ctx, t, opts)
 		if err != nil {
