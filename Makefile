@@ -23,7 +23,7 @@ GO := go
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION) -X main.nativeDir=$(NATIVE_DIR)
 
-.PHONY: run setup cross build build-headless test bench bench-sync verify-agents tray-smoke native-check fmt vet clean print-env
+.PHONY: run setup cross build build-headless release test bench bench-sync verify-agents tray-smoke native-check fmt vet clean print-env
 
 # Sets up what is missing, then starts the tray (or, with no desktop session, the daemon).
 run:
@@ -41,6 +41,10 @@ build: native-check
 # A pond without the desktop app, for machines with no GL or X libraries (servers, CI images).
 build-headless: native-check
 	$(GO) build -tags $(GO_TAGS),headless -ldflags '$(LDFLAGS)' -o bin/pond .
+
+# What a user downloads: dist/pond-<version>-linux-<arch>.tar.xz (scripts/release.sh).
+release: native-check
+	@scripts/release.sh
 
 # The desktop app end to end under Xvfb and a private D-Bus (xvfb, dbus, imagemagick).
 tray-smoke: build

@@ -134,7 +134,10 @@ func collectReport(ctx context.Context, probe bool) Report {
 		add(Check{Name: "native", Detail: err.Error(), Fix: "make setup"})
 	} else {
 		r.Versions.Lancedb, r.Versions.Lance, r.Versions.PondNative = nv["lancedb"], nv["lance"], nv["pond_native"]
-		c := Check{Name: "native", OK: true, Detail: fmt.Sprintf("Lance %s through lancedb-go %s and pond-native %s, linked in (built from %s)", nv["lance"], r.Versions.LancedbGo, nv["pond_native"], nativeDir)}
+		c := Check{Name: "native", OK: true, Detail: fmt.Sprintf("Lance %s through lancedb-go %s and pond-native %s, linked in", nv["lance"], r.Versions.LancedbGo, nv["pond_native"])}
+		if nativeDir != "" { // a development build names the cache it linked; a release does not
+			c.Detail += " (built from " + nativeDir + ")"
+		}
 		if probe {
 			if err := probeLance(ctx); err != nil {
 				c = Check{Name: "native", Detail: "Lance does not work: " + err.Error(), Fix: "make setup (rebuilds the native library), then make build"}
