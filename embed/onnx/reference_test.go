@@ -46,12 +46,17 @@ func TestVectorsMatchPythonReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The test model is int8-quantized, and ONNX Runtime picks its integer kernels by CPU (AVX2,
+	// AVX-512, VNNI): the same file gives vectors within about 0.998 of each other on two
+	// machines (an AMD EPYC with AVX2 only measured 0.9985 against references made elsewhere).
+	// A real fault is far away: the query prefix instead of the passage one measures 0.888.
+	const want = 0.996
 	worst := 1.0
 	for i := range sentences {
 		c := cosine(got[i], ref.Vectors[i])
 		worst = min(worst, c)
-		if c < 0.999 {
-			t.Errorf("sentence %d %.40q: cosine %.5f with the reference, want >= 0.999", i, sentences[i], c)
+		if c < want {
+			t.Errorf("sentence %d %.40q: cosine %.5f with the reference, want >= %v", i, sentences[i], c, want)
 		}
 	}
 	t.Logf("lowest cosine with the reference: %.5f", worst)
