@@ -7,11 +7,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/pondhq/pond/adapters/restore"
 )
+
+// Column is the index of the column name in cols, or -1 when a store's schema lacks it (agents'
+// older schemas drop columns, so readers probe rather than assume).
+func Column(cols []string, name string) int {
+	return slices.Index(cols, name)
+}
 
 // ScanRow reads one row of an agent's database with its values as the driver gives them.
 func ScanRow(rows *sql.Rows, n int) ([]any, error) {

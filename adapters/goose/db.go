@@ -117,7 +117,7 @@ func scanDB(ctx context.Context, env adapters.Env, path string) ([]adapters.Sour
 	if err != nil {
 		return nil, fmt.Errorf("goose: scan %s: %w", path, err)
 	}
-	idCol := indexOf(cols, "id")
+	idCol := adapters.Column(cols, "id")
 	var out []adapters.Source
 	for rows.Next() {
 		vals, err := adapters.ScanRow(rows, len(cols))
@@ -143,15 +143,6 @@ func scanDB(ctx context.Context, env adapters.Env, path string) ([]adapters.Sour
 	return out, nil
 }
 
-func indexOf(cols []string, name string) int {
-	for i, c := range cols {
-		if c == name {
-			return i
-		}
-	}
-	return -1
-}
-
 // dbSession is one session as read from the database, in one read transaction.
 type dbSession struct {
 	cols    []string
@@ -161,7 +152,7 @@ type dbSession struct {
 }
 
 func (s *dbSession) get(name string) any {
-	if i := indexOf(s.cols, name); i >= 0 {
+	if i := adapters.Column(s.cols, name); i >= 0 {
 		return s.row[i]
 	}
 	return nil

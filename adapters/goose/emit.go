@@ -30,7 +30,7 @@ func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adap
 	sid := src.Hint
 	var first time.Time
 	if len(s.msgs) > 0 {
-		if j := indexOf(s.msgCols, "created_timestamp"); j >= 0 {
+		if j := adapters.Column(s.msgCols, "created_timestamp"); j >= 0 {
 			first = epoch(s.msgs[0][j])
 		}
 	}
@@ -49,7 +49,7 @@ func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adap
 	}
 	// Every type is read; goose's own reader takes a missing column (before v5) for "user".
 	kind := "user"
-	if indexOf(s.cols, "session_type") >= 0 {
+	if adapters.Column(s.cols, "session_type") >= 0 {
 		kind = str("session_type")
 	}
 	agent := Name
@@ -140,7 +140,7 @@ var known = map[string]bool{
 // message emits one messages row and its parts.
 func (e *emitter) message(src adapters.Source, cols []string, vals []any, line int) error {
 	get := func(k string) any {
-		if j := indexOf(cols, k); j >= 0 {
+		if j := adapters.Column(cols, k); j >= 0 {
 			return vals[j]
 		}
 		return nil

@@ -51,7 +51,7 @@ func scanDB(ctx context.Context, env adapters.Env, path, rel string) ([]adapters
 			return nil, fmt.Errorf("hermes: scan %s: %w", path, err)
 		}
 		rec := adapters.RowJSON(cols, vals)
-		id, _ := vals[indexOf(cols, "id")].(string)
+		id, _ := vals[adapters.Column(cols, "id")].(string)
 		if id == "" {
 			continue
 		}
@@ -70,15 +70,6 @@ func scanDB(ctx context.Context, env adapters.Env, path, rel string) ([]adapters
 	return out, nil
 }
 
-func indexOf(cols []string, name string) int {
-	for i, c := range cols {
-		if c == name {
-			return i
-		}
-	}
-	return -1
-}
-
 // dbSession is one session as read from a store, in one read transaction.
 type dbSession struct {
 	cols    []string
@@ -88,7 +79,7 @@ type dbSession struct {
 }
 
 func (s *dbSession) get(name string) any {
-	if i := indexOf(s.cols, name); i >= 0 {
+	if i := adapters.Column(s.cols, name); i >= 0 {
 		return s.row[i]
 	}
 	return nil
@@ -169,7 +160,7 @@ func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adap
 		profile:     profileOf(rel),
 	}
 	if len(s.msgs) > 0 {
-		if j := indexOf(s.msgCols, "timestamp"); j >= 0 && !epoch(s.msgs[0][j]).IsZero() {
+		if j := adapters.Column(s.msgCols, "timestamp"); j >= 0 && !epoch(s.msgs[0][j]).IsZero() {
 			e.fallback = epoch(s.msgs[0][j])
 		}
 	}
@@ -185,7 +176,7 @@ func readDB(ctx context.Context, env adapters.Env, src adapters.Source, out adap
 		rec := adapters.RowJSON(s.msgCols, vals)
 		m := message{}
 		get := func(k string) any {
-			if j := indexOf(s.msgCols, k); j >= 0 {
+			if j := adapters.Column(s.msgCols, k); j >= 0 {
 				return vals[j]
 			}
 			return nil
