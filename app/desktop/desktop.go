@@ -382,8 +382,8 @@ func (d *desk) openTranscript(h view.SessionHits) {
 	w.SetOnClosed(func() {
 		d.transcripts[h.SessionID] = slices.DeleteFunc(d.transcripts[h.SessionID], func(x fyne.Window) bool { return x == w })
 	})
-	if len(h.Matches) > 0 && h.Matches[0].MessageID != "" {
-		t.OpenAt(h.Matches[0].MessageID)
+	if at := ui.OwnHit(h); at != "" {
+		t.OpenAt(at)
 	} else {
 		t.Load()
 	}

@@ -141,6 +141,18 @@ func (t *Transcript) LoadEnd() {
 	t.fetch(view.GetSessionRequest{ID: t.Session, Limit: PageSize, From: "end"}, pageAt)
 }
 
+// OwnHit is the best hit of h that is a message of h's own session, or "": a session's group
+// also holds hits in its sub-agents' sessions (Hit.SessionID says whose), which its transcript
+// does not show.
+func OwnHit(h view.SessionHits) string {
+	for _, m := range h.Matches {
+		if m.MessageID != "" && (m.SessionID == "" || m.SessionID == h.SessionID) {
+			return m.MessageID
+		}
+	}
+	return ""
+}
+
 // OpenAt loads the page of this session that starts at message id (a search hit) and scrolls
 // to it. The session is named too: another session (a restored copy) may hold the same id.
 func (t *Transcript) OpenAt(messageID string) {

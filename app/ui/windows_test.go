@@ -610,3 +610,15 @@ func TestReconnect(t *testing.T) {
 		t.Errorf("after the restart: %d results, read-only %q", len(s.Results()), g.ReadOnly())
 	}
 }
+
+// TestOwnHit: a group's hit in a sub-agent's session is not where its transcript opens.
+func TestOwnHit(t *testing.T) {
+	h := view.SessionHits{SessionID: "p", Matches: []view.Hit{{SessionID: "child", MessageID: "c-u1"}, {SessionID: "p", MessageID: "m2"}}}
+	if got := OwnHit(h); got != "m2" {
+		t.Errorf("OwnHit = %q, want the parent's own m2", got)
+	}
+	h.Matches = h.Matches[:1]
+	if got := OwnHit(h); got != "" {
+		t.Errorf("OwnHit = %q with only a sub-agent's hit, want none (open at the start)", got)
+	}
+}
