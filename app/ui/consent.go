@@ -67,9 +67,6 @@ func (c *Consent) Reload() {
 		cons, cerr = c.API.Consent(ctx)
 		priv, perr = c.API.Privacy(ctx)
 	}, func() {
-		if perr == nil {
-			showRedact(c.Redact, priv.Redaction.Enabled)
-		}
 		if err != nil {
 			c.Agents.SetText("Could not ask the daemon which agents are here: " + err.Error())
 		} else {
@@ -77,6 +74,11 @@ func (c *Consent) Reload() {
 		}
 		if cerr == nil {
 			c.Current.SetText("Current choice: " + strings.ReplaceAll(cons.Capture, "_", " "))
+		}
+		// The switch is enabled last: a change made at once must not have its outcome
+		// overwritten by this reload's text.
+		if perr == nil {
+			showRedact(c.Redact, priv.Redaction.Enabled)
 		}
 	})
 }

@@ -198,7 +198,6 @@ func (s *Settings) showPrivacy(p *apitype.Privacy, err error) {
 		s.RedactInfo.SetText("Could not ask the daemon: " + err.Error())
 		return
 	}
-	showRedact(s.Redact, p.Redaction.Enabled)
 	s.RedactInfo.SetText(RedactionText(p.Redaction))
 	s.Excluded = p.ExcludeProjects
 	s.excludeBox.RemoveAll()
@@ -214,6 +213,8 @@ func (s *Settings) showPrivacy(p *apitype.Privacy, err error) {
 		s.excludeBox.Add(container.NewBorder(nil, nil, nil, b, l))
 	}
 	s.Win.Content().Refresh()
+	// Enabled last, as in the consent window: a change made at once keeps its own text.
+	showRedact(s.Redact, p.Redaction.Enabled)
 }
 
 // exclude adds the glob typed; when the archive already holds sessions under it, it offers
