@@ -64,8 +64,11 @@ sizes() {
 	for t in "$inst"/data/lance/*.lance; do
 		line+=" $(basename "$t" .lance)=$(du -sb "$t" | cut -f1)"
 	done
-	local mirror
-	mirror=$(cat "$inst"/data/mirror.db "$inst"/data/mirror.db-wal 2>/dev/null | wc -c)
+	local mirror=0 f
+	# mirror.db-wal is absent after a clean close: count only the files that exist.
+	for f in "$inst"/data/mirror.db "$inst"/data/mirror.db-wal; do
+		[ -f "$f" ] && mirror=$((mirror + $(stat -c %s "$f")))
+	done
 	local total
 	total=$(du -sb "$inst/data" | cut -f1)
 	echo "  $label: bytes total=$total (×$(awk -v a="$total" -v b="$corpus" 'BEGIN{printf "%.2f", a/b}') the corpus) lance:$line mirror.db+wal=$mirror"
