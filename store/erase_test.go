@@ -192,8 +192,8 @@ func TestEraseLeavesNoTrace(t *testing.T) {
 	upsert(t, s, chat("later", "codex-cli", "/home/dev/web", "", base.Add(time.Hour), "a later session about caching"))
 
 	for needle, places := range map[string][]string{
-		eraseToken:   {"file lance/", "file mirror.db", "lance messages.", "lance parts.", "lance sessions.", "mirror messages.", "mirror parts.", "mirror sessions."},
-		eraseProject: {"file lance/", "file mirror.db", "lance messages.", "lance sessions.", "mirror messages.", "mirror sessions.", "mirror _pond_search_scope."},
+		eraseToken:   {"file lance/", "file mirror.db", "lance messages.", "lance parts.", "lance sessions.", "mirror message_rows.", "mirror part_rows.", "mirror sessions."},
+		eraseProject: {"file lance/", "file mirror.db", "lance messages.", "lance sessions.", "mirror message_rows.", "mirror sessions.", "mirror _pond_search_scope."},
 	} {
 		found := findSecret(t, s, needle)
 		for _, place := range places {

@@ -43,7 +43,9 @@ func (s *Store) RebuildMirror(ctx context.Context) (sqlite.Counts, error) {
 	if err != nil {
 		return counts, err
 	}
-	old.Close()
+	if old != nil { // nil when the store opens a mirror of another layout
+		old.Close()
+	}
 	m.Close()
 	for _, suffix := range []string{"-wal", "-shm"} {
 		os.Remove(path + suffix)

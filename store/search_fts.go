@@ -166,7 +166,7 @@ func (s *Store) routeToLance(ctx context.Context, db querier, e sqlite.MatchExpr
 // are LIKE conditions, and a CJK any-term search counts the terms each CJK message holds.
 func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.MatchExpr, anyTerm bool, res *view.SearchResult) ([]candidate, error) {
 	filters, fargs := messageFilters(p, false)
-	from := e.Table + ` JOIN messages m ON m.rowid = ` + e.Table + `.rowid`
+	from := e.Table + ` JOIN message_rows m ON m.rowid = ` + e.Table + `.rowid`
 	var where, rank string
 	var rankArgs, args []any // for the placeholders in rank, then in where
 	match := e.All
@@ -201,7 +201,7 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 		// A session's messages sit in a narrow band of rowids (stored together): bounding the
 		// index scan to it spares walking every match of a common word in the archive.
 		var lo, hi sql.NullInt64
-		if err := db.QueryRowContext(ctx, `SELECT min(rowid), max(rowid) FROM messages WHERE session_id = ?`, sid).Scan(&lo, &hi); err != nil {
+		if err := db.QueryRowContext(ctx, `SELECT min(rowid), max(rowid) FROM message_rows WHERE session_id = ?`, sid).Scan(&lo, &hi); err != nil {
 			return nil, fmt.Errorf("store: search: %w", err)
 		}
 		where += ` AND ` + e.Table + `.rowid BETWEEN ? AND ?`

@@ -101,7 +101,14 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
-	if s.mirror, err = sqlite.OpenMirror(ctx, s.MirrorPath()); err != nil {
+	s.mirror, err = sqlite.OpenMirror(ctx, s.MirrorPath())
+	if errors.Is(err, sqlite.ErrOtherLayout) {
+		// An upgrade changed the mirror's layout: it is a copy, so it is made again from Lance
+		// (minutes for a large archive, once).
+		s.log.Warn("rebuilding the SQL mirror in this version's layout", "err", err)
+		_, err = s.RebuildMirror(ctx)
+	}
+	if err != nil {
 		s.Close()
 		return nil, err
 	}

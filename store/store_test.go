@@ -18,6 +18,7 @@ import (
 	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/lance"
+	"github.com/pondhq/pond/store/sqlite"
 )
 
 var lanceQuote = lance.Quote
@@ -435,7 +436,7 @@ func TestMirrorRebuildAndVerify(t *testing.T) {
 		}
 	}
 	// Lose rows from the mirror behind the store's back: verify sees it, rebuild mends it.
-	if _, err := s.Mirror().DB().Exec(`DELETE FROM parts WHERE session_id = 'b'`); err != nil {
+	if _, err := s.Mirror().DB().Exec(`DELETE FROM part_rows WHERE session_id = 'b'`); err != nil {
 		t.Fatal(err)
 	}
 	drift, _ = s.Verify(ctx)
@@ -455,6 +456,33 @@ func TestMirrorRebuildAndVerify(t *testing.T) {
 	// The rebuilt mirror is the one writes use.
 	if out := upsert(t, s, everyKind("b")); out.Inserted != (view.Tally{}) {
 		t.Fatalf("re-ingest after rebuild inserted %+v", out.Inserted)
+	}
+}
+
+// TestMirrorOfAnotherLayoutIsRebuilt: a mirror written by a Pond with another mirror layout
+// (an upgrade) is rebuilt from Lance when the store opens, with every row.
+func TestMirrorOfAnotherLayoutIsRebuilt(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := openTestStore(t, dir)
+	upsert(t, s, everyKind("a"))
+	if _, err := s.Mirror().DB().Exec(`UPDATE _pond_meta SET value = '1' WHERE key = 'schema_version'`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = openTestStore(t, dir)
+	var v string
+	if err := s.Mirror().DB().QueryRow(`SELECT value FROM _pond_meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != fmt.Sprint(sqlite.SchemaVersion) {
+		t.Fatalf("layout after open: %q, %v", v, err)
+	}
+	drift, err := s.Verify(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range drift {
+		if !d.OK() || d.Mirror == 0 {
+			t.Fatalf("after the rebuild: %+v", d)
+		}
 	}
 }
 

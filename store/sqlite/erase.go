@@ -35,7 +35,7 @@ func (m *Mirror) Erase(ctx context.Context, ids []string) error {
 	}
 	defer tx.Rollback()
 	err = inChunks(ids, func(chunk []string) error {
-		for _, table := range []string{"parts", "messages", "sessions"} {
+		for _, table := range []string{"part_rows", "message_rows", "sessions"} {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE session_id IN (`+placeholders(len(chunk))+`)`, anys(chunk)...); err != nil {
 				return fmt.Errorf("mirror: erase from %s: %w", table, err)
 			}

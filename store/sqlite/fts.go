@@ -37,29 +37,29 @@ var ftsDDL = []string{
 	// New rows are counted by indexNewMessages, once per transaction, like the word index
 	// below; mirrors written before carry this trigger.
 	`DROP TRIGGER IF EXISTS messages_scope_insert`,
-	`CREATE TRIGGER IF NOT EXISTS messages_scope_delete AFTER DELETE ON messages
+	`CREATE TRIGGER IF NOT EXISTS messages_scope_delete AFTER DELETE ON message_rows
 		WHEN old.search_text IS NOT NULL AND old.search_text != '' BEGIN
 		UPDATE _pond_search_scope SET n = n - 1 WHERE source_agent = old.source_agent AND project = old.project
 			AND role = old.role AND day = substr(old.timestamp, 1, 10);
 	END`,
-	`CREATE TRIGGER IF NOT EXISTS messages_scope_update AFTER UPDATE OF search_text ON messages
+	`CREATE TRIGGER IF NOT EXISTS messages_scope_update AFTER UPDATE OF search_text ON message_rows
 		WHEN (old.search_text IS NOT NULL AND old.search_text != '') != (new.search_text IS NOT NULL AND new.search_text != '') BEGIN
 		INSERT INTO _pond_search_scope VALUES (new.source_agent, new.project, new.role, substr(new.timestamp, 1, 10),
 			CASE WHEN new.search_text IS NOT NULL AND new.search_text != '' THEN 1 ELSE -1 END)
 			ON CONFLICT DO UPDATE SET n = n + excluded.n;
 	END`,
-	`CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(search_text, content='messages', content_rowid='rowid',
+	`CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(search_text, content='message_rows', content_rowid='rowid',
 		tokenize='porter unicode61 remove_diacritics 2')`,
-	`CREATE VIRTUAL TABLE IF NOT EXISTS messages_cjk USING fts5(search_text, content='messages', content_rowid='rowid',
+	`CREATE VIRTUAL TABLE IF NOT EXISTS messages_cjk USING fts5(search_text, content='message_rows', content_rowid='rowid',
 		tokenize='trigram')`,
 	// Mirrors written before ApplyWhen indexed new rows itself carry this trigger.
 	`DROP TRIGGER IF EXISTS messages_fts_insert`,
-	`CREATE TRIGGER IF NOT EXISTS messages_fts_delete AFTER DELETE ON messages
+	`CREATE TRIGGER IF NOT EXISTS messages_fts_delete AFTER DELETE ON message_rows
 		WHEN old.search_text IS NOT NULL AND old.search_text != '' BEGIN
 		INSERT INTO messages_fts(messages_fts, rowid, search_text) VALUES ('delete', old.rowid, old.search_text);
 		INSERT INTO messages_cjk(messages_cjk, rowid, search_text) SELECT 'delete', old.rowid, old.search_text WHERE old.search_text GLOB '` + cjkGlob + `';
 	END`,
-	`CREATE TRIGGER IF NOT EXISTS messages_fts_update AFTER UPDATE OF search_text ON messages BEGIN
+	`CREATE TRIGGER IF NOT EXISTS messages_fts_update AFTER UPDATE OF search_text ON message_rows BEGIN
 		INSERT INTO messages_fts(messages_fts, rowid, search_text) SELECT 'delete', old.rowid, old.search_text
 			WHERE old.search_text IS NOT NULL AND old.search_text != '';
 		INSERT INTO messages_cjk(messages_cjk, rowid, search_text) SELECT 'delete', old.rowid, old.search_text
@@ -96,7 +96,7 @@ func ensureFTS(ctx context.Context, tx *sql.Tx) error {
 		return nil
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO _pond_search_scope
-		SELECT source_agent, project, role, substr(timestamp, 1, 10), count(*) FROM messages
+		SELECT source_agent, project, role, substr(timestamp, 1, 10), count(*) FROM message_rows
 		WHERE search_text IS NOT NULL AND search_text != '' GROUP BY 1, 2, 3, 4`); err != nil {
 		return fmt.Errorf("full-text index: count: %w", err)
 	}
@@ -105,7 +105,7 @@ func ensureFTS(ctx context.Context, tx *sql.Tx) error {
 	}
 	// 'rebuild' would index every row into the trigram table; only the CJK ones belong there.
 	if _, err := tx.ExecContext(ctx, `INSERT INTO messages_cjk(rowid, search_text)
-		SELECT rowid, search_text FROM messages WHERE search_text GLOB '`+cjkGlob+`'`); err != nil {
+		SELECT rowid, search_text FROM message_rows WHERE search_text GLOB '`+cjkGlob+`'`); err != nil {
 		return fmt.Errorf("full-text index: build: %w", err)
 	}
 	return nil
@@ -117,13 +117,13 @@ func ensureFTS(ctx context.Context, tx *sql.Tx) error {
 // trigram index.
 func indexNewMessages(ctx context.Context, tx *sql.Tx, before int64, rows []MessageRow) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO _pond_search_scope
-		SELECT source_agent, project, role, substr(timestamp, 1, 10), count(*) FROM messages
+		SELECT source_agent, project, role, substr(timestamp, 1, 10), count(*) FROM message_rows
 		WHERE rowid > ? AND search_text IS NOT NULL AND search_text != '' GROUP BY 1, 2, 3, 4
 		ON CONFLICT DO UPDATE SET n = n + excluded.n`, before); err != nil {
 		return fmt.Errorf("mirror: count searchable messages: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO messages_fts(rowid, search_text)
-		SELECT rowid, search_text FROM messages WHERE rowid > ? AND search_text IS NOT NULL AND search_text != ''`, before); err != nil {
+		SELECT rowid, search_text FROM message_rows WHERE rowid > ? AND search_text IS NOT NULL AND search_text != ''`, before); err != nil {
 		return fmt.Errorf("mirror: full-text index: %w", err)
 	}
 	var cjk *sql.Stmt
@@ -134,7 +134,7 @@ func indexNewMessages(ctx context.Context, tx *sql.Tx, before int64, rows []Mess
 		if cjk == nil {
 			var err error
 			cjk, err = tx.PrepareContext(ctx, `INSERT INTO messages_cjk(rowid, search_text)
-				SELECT rowid, search_text FROM messages WHERE rowid > ? AND session_id = ? AND message_id = ?`)
+				SELECT rowid, search_text FROM message_rows WHERE rowid > ? AND session_id = ? AND message_id = ?`)
 			if err != nil {
 				return fmt.Errorf("mirror: trigram index: %w", err)
 			}

@@ -26,8 +26,9 @@ type Mirror struct {
 }
 
 // SchemaVersion is the mirror's layout version; a mirror of another version is rebuilt from
-// Lance.
-const SchemaVersion = 1
+// Lance. 2: the large JSON columns packed (pack.go), in message_rows and part_rows behind the
+// views messages and parts.
+const SchemaVersion = 2
 
 var mirrorDDL = []string{
 	`CREATE TABLE IF NOT EXISTS sessions (
@@ -40,7 +41,9 @@ var mirrorDDL = []string{
 		options           TEXT,
 		ingest_seq        INTEGER NOT NULL
 	)`,
-	`CREATE TABLE IF NOT EXISTS messages (
+	// The *_packed columns hold pack's form (pack.go), text or a zstd frame, hence BLOB: the
+	// affinity that converts neither. The views below are the SQL surface.
+	`CREATE TABLE IF NOT EXISTS message_rows (
 		session_id      TEXT NOT NULL,
 		message_id      TEXT NOT NULL,
 		timestamp       TEXT NOT NULL,
@@ -50,30 +53,39 @@ var mirrorDDL = []string{
 		content         TEXT,
 		search_text     TEXT,
 		embedding_model TEXT,
-		options         TEXT,
+		options_packed  BLOB,
 		ingest_seq      INTEGER NOT NULL,
 		PRIMARY KEY (session_id, message_id)
 	)`,
-	`CREATE TABLE IF NOT EXISTS parts (
-		session_id   TEXT NOT NULL,
-		message_id   TEXT NOT NULL,
-		id           TEXT NOT NULL,
-		ordinal      INTEGER NOT NULL,
-		type         TEXT NOT NULL,
-		provenance   TEXT NOT NULL,
-		tool_name    TEXT,
-		call_id      TEXT,
-		is_failure   INTEGER,
-		variant_data TEXT,
-		options      TEXT,
-		ingest_seq   INTEGER NOT NULL,
+	`CREATE TABLE IF NOT EXISTS part_rows (
+		session_id          TEXT NOT NULL,
+		message_id          TEXT NOT NULL,
+		id                  TEXT NOT NULL,
+		ordinal             INTEGER NOT NULL,
+		type                TEXT NOT NULL,
+		provenance          TEXT NOT NULL,
+		tool_name           TEXT,
+		call_id             TEXT,
+		is_failure          INTEGER,
+		variant_data_packed BLOB,
+		options_packed      BLOB,
+		ingest_seq          INTEGER NOT NULL,
 		PRIMARY KEY (session_id, message_id, id)
 	)`,
-	`CREATE INDEX IF NOT EXISTS messages_session_time ON messages(session_id, timestamp, message_id)`,
-	`CREATE INDEX IF NOT EXISTS messages_message_id ON messages(message_id)`,
-	`CREATE INDEX IF NOT EXISTS messages_agent_time ON messages(source_agent, timestamp)`,
-	`CREATE INDEX IF NOT EXISTS parts_tool_name ON parts(tool_name) WHERE tool_name IS NOT NULL`,
-	`CREATE INDEX IF NOT EXISTS parts_call_id ON parts(session_id, call_id) WHERE call_id IS NOT NULL`,
+	// A short value is stored as text and read as it is, without a call into Go.
+	`CREATE VIEW IF NOT EXISTS messages AS
+		SELECT session_id, message_id, timestamp, role, source_agent, project, content, search_text,
+			embedding_model, ` + unpacked("options_packed") + ` AS options, ingest_seq
+		FROM message_rows`,
+	`CREATE VIEW IF NOT EXISTS parts AS
+		SELECT session_id, message_id, id, ordinal, type, provenance, tool_name, call_id, is_failure,
+			` + unpacked("variant_data_packed") + ` AS variant_data, ` + unpacked("options_packed") + ` AS options, ingest_seq
+		FROM part_rows`,
+	`CREATE INDEX IF NOT EXISTS messages_session_time ON message_rows(session_id, timestamp, message_id)`,
+	`CREATE INDEX IF NOT EXISTS messages_message_id ON message_rows(message_id)`,
+	`CREATE INDEX IF NOT EXISTS messages_agent_time ON message_rows(source_agent, timestamp)`,
+	`CREATE INDEX IF NOT EXISTS parts_tool_name ON part_rows(tool_name) WHERE tool_name IS NOT NULL`,
+	`CREATE INDEX IF NOT EXISTS parts_call_id ON part_rows(session_id, call_id) WHERE call_id IS NOT NULL`,
 	`CREATE INDEX IF NOT EXISTS sessions_agent ON sessions(source_agent, created_at)`,
 	`CREATE INDEX IF NOT EXISTS sessions_parent ON sessions(parent_session_id) WHERE parent_session_id IS NOT NULL`,
 	// Views for the common questions: every tool call with its result, and one row per session.
@@ -99,17 +111,22 @@ var mirrorDDL = []string{
 	`CREATE TABLE IF NOT EXISTS _pond_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
 }
 
+// ErrOtherLayout is OpenMirror's error for a mirror written in another layout: the store
+// rebuilds it from Lance.
+var ErrOtherLayout = errors.New("the mirror must be rebuilt from Lance (pond mirror rebuild)")
+
 // OpenMirror opens (creating when missing) the writable mirror at path. Only the store's writer
 // opens it this way, under the store lock.
 func OpenMirror(ctx context.Context, path string) (*Mirror, error) {
 	if err := createPrivate(path); err != nil {
 		return nil, err
 	}
+	registerMirrorDriver()
 	q := url.Values{}
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_busy_timeout", "10000")
 	q.Set("_foreign_keys", "0")
-	db, err := sql.Open("sqlite3", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	db, err := sql.Open(mirrorDriver, "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("mirror: open %s: %w", path, err)
 	}
@@ -120,7 +137,7 @@ func OpenMirror(ctx context.Context, path string) (*Mirror, error) {
 		db.Close()
 		return nil, err
 	}
-	ck, err := sql.Open("sqlite3", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	ck, err := sql.Open(mirrorDriver, "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("mirror: open %s: %w", path, err)
@@ -159,7 +176,7 @@ func (m *Mirror) init(ctx context.Context) error {
 	var v string
 	err := m.db.QueryRowContext(ctx, `SELECT value FROM _pond_meta WHERE key = 'schema_version'`).Scan(&v)
 	if err == nil && v != fmt.Sprint(SchemaVersion) {
-		return fmt.Errorf("mirror: %s has layout %s, want %d: run pond mirror rebuild", m.path, v, SchemaVersion)
+		return fmt.Errorf("mirror: %s has layout %s, want %d: %w", m.path, v, SchemaVersion, ErrOtherLayout)
 	}
 	tx, err := m.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -290,20 +307,20 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 		// Rows inserted below get rowids above every existing one: that is how the full-text
 		// indexes find them afterwards.
 		var before int64
-		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(rowid), 0) FROM messages`).Scan(&before); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(rowid), 0) FROM message_rows`).Scan(&before); err != nil {
 			return fmt.Errorf("mirror: %w", err)
 		}
 		// A plain insert, one row per statement, needs no statement journal. An upsert would:
 		// it may fire the update triggers, and SQLite then copies every page each row touches
 		// into a journal that a statement abort could roll back (~6 pages of 16 KiB a message).
-		st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO messages VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
+		st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO message_rows VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
 		if err != nil {
 			return fmt.Errorf("mirror: %w", err)
 		}
 		var present []MessageRow
 		for _, x := range r.Messages {
 			res, err := st.ExecContext(ctx, x.SessionID, x.MessageID, x.Timestamp, x.Role, x.SourceAgent, x.Project,
-				nullable(x.Content), nullable(x.SearchText), nullable(x.EmbeddingModel), nullable(x.Options), x.IngestSeq)
+				nullable(x.Content), nullable(x.SearchText), nullable(x.EmbeddingModel), pack(x.Options), x.IngestSeq)
 			if err != nil {
 				return fmt.Errorf("mirror: insert message %s/%s: %w", x.SessionID, x.MessageID, err)
 			}
@@ -319,7 +336,7 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 		// A replayed message may carry a newer search text or embedding model than the copy
 		// here; those are the only columns that ever change.
 		for _, x := range present {
-			if _, err := tx.ExecContext(ctx, `UPDATE messages SET search_text = ?, embedding_model = ?, ingest_seq = ?
+			if _, err := tx.ExecContext(ctx, `UPDATE message_rows SET search_text = ?, embedding_model = ?, ingest_seq = ?
 				WHERE session_id = ? AND message_id = ? AND ingest_seq < ?`,
 				nullable(x.SearchText), nullable(x.EmbeddingModel), x.IngestSeq, x.SessionID, x.MessageID, x.IngestSeq); err != nil {
 				return fmt.Errorf("mirror: update message %s/%s: %w", x.SessionID, x.MessageID, err)
@@ -327,7 +344,7 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 		}
 	}
 	if len(r.Parts) > 0 {
-		st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO parts VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`)
+		st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO part_rows VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`)
 		if err != nil {
 			return fmt.Errorf("mirror: %w", err)
 		}
@@ -337,7 +354,7 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 				fail = *p.IsFailure
 			}
 			if _, err := st.ExecContext(ctx, p.SessionID, p.MessageID, p.ID, p.Ordinal, p.Type, p.Provenance,
-				nullable(p.ToolName), nullable(p.CallID), fail, nullable(p.VariantData), nullable(p.Options), p.IngestSeq); err != nil {
+				nullable(p.ToolName), nullable(p.CallID), fail, pack(p.VariantData), pack(p.Options), p.IngestSeq); err != nil {
 				return fmt.Errorf("mirror: insert part %s/%s/%s: %w", p.SessionID, p.MessageID, p.ID, err)
 			}
 			raise("parts", p.IngestSeq)
@@ -345,7 +362,7 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 		st.Close()
 	}
 	for _, u := range r.Updates {
-		if _, err := tx.ExecContext(ctx, `UPDATE messages SET search_text = ?, embedding_model = NULL, ingest_seq = ? WHERE session_id = ? AND message_id = ?`,
+		if _, err := tx.ExecContext(ctx, `UPDATE message_rows SET search_text = ?, embedding_model = NULL, ingest_seq = ? WHERE session_id = ? AND message_id = ?`,
 			nullable(u.SearchText), u.IngestSeq, u.SessionID, u.MessageID); err != nil {
 			return fmt.Errorf("mirror: update message %s/%s: %w", u.SessionID, u.MessageID, err)
 		}
@@ -379,7 +396,7 @@ func (m *Mirror) SetEmbeddingModel(ctx context.Context, model string, keys []Mes
 		return fmt.Errorf("mirror: %w", err)
 	}
 	defer tx.Rollback()
-	stmt, err := tx.PrepareContext(ctx, `UPDATE messages SET embedding_model = ? WHERE session_id = ? AND message_id = ?`)
+	stmt, err := tx.PrepareContext(ctx, `UPDATE message_rows SET embedding_model = ? WHERE session_id = ? AND message_id = ?`)
 	if err != nil {
 		return fmt.Errorf("mirror: %w", err)
 	}

@@ -105,6 +105,8 @@ func registerFunctions(c *sqlite3.SQLiteConn) error {
 	}
 	// Lenient JSON getters like the original system's: NULL rather than an error when the text is
 	// not JSON, the path is absent or the value has another type.
+	// pond_unpack(value): a packed column's text (pack.go); the views messages and parts call it.
+	fns["pond_unpack"] = unpack
 	fns["json_get"] = func(doc, path string) any { return jsonGet(doc, path, "") }
 	fns["json_get_string"] = func(doc, path string) any { return jsonGet(doc, path, "string") }
 	fns["json_get_int"] = func(doc, path string) any { return jsonGet(doc, path, "int") }
