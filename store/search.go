@@ -248,7 +248,14 @@ func (s *Store) collect(ctx context.Context, db querier, p *plan, res *view.Sear
 			return err
 		}
 		if len(order) < p.limit && p.more && p.pool < p.maxPool() {
-			p.pool = min(p.pool*4, p.maxPool())
+			// When the arms counted every match, the next pool takes them all at once: one
+			// session of 10,000 matching messages costs two passes, not three (each ranks
+			// every match).
+			next := p.pool * 4
+			if !att.MatchedTotalIsLowerBound && att.MatchedTotal >= next {
+				next = att.MatchedTotal + 1 // a pool larger than the matches tells the arm it has them all
+			}
+			p.pool = min(next, p.maxPool())
 			continue
 		}
 		res.Mode, res.Notes = att.Mode, att.Notes
