@@ -87,6 +87,16 @@ breakdown() {
 	echo "  mirror.db by table and index (MB of pages, of payload, unused in them; overflow pages):"
 	sqlite3 -readonly "$db" "SELECT printf('    %-28s %8.1f %8.1f %8.1f %8d', name, sum(pgsize)/1e6, sum(payload)/1e6, sum(unused)/1e6, sum(pagetype = 'overflow'))
 		FROM dbstat GROUP BY name ORDER BY sum(pgsize) DESC LIMIT 14"
+	if [ "$(sqlite3 -readonly "$db" "SELECT count(*) FROM sqlite_master WHERE name = 'message_rows'")" = 1 ]; then
+		# Layout 2: the large JSON columns are packed (store/sqlite/pack.go); the CLI has no
+		# pond_unpack, so these are the stored bytes.
+		echo "  stored MB of the large columns (packed):"
+		sqlite3 -readonly "$db" "SELECT printf('    message_rows: options_packed %.1f, search_text %.1f; part_rows: options_packed %.1f, variant_data_packed %.1f; sessions: options %.1f',
+			(SELECT sum(length(options_packed)) FROM message_rows)/1e6, (SELECT sum(length(CAST(search_text AS BLOB))) FROM message_rows)/1e6,
+			(SELECT sum(length(options_packed)) FROM part_rows)/1e6, (SELECT sum(length(variant_data_packed)) FROM part_rows)/1e6,
+			(SELECT sum(length(CAST(options AS BLOB))) FROM sessions)/1e6)"
+		return
+	fi
 	echo "  logical MB of the large columns:"
 	sqlite3 -readonly "$db" "SELECT printf('    messages: options %.1f, content %.1f, search_text %.1f; parts: options %.1f, variant_data %.1f; sessions: options %.1f',
 		(SELECT sum(length(CAST(options AS BLOB))) FROM messages)/1e6, (SELECT sum(length(CAST(content AS BLOB))) FROM messages)/1e6,
