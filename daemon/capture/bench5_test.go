@@ -20,7 +20,7 @@ import (
 // the five agents' native formats) into an empty store in-process, then syncs again with
 // nothing changed. The corpus is written before the clock starts. Run with -benchtime=1x; set
 // POND_BENCH_SESSIONS to a smaller number for a quick profile, POND_BENCH_FLUSH_MB to try
-// another flush size.
+// another flush size, POND_BENCH_REDACT=1 to capture with redaction on.
 func BenchmarkSyncFiveFormats(b *testing.B) {
 	cfg := benchgen.Default()
 	if n := benchEnv("POND_BENCH_SESSIONS"); n > 0 {
@@ -35,6 +35,11 @@ func BenchmarkSyncFiveFormats(b *testing.B) {
 		s, err := store.Open(context.Background(), store.Options{DataDir: filepath.Join(dir, "data"), StateDir: filepath.Join(dir, "state")})
 		if err != nil {
 			b.Fatal(err)
+		}
+		if benchEnv("POND_BENCH_REDACT") == 1 {
+			if err := s.SetRedaction(true); err != nil {
+				b.Fatal(err)
+			}
 		}
 		env := adapters.Env{GOOS: "linux", Home: m.Home, Getenv: func(string) string { return "" }, OpenSQLite: sqlite.OpenAgentDB}
 		eng := &Engine{Store: s, Env: env, Cursors: &Cursors{Dir: filepath.Join(dir, "state")}}
