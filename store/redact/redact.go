@@ -91,9 +91,41 @@ func (r *Redactor) String(s string) (string, Counts) {
 // replace puts a marker for each finding at every place it occurs, longest secrets first (a
 // secret holding another is replaced whole).
 func replace(s string, fs []finding) (string, Counts) {
+	return newReplacer(fs).replace(s)
+}
+
+// replacer replaces a batch's findings in many fields: one pass of a strings.Replacer finds
+// whether a field holds any of them (most hold none), and only a field that does is replaced
+// finding by finding, to count them.
+type replacer struct {
+	fs  []finding
+	any *strings.Replacer
+	// escaped says a secret holds a character JSON may write escaped, so a JSON value must
+	// also be searched decoded.
+	escaped bool
+}
+
+func newReplacer(fs []finding) *replacer {
+	fs = slices.Clone(fs)
 	slices.SortStableFunc(fs, func(a, b finding) int { return cmp.Compare(len(b.secret), len(a.secret)) })
-	counts := Counts{}
+	pairs := make([]string, 0, 2*len(fs))
+	r := &replacer{fs: fs}
 	for _, f := range fs {
+		pairs = append(pairs, f.secret, "")
+		if b, _ := json.Marshal(f.secret); string(b[1:len(b)-1]) != f.secret {
+			r.escaped = true
+		}
+	}
+	r.any = strings.NewReplacer(pairs...)
+	return r
+}
+
+func (r *replacer) replace(s string) (string, Counts) {
+	if len(r.fs) == 0 || r.any.Replace(s) == s {
+		return s, nil
+	}
+	counts := Counts{}
+	for _, f := range r.fs {
 		if n := strings.Count(s, f.secret); n > 0 {
 			s = strings.ReplaceAll(s, f.secret, Marker(f.rule))
 			counts[f.rule] += n
@@ -111,12 +143,20 @@ func (r *Redactor) Events(events []session.Event) Counts {
 	// The fields are scanned joined into chunks of about chunkBytes, a chunk per goroutine:
 	// gitleaks' cost is mostly per call (a keyword pass, then the rules whose keywords
 	// matched), so one call over many fields is far cheaper than a call per field.
+	//
+	// Each distinct string is scanned once. JSON (raw records, tool parameters and results) is
+	// scanned as its string values, unescaped, each after its key ("api_key: …", the context
+	// gitleaks' generic rules look for): scanned as JSON text, its keys ("input_tokens", …)
+	// and punctuation woke the keyword rules in nearly every chunk, and a raw record repeats
+	// the strings its parsed fields hold; that tripled a cold sync's CPU.
 	var chunks []string
 	var b strings.Builder
+	seen := map[string]bool{}
 	add := func(s string) {
-		if s == "" {
+		if s == "" || seen[s] {
 			return
 		}
+		seen[s] = true
 		if b.Len() > 0 && b.Len()+len(s) > chunkBytes {
 			chunks = append(chunks, b.String())
 			b.Reset()
@@ -124,7 +164,15 @@ func (r *Redactor) Events(events []session.Event) Counts {
 		b.WriteString(s)
 		b.WriteByte('\n')
 	}
-	visit(events, func(s *string) { add(*s) }, func(raw *json.RawMessage) { add(string(*raw)) })
+	visit(events, func(s *string) { add(*s) }, func(raw *json.RawMessage) {
+		jsonStrings(*raw, func(key, value string) {
+			if seen[value] || key == "" {
+				add(value)
+				return
+			}
+			add(key + ": " + value)
+		})
+	})
 	if b.Len() > 0 {
 		chunks = append(chunks, b.String())
 	}
@@ -133,16 +181,64 @@ func (r *Redactor) Events(events []session.Event) Counts {
 		return Counts{}
 	}
 	total := Counts{}
+	rep := newReplacer(found)
 	visit(events, func(s *string) {
 		var c Counts
-		*s, c = replace(*s, found)
+		*s, c = rep.replace(*s)
 		total.Add(c)
 	}, func(raw *json.RawMessage) {
-		out, c := replaceJSON(*raw, found)
+		out, c := rep.replaceJSON(*raw)
 		*raw = out
 		total.Add(c)
 	})
 	return total
+}
+
+// jsonStrings calls f with each string value of the JSON document raw, unescaped, and the key
+// it is the value of ("" in an array or at the top). Numbers, booleans and keys alone are not
+// passed: they hold no secret a rule could find. Text that is not JSON is passed whole.
+func jsonStrings(raw []byte, f func(key, value string)) {
+	if !json.Valid(raw) {
+		f("", string(raw))
+		return
+	}
+	var key string
+	var stack []bool // per open container: is it an object
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; c {
+		case '{', '[':
+			stack = append(stack, c == '{')
+			key = ""
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+			key = ""
+		case '"':
+			j, escaped := i+1, false
+			for ; raw[j] != '"'; j++ {
+				if raw[j] == '\\' {
+					escaped = true
+					j++
+				}
+			}
+			s := string(raw[i+1 : j])
+			if escaped {
+				json.Unmarshal(raw[i:j+1], &s) // valid JSON: cannot fail
+			}
+			k := j + 1
+			for k < len(raw) && (raw[k] == ' ' || raw[k] == '\t' || raw[k] == '\n' || raw[k] == '\r') {
+				k++
+			}
+			if k < len(raw) && raw[k] == ':' {
+				key = s
+			} else {
+				if len(stack) == 0 || !stack[len(stack)-1] {
+					key = ""
+				}
+				f(key, s)
+			}
+			i = j
+		}
+	}
 }
 
 // chunkBytes is the size of the text handed to gitleaks at once.
@@ -183,13 +279,18 @@ func (r *Redactor) findAll(chunks []string) []finding {
 
 // replaceJSON replaces secrets inside a JSON value's strings. A secret written with JSON escapes
 // (a quote or backslash in it) is found in the decoded strings instead.
-func replaceJSON(raw json.RawMessage, fs []finding) (json.RawMessage, Counts) {
+func (r *replacer) replaceJSON(raw json.RawMessage) (json.RawMessage, Counts) {
 	if len(raw) == 0 {
 		return raw, nil
 	}
-	s, c := replace(string(raw), fs)
+	s, c := r.replace(string(raw))
 	if len(c) > 0 && json.Valid([]byte(s)) {
 		return json.RawMessage(s), c
+	}
+	// Decoding is only needed when a secret may be written escaped here: it holds a character
+	// JSON escapes, or the text uses \u escapes at all.
+	if len(c) == 0 && !r.escaped && !strings.Contains(string(raw), `\u`) {
+		return raw, nil
 	}
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
@@ -197,7 +298,7 @@ func replaceJSON(raw json.RawMessage, fs []finding) (json.RawMessage, Counts) {
 	}
 	total := Counts{}
 	v = walkJSON(v, func(s string) string {
-		out, c := replace(s, fs)
+		out, c := r.replace(s)
 		total.Add(c)
 		return out
 	})

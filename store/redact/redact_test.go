@@ -87,3 +87,33 @@ func TestStringLeavesPlainTextAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONIsScannedAsKeyedValues: a value a generic rule finds only by its key is still found
+// when it sits in JSON (escaped, nested), and the JSON's keys and numbers alone are not text.
+func TestJSONIsScannedAsKeyedValues(t *testing.T) {
+	r, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := "8dyfuiRyq=vVc3RRr_edRk-fK__JItpZ"
+	params := json.RawMessage(`{"env":{"input_tokens":12,"client_secret":"` + secret + `"},"args":["--quiet","line\nbreak \"quoted\""]}`)
+	events := []session.Event{{Part: &session.Part{SessionID: "s", MessageID: "m", ID: "p", Type: session.PartToolCall, Params: params}}}
+	counts := r.Events(events)
+	if strings.Contains(string(events[0].Part.Params), secret) || len(counts) == 0 {
+		t.Errorf("keyed secret not replaced: %s %v", events[0].Part.Params, counts)
+	}
+	if !json.Valid(events[0].Part.Params) {
+		t.Errorf("invalid JSON after redaction: %s", events[0].Part.Params)
+	}
+
+	var got []string
+	jsonStrings([]byte(`{"a":"x","b":{"c":"y\"z","n":3},"d":["e",{"f":"g"}],"h":true}`), func(k, v string) { got = append(got, k+"="+v) })
+	if strings.Join(got, " ") != `a=x c=y"z =e f=g` {
+		t.Errorf("jsonStrings: %q", got)
+	}
+	got = nil
+	jsonStrings([]byte(`not json {"`), func(k, v string) { got = append(got, k+"="+v) })
+	if len(got) != 1 || got[0] != `=not json {"` {
+		t.Errorf("jsonStrings of non-JSON: %q", got)
+	}
+}
