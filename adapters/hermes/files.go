@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/jsonl"
@@ -151,19 +152,62 @@ func (f fileSession) info(id, profile string) sessionInfo {
 // takes no place, so one more or less never renames the rest) and a digest of it.
 func fileID(at int, raw []byte) string { return fmt.Sprintf("%06d-%s", at, adapters.Digest(raw)[:8]) }
 
-// readJSONL reads a gateway transcript: a session_meta line, then one message a line. The file
-// is read whole each time it changes; a half-written last line waits for the next read.
-func readJSONL(ctx context.Context, src adapters.Source, lim adapters.Limits, out adapters.Emitter) error {
-	jf, err := jsonl.Open(src.Path, adapters.Cursor{}, lim)
+// jsonlStateVersion changes whenever jsonlState does; a cursor of another version, or of none,
+// is read from the start.
+const jsonlStateVersion = 1
+
+// jsonlState is what a read of a gateway transcript going on from its cursor needs to give the
+// new lines what a read of the whole file gives them, kept in Cursor.State (small: one session
+// and two numbers, however long the transcript grows).
+type jsonlState struct {
+	// Session is the session as emitted (from the session_meta line, else the first message),
+	// emitted again before the new messages; nil while no line started it.
+	Session *session.Session `json:"session,omitempty"`
+	// Last is the time of the last message read, which a message without a later one takes.
+	Last time.Time `json:"last,omitzero"`
+	// Count is how many messages were read: the next one's place in its id (fileID).
+	Count int `json:"count,omitempty"`
+	// V is jsonlStateVersion.
+	V int `json:"v"`
+}
+
+// readJSONL reads a gateway transcript: a session_meta line, then one message a line. Hermes
+// appends to it a message at a time and rewrites it whole only for /retry, /undo and /compress
+// (gateway/session.py: append_to_transcript, rewrite_transcript), so a read goes on after the
+// last whole line read before, with the state kept in the cursor; adapters/jsonl starts over
+// when the bytes before the cursor changed (rewritten or cut short), and leaves a half-written
+// last line for the next read. Which copy of a session is read, this file or its store's rows, Scan
+// decides from the whole file's message count each time, whatever was read of it before.
+func readJSONL(ctx context.Context, src adapters.Source, cur adapters.Cursor, lim adapters.Limits, out adapters.Emitter) (adapters.Cursor, error) {
+	jf, err := jsonl.Open(src.Path, cur, lim)
 	if err != nil {
-		return fmt.Errorf("hermes: read %s: %w", src.Path, err)
+		return adapters.Cursor{}, fmt.Errorf("hermes: read %s: %w", src.Path, err)
+	}
+	var st jsonlState
+	if jf.Resumed() {
+		if json.Unmarshal(cur.State, &st) != nil || st.V != jsonlStateVersion || st.Session != nil && st.Session.ID != src.Hint {
+			// Not a state this reader wrote for this session: start over.
+			jf.Close()
+			st = jsonlState{}
+			if jf, err = jsonl.Open(src.Path, adapters.Cursor{}, lim); err != nil {
+				return adapters.Cursor{}, fmt.Errorf("hermes: read %s: %w", src.Path, err)
+			}
+		}
 	}
 	defer jf.Close()
 	rel := relOf(src.Key)
 	e := newEmitter(out, src.Path)
-	started := false
-	count := 0
-	_, err = jf.Lines(ctx, func(line []byte, n int) error {
+	if st.Session != nil {
+		e.sid, e.last, e.emitted = st.Session.ID, st.Last, st.Session
+	}
+	// resent: the session was emitted in this read, or (nil state) is emitted by its first line.
+	resent := st.Session == nil
+	state := func() (json.RawMessage, bool) {
+		b, err := json.Marshal(jsonlState{Session: e.emitted, Last: e.last, Count: st.Count, V: jsonlStateVersion})
+		return b, err == nil
+	}
+	jf.Checkpoints(out, state)
+	next, err := jf.Lines(ctx, func(line []byte, n int) error {
 		at := adapters.Location{Path: src.Path, Line: n}
 		if !json.Valid(line) || adapters.Kind(line) != '{' {
 			out.Malformed(at, errors.New("not a JSON object"))
@@ -176,8 +220,8 @@ func readJSONL(ctx context.Context, src adapters.Source, lim adapters.Limits, ou
 			adapters.Field{Key: "line", Value: json.RawMessage(strconv.Itoa(n))},
 			adapters.Field{Key: "record", Value: json.RawMessage(line)},
 		)
-		if !started {
-			started = true
+		switch {
+		case e.emitted == nil:
 			var fs fileSession
 			_ = json.Unmarshal(line, &fs)
 			info := fs.info(src.Hint, profileOf(rel))
@@ -188,9 +232,14 @@ func readJSONL(ctx context.Context, src adapters.Source, lim adapters.Limits, ou
 			if err := e.session(info, nil); err != nil {
 				return err
 			}
+		case !resent:
+			if err := out.Event(session.Event{Session: e.emitted}); err != nil {
+				return err
+			}
 		}
-		count++
-		m := fm.message(fileID(count, line))
+		resent = true
+		st.Count++
+		m := fm.message(fileID(st.Count, line))
 		m.source = srcOpt
 		if fm.Role == "session_meta" {
 			m.role = "system"
@@ -198,9 +247,11 @@ func readJSONL(ctx context.Context, src adapters.Source, lim adapters.Limits, ou
 		return e.message(m, at)
 	}, out.Malformed)
 	if err != nil {
-		return fmt.Errorf("hermes: read %s: %w", src.Path, err)
+		return adapters.Cursor{}, fmt.Errorf("hermes: read %s: %w", src.Path, err)
 	}
-	return nil
+	next.Stamp = src.Stamp
+	next.State, _ = state()
+	return next, nil
 }
 
 // readSnapshot reads a legacy session_<id>.json: the document is kept whole on the session,
