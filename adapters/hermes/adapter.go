@@ -17,8 +17,9 @@
 // active and compacted sums, so that compaction or a rewind (rows flipped to inactive) reads the
 // session again. A changed session is read whole: row ids are stable, so the store matches
 // what it holds. A gateway transcript, which Hermes only appends to, is read on from its cursor
-// (the session and the count of messages read kept in the cursor's state), and again whole when
-// it was rewritten. RootStamp is adapters.SQLiteStamp of every store plus the sessions folders'
+// (the session's id, the last time and the count of messages read kept in the cursor's state;
+// the session is emitted again from the file's first record), and again whole when it was
+// rewritten. RootStamp is adapters.SQLiteStamp of every store plus the sessions folders'
 // listings, so an unchanged root is not even scanned. A session file whose id a store also
 // holds is superseded by whichever copy is richer (more messages; the store on a tie), the
 // other listed with Skip.

@@ -48,9 +48,6 @@ type emitter struct {
 	// fallback is the session's start when its records give none: its first message's time
 	// when known, else the file's modification time.
 	fallback time.Time
-	// emitted is the session as last emitted, which a gateway transcript's cursor keeps so that a
-	// read going on from it emits the same session again before its new messages.
-	emitted *session.Session
 }
 
 func newEmitter(out adapters.Emitter, path string) *emitter {
@@ -127,7 +124,6 @@ func (e *emitter) session(in sessionInfo, src json.RawMessage) error {
 	if mark := mc["pond_restored_from"]; mark != nil {
 		adapters.ApplyRestoreMark(&s, mark)
 	}
-	e.emitted = &s
 	return e.out.Event(session.Event{Session: &s})
 }
 

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -261,5 +262,38 @@ func TestGatewayTranscriptMerge(t *testing.T) {
 	}
 	if n != len(fileIDs) || n != 7 {
 		t.Errorf("read %d transcript messages, the file holds %d, want 7", len(fileIDs), n)
+	}
+}
+
+// TestGatewayCursorSmall: a transcript's cursor keeps a few facts, not its session, so a
+// session_meta line carrying every tool's schema (tens of KB in Hermes) never lands in it; the
+// session a read going on emits again is still the whole read's, record and all.
+func TestGatewayCursorSmall(t *testing.T) {
+	const sid = "20260502_070000_c0ffee"
+	root := fixtureRoot(t)
+	env := testEnv(t)
+	path := filepath.Join(root, "sessions", sid+".jsonl")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := `{"type":"function","function":{"name":"web_search","description":"` + strings.Repeat("x", 64<<10) + `"}}`
+	meta := `{"role":"session_meta","tools":[` + tools + `],"platform":"discord","timestamp":"2026-05-02T07:00:00"}` + "\n"
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	big := append([]byte(meta), bytes.Join(lines[1:], nil)...)
+	write(t, path, big)
+	_, cursors := syncRoot(t, env, root, nil)
+	key := "sessions/" + sid + ".jsonl"
+	if n := len(cursors[key].State); n == 0 || n > 256 {
+		t.Fatalf("the cursor's state is %d bytes, want a few facts", n)
+	}
+	write(t, path, append(big, `{"role":"user","content":"more","timestamp":"2026-05-02T07:01:00"}`+"\n"...))
+	c, _ := syncRoot(t, env, root, cursors)
+	whole, _ := syncRoot(t, env, root, map[string]adapters.Cursor{})
+	if got := len(keysOf(c, sid)); got != 1 {
+		t.Errorf("the read going on emitted %d messages, want the new one", got)
+	}
+	if diff := cmp.Diff(whole.Sessions()[sid], c.Sessions()[sid]); diff != "" {
+		t.Errorf("the session emitted again differs from a whole read's (-whole +again):\n%s", diff)
 	}
 }
