@@ -6,18 +6,22 @@
 #
 #   scripts/bench-sync.sh [DIR]        (POND_BENCH_SESSIONS=400 for a smaller corpus)
 #   POND_BENCH_REDACT=1 scripts/bench-sync.sh [DIR]   the same with redaction at capture on
+#   POND_BENCH_AGENTS=hermes scripts/bench-sync.sh [DIR]   a corpus of these formats only
+#     (comma-separated adapter names): one format a run gives its msgs/s
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-/tmp/pond-bench-sync}
 sessions=${POND_BENCH_SESSIONS:-2000}
+agents=${POND_BENCH_AGENTS:-}
+corpus=$sessions${agents:+-${agents//,/-}}
 mkdir -p "$dir"
 make -s build
-if [ ! -f "$dir/manifest-$sessions.json" ]; then
-	rm -rf "$dir/home-$sessions"
-	scripts/go run ./daemon/capture/benchgen/cmd/pond-benchgen -sessions "$sessions" -home "$dir/home-$sessions" >"$dir/manifest-$sessions.json.tmp"
-	mv "$dir/manifest-$sessions.json.tmp" "$dir/manifest-$sessions.json"
+if [ ! -f "$dir/manifest-$corpus.json" ]; then
+	rm -rf "$dir/home-$corpus"
+	scripts/go run ./daemon/capture/benchgen/cmd/pond-benchgen -sessions "$sessions" ${agents:+-agents "$agents"} -home "$dir/home-$corpus" >"$dir/manifest-$corpus.json.tmp"
+	mv "$dir/manifest-$corpus.json.tmp" "$dir/manifest-$corpus.json"
 fi
-grep -A4 '"total"' "$dir/manifest-$sessions.json"
+grep -A4 '"total"' "$dir/manifest-$corpus.json"
 inst="$dir/pond"
 rm -rf "$inst"
 mkdir -p "$inst"
@@ -27,8 +31,8 @@ fi
 # HOME points the agents' default locations into the corpus; POND_* keep Pond's own files apart.
 run() {
 	env -u XDG_CONFIG_HOME -u XDG_DATA_HOME -u XDG_STATE_HOME -u XDG_RUNTIME_DIR \
-		-u CLAUDE_CONFIG_DIR -u CODEX_HOME -u GEMINI_CLI_HOME -u PI_CODING_AGENT_DIR -u QWEN_HOME -u QWEN_RUNTIME_DIR \
-		HOME="$dir/home-$sessions" POND_CONFIG_FILE="$inst/config.toml" POND_DATA_DIR="$inst/data" \
+		-u CLAUDE_CONFIG_DIR -u CODEX_HOME -u GEMINI_CLI_HOME -u PI_CODING_AGENT_DIR -u QWEN_HOME -u QWEN_RUNTIME_DIR -u HERMES_HOME -u OPENCLAW_STATE_DIR -u COPILOT_HOME \
+		HOME="$dir/home-$corpus" POND_CONFIG_FILE="$inst/config.toml" POND_DATA_DIR="$inst/data" \
 		POND_STATE_DIR="$inst/state" POND_RUNTIME_DIR="$inst/run" \
 		/usr/bin/time -f "$1: %e s wall, %U s user, %S s system, %M KiB peak RSS" bin/pond sync --format json >"$inst/$1.json"
 }

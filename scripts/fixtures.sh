@@ -11,7 +11,8 @@
 # (it needs the agents' install, about 1.3 GB, and the output changes with every run: ids and
 # times are the agents' own). Every agent runs in /tmp/pond-fixtures (removed first), so the
 # working directory the agents record is the same from one run to the next.
-# AGENT: pi-coding-agent codex-cli claude-code gemini-cli qwen-code copilot-cli (default: all).
+# AGENT: pi-coding-agent codex-cli claude-code gemini-cli qwen-code copilot-cli openclaw
+# (default: all; openclaw needs sqlite3 for its dump).
 # OpenCode is installed too but left out: its sessions are a SQLite database, which the
 # adapters' tests (no cgo) cannot open.
 source "$(dirname "$0")/lib.sh"
@@ -198,8 +199,46 @@ fixture_copilot() {
 	record copilot-cli @github/copilot-linux-x64
 }
 
+# OpenClaw (on Node 26), its embedded agent without a Gateway (`openclaw agent --local`), the
+# fake as a custom Anthropic-messages provider: a turn with an exec call (ls), then a second turn in
+# the same session (--session-id). Its sessions are the agent's SQLite database: kept as the SQL
+# dump of the tables the adapter reads (as the hand-made fixture keeps its own), not the 0.7 MB
+# database with its memory index.
+fixture_openclaw() {
+	local home=$run/home-openclaw state=$run/home-openclaw/.openclaw id db
+	mkdir -p "$state"
+	start_fake openclaw
+	cat >"$state/openclaw.json" <<-JSON
+		{
+		  "models": {"mode": "replace", "providers": {"fake": {"baseUrl": "$url", "apiKey": "pond-fake-key", "api": "anthropic-messages",
+		    "models": [{"id": "claude-sonnet-4-5", "name": "fake", "reasoning": false, "input": ["text"],
+		      "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}, "contextWindow": 200000, "maxTokens": 8000}]}}},
+		  "agents": {"defaults": {"model": {"primary": "fake/claude-sonnet-4-5"}, "workspace": "$run/project"}}
+		}
+	JSON
+	local env=(HOME=$home OPENCLAW_STATE_DIR=$state)
+	local claw=("$node" "$nm/openclaw/openclaw.mjs" agent --local --agent main --json)
+	(cd "$run/project" && env "${env[@]}" "${claw[@]}" --message "list the files here") >"$run/openclaw.1.json"
+	id=$(sed -n 's/^ *"sessionId": *"\([^"]*\)".*$/\1/p' "$run/openclaw.1.json" | head -n1)
+	[[ -n $id ]] || die "openclaw names no session"
+	(cd "$run/project" && env "${env[@]}" "${claw[@]}" --session-id "$id" --message "now say done") >"$run/openclaw.2.json"
+	db=$state/agents/main/agent/openclaw-agent.sqlite
+	[[ -f $db ]] || die "openclaw wrote no agent database"
+	mkdir -p "$run/keep-openclaw/agents/main/agent"
+	{
+		echo "-- agents/main/agent/openclaw-agent.sqlite as OpenClaw wrote it (scripts/fixtures.sh openclaw),"
+		echo "-- the tables the openclaw adapter reads, dumped with sqlite3's .dump (its install folder"
+		echo "-- anonymised as /opt/openclaw/node_modules)."
+		# The skills snapshot names where OpenClaw is installed: this machine's cache, anonymised.
+		sqlite3 "$db" ".dump schema_meta session_nodes session_windows transcript_events transcript_rewrite_watermarks session_transcript_cold_archives" |
+			sed "s|$nm/|/opt/openclaw/node_modules/|g"
+	} >"$run/keep-openclaw/agents/main/agent/openclaw-agent.sql"
+	keep openclaw "$run/keep-openclaw"
+	record openclaw openclaw
+}
+
 agents=("$@")
-[[ ${#agents[@]} -gt 0 ]] || agents=(pi-coding-agent codex-cli claude-code gemini-cli qwen-code copilot-cli)
+[[ ${#agents[@]} -gt 0 ]] || agents=(pi-coding-agent codex-cli claude-code gemini-cli qwen-code copilot-cli openclaw)
 for a in "${agents[@]}"; do
 	say "genuine fixture: $a"
 	case $a in
@@ -209,6 +248,7 @@ for a in "${agents[@]}"; do
 	gemini-cli) fixture_gemini ;;
 	qwen-code) fixture_qwen ;;
 	copilot-cli) fixture_copilot ;;
+	openclaw) fixture_openclaw ;;
 	*) die "no fixture recipe for $a" ;;
 	esac
 	stop_fake

@@ -34,9 +34,33 @@ var GenuineTexts = []string{"list the files here", "There is one file, notes.txt
 // stored. It returns what was read, for the adapter's own checks.
 func CheckGenuine(t *testing.T, a adapters.Adapter) *Collector {
 	t.Helper()
+	return CheckGenuineDB(t, a, adapters.Env{}, nil, nil)
+}
+
+// CheckGenuineDB is CheckGenuine for an agent that keeps its sessions in SQLite: the genuine
+// fixture holds each database as the SQL script of the tables the adapter reads (databases:
+// the database's path → its script's, both relative to the fixture), which create builds in
+// a copy of the fixture, read through env (its OpenSQLite).
+func CheckGenuineDB(t *testing.T, a adapters.Adapter, env adapters.Env, create CreateDB, databases map[string]string) *Collector {
+	t.Helper()
 	root := GenuineDir(t, a)
+	if len(databases) > 0 {
+		root = filepath.Join(t.TempDir(), a.Name())
+		if err := os.CopyFS(root, os.DirFS(GenuineDir(t, a))); err != nil {
+			t.Fatal(err)
+		}
+		for db, script := range databases {
+			b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(script)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := create(filepath.Join(root, filepath.FromSlash(db)), string(b)); err != nil {
+				t.Fatalf("%s: build %s: %v", a.Name(), db, err)
+			}
+		}
+	}
 	var c Collector
-	ReadRoot(t, a, adapters.Env{}, root, nil, &c)
+	ReadRoot(t, a, env, root, nil, &c)
 	if len(c.Bad) > 0 {
 		t.Errorf("%s's own files: malformed records %v", a.Name(), c.Bad)
 	}
@@ -88,7 +112,7 @@ func CheckGenuine(t *testing.T, a adapters.Adapter) *Collector {
 				}
 			}
 			var back Collector
-			ReadRoot(t, a, adapters.Env{}, root, nil, &back)
+			ReadRoot(t, a, env, root, nil, &back)
 			CheckNativeRestore(t, want, files, &back, false)
 		})
 	}

@@ -16,7 +16,10 @@
 // a stamp built from the session row's mutable columns and its messages' count, highest id and
 // active and compacted sums, so that compaction or a rewind (rows flipped to inactive) reads the
 // session again. A changed session is read whole: row ids are stable, so the store matches
-// what it holds. RootStamp is adapters.SQLiteStamp of every store plus the sessions folders'
+// what it holds. A gateway transcript, which Hermes only appends to, is read on from its cursor
+// (the session's id, the last time and the count of messages read kept in the cursor's state;
+// the session is emitted again from the file's first record), and again whole when it was
+// rewritten. RootStamp is adapters.SQLiteStamp of every store plus the sessions folders'
 // listings, so an unchanged root is not even scanned. A session file whose id a store also
 // holds is superseded by whichever copy is richer (more messages; the store on a tie), the
 // other listed with Skip.
@@ -74,7 +77,7 @@ func (Adapter) Name() string { return Name }
 
 // Capabilities implements adapters.Adapter.
 func (Adapter) Capabilities() adapters.Capabilities {
-	return adapters.Capabilities{Restore: true, ToolCalls: true, Subagents: true}
+	return adapters.Capabilities{Restore: true, ToolCalls: true, Subagents: true, Incremental: true}
 }
 
 // Roots implements adapters.Adapter: HERMES_HOME, else ~/.hermes (%LOCALAPPDATA%\hermes on
@@ -212,7 +215,8 @@ func (Adapter) RootStamp(ctx context.Context, env adapters.Env, root string) (st
 	return adapters.Digest([]byte(b.String())), nil
 }
 
-// Read implements adapters.Adapter. A changed source is read whole; the cursor is its stamp.
+// Read implements adapters.Adapter. A gateway transcript is read on from its cursor
+// (readJSONL); any other changed source is read whole, and its cursor is its stamp.
 func (Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source, cur adapters.Cursor, out adapters.Emitter) (adapters.Cursor, error) {
 	if src.Skip != "" {
 		return adapters.Cursor{Stamp: src.Stamp}, nil
@@ -222,7 +226,7 @@ func (Adapter) Read(ctx context.Context, env adapters.Env, src adapters.Source, 
 	case strings.HasSuffix(src.Path, ".db"):
 		err = readDB(ctx, env, src, out)
 	case strings.HasSuffix(src.Path, ".jsonl"):
-		err = readJSONL(ctx, src, env.Limits, out)
+		return readJSONL(ctx, src, cur, env.Limits, out)
 	default:
 		err = readSnapshot(src, env.Limits, out)
 	}

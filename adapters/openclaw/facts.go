@@ -32,8 +32,14 @@ type facts struct {
 func (f *facts) host(file string) *pi.Host {
 	s := session.Session{ID: f.ID, CreatedAt: f.Created}
 	f.apply(&s)
-	return &pi.Host{Session: s, File: file, Amend: func(s *session.Session, _ adapters.Members) { f.apply(s) }}
+	return &pi.Host{Session: s, File: file, Amend: func(s *session.Session, _ adapters.Members) { f.apply(s) },
+		MessageKeys: messageKeys}
 }
+
+// messageKeys are what OpenClaw adds to pi's messages (seen in its own output,
+// testdata/genuine/openclaw): "__openclaw", its run's facts (runId, senderIsOwner), and a user
+// message's "idempotencyKey".
+var messageKeys = []string{"__openclaw", "idempotencyKey"}
 
 // apply lays the facts over a session read from its header.
 func (f *facts) apply(s *session.Session) {

@@ -21,6 +21,9 @@ type Host struct {
 	// Amend, when set, adjusts the session once its header is read (with the header's
 	// members as written): lineage or ids the host keeps outside the lines.
 	Amend func(s *session.Session, header adapters.Members)
+	// MessageKeys are the keys the host adds to pi's messages of every role, known rather
+	// than reported as drift (the lines are kept verbatim either way).
+	MessageKeys []string
 }
 
 // ReadFile is Read for a JSONL file of pi v3 lines that host keeps: incremental as pi's own,

@@ -333,6 +333,9 @@ func (p *parser) entry(raw []byte, rec *node, typ, recID string, no int) error {
 func (p *parser) message(m *session.Message, msg object, body *node, no int) []session.Part {
 	role := msg.Str("role")
 	if keys, ok := roleKeys[role]; ok {
+		if p.host != nil && len(p.host.MessageKeys) > 0 {
+			keys = append(slices.Clip(keys), p.host.MessageKeys...)
+		}
 		p.checkKeys(msg, messageBase, keys, role+" messages", no)
 	}
 	switch role {

@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/pondhq/pond/adapters/all"
@@ -34,6 +36,9 @@ type Config struct {
 	// ToolShare is the chance that an assistant step is a tool exchange rather than an answer.
 	ToolShare float64
 	Start     time.Time
+	// Only, when set, names the agents the corpus is for (a subset of Agents, dealt in
+	// Agents' order), to measure some formats alone.
+	Only []string
 }
 
 // Default is issue 4's benchmark corpus: 2,000 sessions, ~500k messages over the five formats.
@@ -99,8 +104,22 @@ func Write(home string, cfg Config) (*Manifest, error) {
 	words := sessiongen.New(sessiongen.Config{Seed: cfg.Seed})
 	rng := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x5bd1e995))
 	fs := formats()
+	agents := Agents
+	if len(cfg.Only) > 0 {
+		agents = nil
+		for _, a := range Agents {
+			if slices.Contains(cfg.Only, a) {
+				agents = append(agents, a)
+			}
+		}
+		for _, a := range cfg.Only {
+			if fs[a] == nil {
+				return nil, fmt.Errorf("benchgen: no corpus format for %q (formats: %s)", a, strings.Join(Agents, ", "))
+			}
+		}
+	}
 	m := &Manifest{Home: home, Roots: map[string]string{}, Agents: map[string]*Counts{}}
-	for _, a := range Agents {
+	for _, a := range agents {
 		m.Roots[a] = fs[a].Root(home)
 		m.Agents[a] = &Counts{}
 		if err := os.MkdirAll(m.Roots[a], 0o755); err != nil {
@@ -116,7 +135,7 @@ func Write(home string, cfg Config) (*Manifest, error) {
 		return string(b)
 	}
 	for i := 0; i < cfg.Sessions; i++ {
-		agent := Agents[i%len(Agents)]
+		agent := agents[i%len(agents)]
 		f := fs[agent]
 		start := cfg.Start.Add(time.Duration(i) * 37 * time.Minute)
 		c := &corpus.Conv{
@@ -165,7 +184,7 @@ func Write(home string, cfg Config) (*Manifest, error) {
 			}
 		}
 	}
-	for _, a := range Agents {
+	for _, a := range agents {
 		if err := fs[a].Finish(m.Roots[a]); err != nil {
 			return nil, fmt.Errorf("benchgen: finish %s: %w", a, err)
 		}

@@ -99,3 +99,23 @@ func TestDeterministic(t *testing.T) {
 		t.Errorf("two runs: %+v vs %+v", a.Total(), b.Total())
 	}
 }
+
+// TestOnly: a corpus for some agents holds their sessions alone, all of them; a name that is
+// no corpus format is refused.
+func TestOnly(t *testing.T) {
+	cfg := Default()
+	cfg.Sessions, cfg.MessagesPerSession = 6, 10
+	cfg.Only = []string{"openclaw", "hermes"}
+	m, err := Write(t.TempDir(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Agents) != 2 || m.Agents["hermes"] == nil || m.Agents["openclaw"] == nil ||
+		m.Agents["hermes"].Sessions+m.Agents["openclaw"].Sessions != 6 || m.Agents["hermes"].Sessions == 0 {
+		t.Errorf("agents in the manifest: %v", m.Agents)
+	}
+	cfg.Only = []string{"hermes", "no-such-agent"}
+	if _, err := Write(t.TempDir(), cfg); err == nil {
+		t.Errorf("a corpus for an unknown agent was written")
+	}
+}

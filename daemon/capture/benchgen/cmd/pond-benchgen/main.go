@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/pondhq/pond/daemon/capture/benchgen"
 )
@@ -17,7 +18,11 @@ func main() {
 	flag.IntVar(&cfg.Sessions, "sessions", cfg.Sessions, "sessions, dealt round-robin to the agents")
 	flag.IntVar(&cfg.MessagesPerSession, "messages", cfg.MessagesPerSession, "average canonical messages per session")
 	flag.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed")
+	only := flag.String("agents", "", "comma-separated adapter names: a corpus of these formats only (default: every agent's)")
 	flag.Parse()
+	if *only != "" {
+		cfg.Only = strings.Split(*only, ",")
+	}
 	if err := run(*home, cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "pond-benchgen:", err)
 		os.Exit(1)
