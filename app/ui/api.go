@@ -1,12 +1,12 @@
 // Package ui builds Pond's desktop windows (search, transcript, resume, consent, adapters,
 // settings, the erase dialog) from models that talk to the daemon through API. It never
 // imports Fyne's app driver, so tests drive every window with fyne.io/fyne/v2/test and no
-// display. Calls to the daemon run in goroutines; their answers reach the widgets through
-// fyne.Do.
+// display. Calls to the daemon run in goroutines; their answers reach the widgets through do.
 package ui
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -52,6 +52,22 @@ func ask(timeout time.Duration, calls func(ctx context.Context), apply func()) {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		calls(ctx)
-		fyne.Do(apply)
+		do(apply)
 	}()
+}
+
+// uiMu keeps the windows' updates one at a time. Fyne's app driver queues every fyne.Do onto
+// its UI goroutine, so there the lock is never contended; its test driver runs each on the
+// caller's goroutine, where two answers arriving together, or an answer and a test's own
+// step (which takes the lock too: onUI in the tests), would touch one widget at once (Fyne's
+// text cache is a plain map). A function run by do must not call do itself.
+var uiMu sync.Mutex
+
+// do runs f on the UI goroutine (fyne.Do), one update at a time.
+func do(f func()) {
+	fyne.Do(func() {
+		uiMu.Lock()
+		defer uiMu.Unlock()
+		f()
+	})
 }

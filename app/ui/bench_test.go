@@ -128,10 +128,10 @@ func BenchmarkKeystrokeToResults(b *testing.B) {
 	found := 0
 	for b.Loop() {
 		for _, q := range queries {
-			fyne.DoAndWait(func() { s.Entry.SetText(q[:len(q)-1]) })
+			onUI(func() { s.Entry.SetText(q[:len(q)-1]) })
 			answered(q[:len(q)-1])
 			t0 := time.Now()
-			fyne.DoAndWait(func() { s.Entry.SetText(q) }) // the last keystroke
+			onUI(func() { s.Entry.SetText(q) }) // the last keystroke
 			answered(q)
 			ds = append(ds, time.Since(t0))
 			found += len(s.Results())
@@ -160,7 +160,7 @@ func BenchmarkTranscriptOpen(b *testing.B) {
 		w.Resize(fyne.NewSize(760, 640))
 		t0 := time.Now()
 		var tr *Transcript
-		fyne.DoAndWait(func() {
+		onUI(func() {
 			tr = BuildTranscript(srv.Client, w, id, nil)
 			tr.Done = make(chan struct{}, 1)
 			tr.AutoLoad = false
@@ -176,10 +176,10 @@ func BenchmarkTranscriptOpen(b *testing.B) {
 			if after == 0 {
 				break
 			}
-			fyne.DoAndWait(tr.LoadAfter)
+			onUI(tr.LoadAfter)
 			<-tr.Done
 		}
-		fyne.DoAndWait(func() { tr.List.ScrollToBottom() })
+		onUI(func() { tr.List.ScrollToBottom() })
 		w.Canvas().Capture()
 		runtime.GC()
 		allHeap = heap() - min(before, heap())

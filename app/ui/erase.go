@@ -128,7 +128,7 @@ func (e *Erase) erase() {
 	var err error
 	ask(eraseTimeout, func(ctx context.Context) {
 		rep, err = followErase(ctx, e.API, req, func(step string) {
-			fyne.Do(func() {
+			do(func() {
 				if e.finished {
 					return // a late step: the outcome is shown
 				}

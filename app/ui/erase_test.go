@@ -53,7 +53,7 @@ func TestEraseFromSearch(t *testing.T) {
 	s.OnErased = func(id string) { erasedID = id }
 
 	// cancelled: nothing goes
-	fyne.DoAndWait(s.EraseSelected)
+	onUI(s.EraseSelected)
 	waitPlan(t, s.Erasing)
 	// the fixture's first session has sub-agents: they are listed and go with it
 	if !strings.HasPrefix(s.Erasing.Plan.Text, "Erase these") || !strings.Contains(s.Erasing.Plan.Text, "claude-code · /srv/demo") ||
@@ -63,16 +63,16 @@ func TestEraseFromSearch(t *testing.T) {
 	if s.Erasing.Confirm.Disabled() {
 		t.Fatal("confirm disabled under a plan")
 	}
-	fyne.DoAndWait(func() { test.Tap(s.Erasing.Cancel) })
+	onUI(func() { test.Tap(s.Erasing.Cancel) })
 	if !stored(t, srv, h.SessionID) {
 		t.Fatal("cancel erased the session")
 	}
 
 	// confirmed
-	fyne.DoAndWait(s.EraseSelected)
+	onUI(s.EraseSelected)
 	e := s.Erasing
 	waitPlan(t, e)
-	fyne.DoAndWait(func() { test.Tap(e.Confirm) })
+	onUI(func() { test.Tap(e.Confirm) })
 	waitFor(t, func() bool { return e.erased || strings.HasPrefix(e.Step.Text, "The erase failed") })
 	if !e.erased {
 		t.Fatalf("erase: %q", e.Step.Text)
@@ -107,14 +107,14 @@ func TestEraseFromTranscript(t *testing.T) {
 	es.OnClosed = func() { closed = true }
 	tr := BuildTranscript(srv.Client, w, h.SessionID, es.Button)
 	tr.Done = make(chan struct{}, 1)
-	fyne.DoAndWait(tr.Load)
+	onUI(tr.Load)
 	wait(t, tr.Done)
 	if findButton(w.Content(), "Erase this session…") == nil {
 		t.Fatal("no erase action in the transcript window")
 	}
-	fyne.DoAndWait(func() { test.Tap(es.Button) })
+	onUI(func() { test.Tap(es.Button) })
 	waitPlan(t, es.Open)
-	fyne.DoAndWait(func() { test.Tap(es.Open.Confirm) })
+	onUI(func() { test.Tap(es.Open.Confirm) })
 	waitFor(t, func() bool { return es.Open.erased || strings.HasPrefix(es.Open.Step.Text, "The erase failed") })
 	if stored(t, srv, h.SessionID) {
 		t.Fatalf("still stored: %q", es.Open.Step.Text)
@@ -122,7 +122,7 @@ func TestEraseFromTranscript(t *testing.T) {
 	if closed {
 		t.Error("closed before the dialog was")
 	}
-	fyne.DoAndWait(func() { test.Tap(es.Open.Cancel) })
+	onUI(func() { test.Tap(es.Open.Cancel) })
 	if !closed {
 		t.Error("the dialog closed after the erase without OnClosed")
 	}
@@ -138,7 +138,7 @@ func TestEraseDialog(t *testing.T) {
 	w.SetContent(widget.NewLabel("a window"))
 	w.Resize(fyne.NewSize(700, 420))
 	e := NewErase(srv.Client, w, view.EraseRequest{Sessions: []string{h.SessionID}}, "")
-	fyne.DoAndWait(e.Show)
+	onUI(e.Show)
 	waitPlan(t, e)
 	test.AssertRendersToMarkup(t, "erase_confirm.xml", w.Canvas())
 	test.AssertImageMatches(t, "erase_confirm.png", w.Canvas().Capture())
@@ -191,10 +191,10 @@ func TestPrivacySettings(t *testing.T) {
 	w.Resize(fyne.NewSize(680, 520))
 	s := NewSettings(srv.Client, w, Prefs{P: a.Preferences()}, srv.Dirs.Data.Path, func(string) string { return "" })
 	waitFor(t, func() bool { return !s.Redact.Disabled() && strings.HasPrefix(s.RedactInfo.Text, "Redaction is off") })
-	fyne.DoAndWait(func() { s.Tabs.SelectIndex(len(s.Tabs.Items) - 1) })
+	onUI(func() { s.Tabs.SelectIndex(len(s.Tabs.Items) - 1) })
 	test.AssertRendersToMarkup(t, "settings_privacy.xml", w.Canvas())
 
-	fyne.DoAndWait(func() { s.Redact.SetChecked(true) })
+	onUI(func() { s.Redact.SetChecked(true) })
 	waitFor(t, func() bool { return strings.HasPrefix(s.RedactInfo.Text, "Redaction is on") })
 	p, err := srv.Client.Privacy(context.Background())
 	if err != nil || !p.Redaction.Enabled {
@@ -202,7 +202,7 @@ func TestPrivacySettings(t *testing.T) {
 	}
 
 	h := firstHit(t, srv)
-	fyne.DoAndWait(func() { s.ExcludeGlob.SetText("/srv/demo"); test.Tap(s.Exclude) })
+	onUI(func() { s.ExcludeGlob.SetText("/srv/demo"); test.Tap(s.Exclude) })
 	waitFor(t, func() bool { return s.Erasing != nil && !strings.HasPrefix(s.Erasing.Plan.Text, "Looking up") })
 	if s.Include["/srv/demo"] == nil {
 		t.Errorf("excluded list %v", s.Excluded)
@@ -213,7 +213,7 @@ func TestPrivacySettings(t *testing.T) {
 	if !stored(t, srv, h.SessionID) {
 		t.Fatal("erased before the confirmation")
 	}
-	fyne.DoAndWait(func() { test.Tap(s.Erasing.Confirm) })
+	onUI(func() { test.Tap(s.Erasing.Confirm) })
 	waitFor(t, func() bool { return s.Erasing.erased || strings.HasPrefix(s.Erasing.Step.Text, "The erase failed") })
 	if stored(t, srv, h.SessionID) {
 		t.Errorf("the excluded project's session is still stored: %q", s.Erasing.Step.Text)
@@ -223,7 +223,7 @@ func TestPrivacySettings(t *testing.T) {
 		t.Fatalf("daemon's excluded projects: %+v, %v", p, err)
 	}
 
-	fyne.DoAndWait(func() { test.Tap(s.Include["/srv/demo"]) })
+	onUI(func() { test.Tap(s.Include["/srv/demo"]) })
 	waitFor(t, func() bool { return len(s.Excluded) == 0 })
 	if p, err = srv.Client.Privacy(context.Background()); err != nil || len(p.ExcludeProjects) != 0 {
 		t.Errorf("after Capture again: %+v, %v", p, err)
@@ -241,7 +241,7 @@ func TestConsentRedaction(t *testing.T) {
 	if c.Redact.Checked {
 		t.Fatal("redaction shown on by default")
 	}
-	fyne.DoAndWait(func() { c.Redact.SetChecked(true) })
+	onUI(func() { c.Redact.SetChecked(true) })
 	waitFor(t, func() bool { return strings.HasPrefix(c.Current.Text, "Redaction is on") })
 	if p, err := srv.Client.Privacy(context.Background()); err != nil || !p.Redaction.Enabled {
 		t.Errorf("daemon's redaction: %+v, %v", p, err)
@@ -258,9 +258,9 @@ func TestEraseReadOnly(t *testing.T) {
 	a := test.NewTempApp(t)
 	w := a.NewWindow("t")
 	e := NewErase(g, w, view.EraseRequest{Sessions: []string{h.SessionID}}, "")
-	fyne.DoAndWait(e.Show)
+	onUI(e.Show)
 	waitPlan(t, e)
-	fyne.DoAndWait(func() { test.Tap(e.Confirm) })
+	onUI(func() { test.Tap(e.Confirm) })
 	waitFor(t, func() bool { return strings.HasPrefix(e.Step.Text, "The erase failed") })
 	if !strings.Contains(e.Step.Text, "peer uid 1001") || !stored(t, srv, h.SessionID) {
 		t.Errorf("read-only erase: %q, stored %v", e.Step.Text, stored(t, srv, h.SessionID))

@@ -57,7 +57,7 @@ func (g *Guard) set(reason string) {
 	ls := slicesClone(g.listeners)
 	g.mu.Unlock()
 	if changed {
-		fyne.Do(func() {
+		do(func() {
 			for _, fn := range ls {
 				fn(reason)
 			}

@@ -364,7 +364,7 @@ func (s *Search) current(seq int) bool {
 
 func (s *Search) run(seq int, q, mode string, filters view.SearchFilters) {
 	if q == "" {
-		fyne.Do(func() {
+		do(func() {
 			s.applying.Lock()
 			defer s.applying.Unlock()
 			if s.current(seq) {
@@ -382,7 +382,7 @@ func (s *Search) run(seq int, q, mode string, filters view.SearchFilters) {
 		s.dropped(q) // a newer keystroke owns the window
 		return
 	}
-	fyne.Do(func() {
+	do(func() {
 		s.applying.Lock()
 		defer s.applying.Unlock()
 		if s.current(seq) {

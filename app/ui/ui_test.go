@@ -48,7 +48,7 @@ func waitShown(t *testing.T, s *Search) {
 		wait(t, s.Done)
 		var q string
 		var f view.SearchFilters
-		fyne.DoAndWait(func() { q, f = strings.TrimSpace(s.Entry.Text), s.Filters() })
+		onUI(func() { q, f = strings.TrimSpace(s.Entry.Text), s.Filters() })
 		if gq, gf := s.Shown(); gq == q && gf == f {
 			return
 		}
@@ -148,7 +148,7 @@ func TestSearchFilters(t *testing.T) {
 		{"past week", func() { s.Since.SetSelected("Past week") }, view.SearchFilters{FromDate: "2026-11-25"}, false},
 	}
 	for _, st := range steps {
-		fyne.DoAndWait(st.set)
+		onUI(st.set)
 		waitShown(t, s)
 		if got := s.Filters(); got != st.want {
 			t.Errorf("%s: filters %+v, want %+v", st.name, got, st.want)
@@ -233,11 +233,11 @@ func TestAdaptersWindow(t *testing.T) {
 	ad := NewAdapters(srv.Client, w)
 	waitFor(t, func() bool { return ad.Checks["claude-code"] != nil })
 	var on bool
-	fyne.DoAndWait(func() { on = ad.Checks["claude-code"].Checked })
+	onUI(func() { on = ad.Checks["claude-code"].Checked })
 	if !on {
 		t.Fatal("claude-code not shown as enabled after a sync")
 	}
-	fyne.DoAndWait(func() { ad.Checks["claude-code"].SetChecked(false) })
+	onUI(func() { ad.Checks["claude-code"].SetChecked(false) })
 	waitFor(t, func() bool {
 		r, err := srv.Client.Adapters(context.Background())
 		if err != nil {
@@ -252,11 +252,21 @@ func TestAdaptersWindow(t *testing.T) {
 	})
 }
 
+// onUI runs a test's step as the app would run it, on the UI goroutine and one at a time with
+// the windows' own updates (uiMu; see do).
+func onUI(f func()) {
+	fyne.DoAndWait(func() {
+		uiMu.Lock()
+		defer uiMu.Unlock()
+		f()
+	})
+}
+
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
 	for i := 0; i < 2400; i++ { // up to 2 minutes: a bound on a hang, not on speed
 		ok := false
-		fyne.DoAndWait(func() { ok = cond() })
+		onUI(func() { ok = cond() })
 		if ok {
 			return
 		}

@@ -76,7 +76,7 @@ func TestTranscript(t *testing.T) {
 	if open, _ := tr.Unfolded(msg, pi); open {
 		t.Error("tool call open before a click")
 	}
-	fyne.DoAndWait(func() { tr.Toggle(msg, pi) })
+	onUI(func() { tr.Toggle(msg, pi) })
 	wait(t, tr.Done)
 	open, body := tr.Unfolded(msg, pi)
 	if !open || !strings.Contains(body, "── result") {
@@ -88,7 +88,7 @@ func TestTranscript(t *testing.T) {
 			withText = m
 		}
 	}
-	fyne.DoAndWait(func() { tr.CopyMessage(withText.ID) })
+	onUI(func() { tr.CopyMessage(withText.ID) })
 	if copied == "" || copied != withText.Text {
 		t.Errorf("copied %q, want %q", copied, withText.Text)
 	}
@@ -159,7 +159,7 @@ func TestTranscriptPages(t *testing.T) {
 	srv := daemontest.Start(t, "")
 	id, ids := bigSession(t, srv.Client, 3*PageSize+7)
 	tr, _ := newTranscript(t, srv.Client, id)
-	fyne.DoAndWait(tr.LoadEnd)
+	onUI(tr.LoadEnd)
 	wait(t, tr.Done)
 	before, after := tr.Remaining()
 	if tr.Shown != PageSize || before != len(ids)-PageSize || after != 0 {
@@ -172,15 +172,15 @@ func TestTranscriptPages(t *testing.T) {
 	if tr.List.Length() != len(ids) {
 		t.Errorf("rows %d, want one per message (%d)", tr.List.Length(), len(ids))
 	}
-	fyne.DoAndWait(tr.LoadBefore)
+	onUI(tr.LoadBefore)
 	wait(t, tr.Done)
 	if tr.Shown != 2*PageSize || tr.Messages()[0].ID != ids[len(ids)-2*PageSize] {
 		t.Errorf("after one page earlier: %d shown from %s", tr.Shown, tr.Messages()[0].ID)
 	}
 	// from the start, pages after
-	fyne.DoAndWait(tr.Load)
+	onUI(tr.Load)
 	wait(t, tr.Done)
-	fyne.DoAndWait(tr.LoadAfter)
+	onUI(tr.LoadAfter)
 	wait(t, tr.Done)
 	before, after = tr.Remaining()
 	if tr.Shown != 2*PageSize || before != 0 || after != len(ids)-2*PageSize || tr.Messages()[2*PageSize-1].ID != ids[2*PageSize-1] {
@@ -188,7 +188,7 @@ func TestTranscriptPages(t *testing.T) {
 	}
 	// scrolling to the bottom shows rows not loaded yet, which load the last page (not every
 	// page on the way)
-	fyne.DoAndWait(func() { tr.AutoLoad = true; tr.List.ScrollToBottom() })
+	onUI(func() { tr.AutoLoad = true; tr.List.ScrollToBottom() })
 	waitFor(t, func() bool { return tr.indexOf(ids[len(ids)-1]) >= 0 })
 	if tr.Shown > 2*PageSize {
 		t.Errorf("scrolled to the bottom: %d loaded, want the last page without the ones between", tr.Shown)
@@ -201,14 +201,14 @@ func TestTranscriptFind(t *testing.T) {
 	srv := daemontest.Start(t, "")
 	id, ids := bigSession(t, srv.Client, 3*PageSize)
 	tr, w := newTranscript(t, srv.Client, id)
-	fyne.DoAndWait(tr.Load)
+	onUI(tr.Load)
 	wait(t, tr.Done)
 	test.TypeOnCanvas(w.Canvas(), "/")
 	if tr.findBar.Hidden || w.Canvas().Focused() != tr.Find {
 		t.Fatal("`/` did not open find")
 	}
 	test.Type(tr.Find, "zanzibar")
-	fyne.DoAndWait(func() { tr.Find.OnSubmitted(tr.Find.Text) })
+	onUI(func() { tr.Find.OnSubmitted(tr.Find.Text) })
 	want := ids[len(ids)-3]
 	// the search's answer, then the page at the hit
 	waitFor(t, func() bool { return tr.Highlighted == want && tr.indexOf(want) >= 0 })
@@ -225,7 +225,7 @@ func TestOpenAtHit(t *testing.T) {
 	srv := daemontest.Start(t, "")
 	id, ids := bigSession(t, srv.Client, 2*PageSize)
 	tr, _ := newTranscript(t, srv.Client, id)
-	fyne.DoAndWait(func() { tr.OpenAt(ids[PageSize+5]) })
+	onUI(func() { tr.OpenAt(ids[PageSize+5]) })
 	wait(t, tr.Done)
 	if tr.Messages()[0].ID != ids[PageSize+5] || tr.Highlighted != ids[PageSize+5] {
 		t.Errorf("opened at %s (highlighted %s), want %s", tr.Messages()[0].ID, tr.Highlighted, ids[PageSize+5])
@@ -246,7 +246,7 @@ func TestOpenAtHitInACopy(t *testing.T) {
 	copyID, ids := ingestSession(t, srv.Client, "z-copy", "/srv/two", 2*PageSize)
 	tr, _ := newTranscript(t, srv.Client, copyID)
 	hit := ids[PageSize+5]
-	fyne.DoAndWait(func() { tr.OpenAt(hit) })
+	onUI(func() { tr.OpenAt(hit) })
 	wait(t, tr.Done)
 	if tr.Status.Text == "" || strings.HasPrefix(tr.Status.Text, "Could not") {
 		t.Fatalf("opened at the hit: %s", tr.Status.Text)
@@ -259,7 +259,7 @@ func TestOpenAtHitInACopy(t *testing.T) {
 	if !strings.Contains(tr.Header.Text, "/srv/two") {
 		t.Errorf("header %q, want the copy's project", tr.Header.Text)
 	}
-	fyne.DoAndWait(tr.LoadBefore)
+	onUI(tr.LoadBefore)
 	wait(t, tr.Done)
 	if strings.HasPrefix(tr.Status.Text, "Could not") {
 		t.Fatalf("scrolling up from the hit: %s", tr.Status.Text)
@@ -424,7 +424,7 @@ func TestResumeBar(t *testing.T) {
 		t.Errorf("native %q, others %v", b.Native.Text, b.Other.Options)
 	}
 	test.Tap(b.Native)
-	fyne.DoAndWait(func() { b.Other.SetSelected("codex-cli") })
+	onUI(func() { b.Other.SetSelected("codex-cli") })
 	if !slices.Equal(to, []string{"claude-code", "codex-cli"}) || b.Other.Selected != "" {
 		t.Errorf("resumed into %v; select left at %q", to, b.Other.Selected)
 	}
@@ -448,11 +448,11 @@ func TestSettingsWindow(t *testing.T) {
 	if !slices.Contains(s.Terminal.Options, "kitty") || !slices.Contains(s.Terminal.Options, TerminalCustom) {
 		t.Errorf("terminal choices %v", s.Terminal.Options)
 	}
-	fyne.DoAndWait(func() { s.Terminal.SetSelected("kitty") })
+	onUI(func() { s.Terminal.SetSelected("kitty") })
 	if got := prefs.Terminal(); got.Name != "kitty" || !s.Template.Disabled() {
 		t.Errorf("kitty chosen: prefs %+v, template disabled %v", got, s.Template.Disabled())
 	}
-	fyne.DoAndWait(func() {
+	onUI(func() {
 		s.Terminal.SetSelected(TerminalCustom)
 		s.Template.SetText("wezterm start --cwd {dir} -- {cmd}")
 	})
@@ -464,12 +464,12 @@ func TestSettingsWindow(t *testing.T) {
 	}
 
 	// a capture folder: refused when it is not one, sent to the daemon when it is
-	fyne.DoAndWait(func() { s.Paths["claude-code"].SetText("/no/such/folder"); test.Tap(s.Apply["claude-code"]) })
+	onUI(func() { s.Paths["claude-code"].SetText("/no/such/folder"); test.Tap(s.Apply["claude-code"]) })
 	if !strings.Contains(s.Status.Text, "not a folder") {
 		t.Errorf("a missing folder: %q", s.Status.Text)
 	}
 	dir := filepath.Join(srv.Home, ".claude")
-	fyne.DoAndWait(func() { s.Paths["claude-code"].SetText(dir); test.Tap(s.Apply["claude-code"]) })
+	onUI(func() { s.Paths["claude-code"].SetText(dir); test.Tap(s.Apply["claude-code"]) })
 	waitFor(t, func() bool { return strings.Contains(s.Status.Text, "capturing from "+dir) })
 	ad, err := srv.Client.Adapters(context.Background())
 	if err != nil {
@@ -481,7 +481,7 @@ func TestSettingsWindow(t *testing.T) {
 		}
 	}
 	// an agent's program, kept for resume
-	fyne.DoAndWait(func() { s.Programs["codex-cli"].SetText("/opt/codex/bin/codex") })
+	onUI(func() { s.Programs["codex-cli"].SetText("/opt/codex/bin/codex") })
 	if prefs.AgentProgram("codex-cli") != "/opt/codex/bin/codex" {
 		t.Errorf("program not kept: %q", prefs.AgentProgram("codex-cli"))
 	}
@@ -490,7 +490,7 @@ func TestSettingsWindow(t *testing.T) {
 		t.Error("the model switch is enabled with no model installed")
 	}
 	// upkeep: what is due
-	fyne.DoAndWait(func() { test.Tap(s.CheckUp) })
+	onUI(func() { test.Tap(s.CheckUp) })
 	waitFor(t, func() bool { return strings.HasPrefix(s.Upkeep.Text, "Due:") || s.Upkeep.Text == "Nothing is due." })
 	if !strings.Contains(s.Archive.Text, srv.Dirs.Data.Path) {
 		t.Errorf("archive line %q", s.Archive.Text)
@@ -519,7 +519,7 @@ func TestReadOnly(t *testing.T) {
 	if banner.Visible() {
 		t.Fatal("banner shown before any refusal")
 	}
-	fyne.DoAndWait(func() { ad.Checks["claude-code"].SetChecked(false) })
+	onUI(func() { ad.Checks["claude-code"].SetChecked(false) })
 	waitFor(t, func() bool { return g.ReadOnly() != "" && banner.Visible() })
 	if !strings.Contains(g.ReadOnly(), "peer uid 1001") {
 		t.Errorf("reason %q", g.ReadOnly())
@@ -571,7 +571,7 @@ func TestGoldenImages(t *testing.T) {
 	test.AssertImageMatches(t, "search.png", w.Canvas().Capture())
 
 	tr, tw := newTranscript(t, srv.Client, h.SessionID)
-	fyne.DoAndWait(tr.Load)
+	onUI(tr.Load)
 	wait(t, tr.Done)
 	test.AssertImageMatches(t, "transcript.png", tw.Canvas().Capture())
 
@@ -596,7 +596,7 @@ func TestReconnect(t *testing.T) {
 		t.Fatal("no results before the restart")
 	}
 	srv.Stop()
-	fyne.DoAndWait(s.Refresh)
+	onUI(s.Refresh)
 	waitShown(t, s)
 	if len(s.Results()) != 0 || !strings.Contains(s.Empty.Text, "Is the daemon running?") {
 		t.Errorf("daemon stopped: %d results, %q", len(s.Results()), s.Empty.Text)
@@ -604,7 +604,7 @@ func TestReconnect(t *testing.T) {
 	g.set(ReadOnlyText("peer uid 1001 is not the daemon's user"))
 	srv.Restart(t)
 	g.Reset()
-	fyne.DoAndWait(s.Refresh)
+	onUI(s.Refresh)
 	waitShown(t, s)
 	if len(s.Results()) == 0 || g.ReadOnly() != "" {
 		t.Errorf("after the restart: %d results, read-only %q", len(s.Results()), g.ReadOnly())
