@@ -78,7 +78,7 @@ func (r *Report) fail(code int, name, detail string) Report {
 // overwrite each other's commits), reads the object back and deletes it. A local location is
 // checked by writing, reading and removing a file. client nil is http.DefaultClient.
 func Check(ctx context.Context, raw string, client *http.Client) Report {
-	r := Report{Location: raw}
+	r := Report{Location: withoutUserinfo(raw)}
 	loc, err := Parse(raw)
 	if err != nil {
 		return r.fail(ExitParse, "parse", err.Error())
@@ -148,6 +148,16 @@ func Check(ctx context.Context, raw string, client *http.Client) Report {
 	}
 	r.pass("delete", "")
 	return r
+}
+
+// withoutUserinfo is raw with any user:password@ removed, to be shown.
+func withoutUserinfo(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = nil
+	return u.String()
 }
 
 func checkLocal(r *Report, dir string) Report {
