@@ -13,6 +13,8 @@ export CGO_CFLAGS := -O2 -I$(NATIVE_DIR)/include
 export CGO_LDFLAGS := -L$(NATIVE_DIR) -Wl,-z,noexecstack
 export POND_TEST_MODEL_DIR ?= $(POND_CACHE)/models/test-model
 export POND_ONNXRUNTIME_LIB ?= $(POND_CACHE)/onnxruntime/$(ORT_VERSION)/libonnxruntime.so.1
+# moto's S3 server for the object-storage tests (scripts/moto-venv.sh; make setup installs it).
+export POND_MOTO_SERVER ?= $(shell scripts/moto-venv.sh path 2>/dev/null)/bin/moto_server
 
 GO_TAGS := sqlite_fts5
 # make test PKGS=./store/... runs a subset.
@@ -78,4 +80,4 @@ clean:
 
 # For scripts/go: the environment above as shell exports.
 print-env:
-	@echo "export CGO_CFLAGS='$(CGO_CFLAGS)' CGO_LDFLAGS='$(CGO_LDFLAGS)' POND_TEST_MODEL_DIR='$(POND_TEST_MODEL_DIR)' POND_ONNXRUNTIME_LIB='$(POND_ONNXRUNTIME_LIB)' GOFLAGS='-tags=$(GO_TAGS)'"
+	@echo "export CGO_CFLAGS='$(CGO_CFLAGS)' CGO_LDFLAGS='$(CGO_LDFLAGS)' POND_TEST_MODEL_DIR='$(POND_TEST_MODEL_DIR)' POND_ONNXRUNTIME_LIB='$(POND_ONNXRUNTIME_LIB)' POND_MOTO_SERVER='$(POND_MOTO_SERVER)' GOFLAGS='-tags=$(GO_TAGS)'"

@@ -25,6 +25,7 @@ func addGlobalFlags(root *cobra.Command) {
 	f.StringVar(&globalFlags.State, "state-dir", "", "state directory: store lock, sync records (env "+paths.EnvState+")")
 	f.StringVar(&globalFlags.Runtime, "runtime-dir", "", "runtime directory for the daemon's sockets (env "+paths.EnvRuntime+")")
 	f.StringVar(&globalFlags.Cache, "cache-dir", "", "cache directory (env "+paths.EnvCache+")")
+	f.StringVar(&globalFlags.Storage, "storage-path", "", "where the Lance archive lives: a path, s3://bucket/prefix or s3+http(s)://host:port/bucket/prefix (env "+paths.EnvStorage+"; default: the config's [storage] path, else the data directory)")
 }
 
 func resolveDirs() (paths.Dirs, error) { return paths.Resolve(globalFlags) }

@@ -5,7 +5,26 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pondhq/pond/daemon/config"
+	"github.com/pondhq/pond/paths"
 )
+
+type setting struct {
+	Key, Value, Source string
+}
+
+// storageSetting is where the archive lives and what said so (a URL holds no secret: storage
+// locations with credentials in them do not parse).
+func storageSetting(d paths.Dirs, cfg *config.Config, fileSrc string) setting {
+	switch {
+	case d.Storage.Path != "":
+		return setting{"storage.path", d.Storage.Path, string(d.Storage.Source)}
+	case cfg.StoragePath() != "":
+		return setting{"storage.path", cfg.StoragePath(), fileSrc}
+	}
+	return setting{"storage.path", paths.LanceDir(d.Data.Path), "default"}
+}
 
 func newConfigCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "config", Short: "Show Pond's configuration and where it lives"}
@@ -21,15 +40,13 @@ func newConfigCmd() *cobra.Command {
 			if exists {
 				src = "file"
 			}
-			type setting struct {
-				Key, Value, Source string
-			}
 			set := []setting{
 				{"config_file", d.ConfigFile.Path, string(d.ConfigFile.Source)},
 				{"data_dir", d.Data.Path, string(d.Data.Source)},
 				{"state_dir", d.State.Path, string(d.State.Source)},
 				{"cache_dir", d.Cache.Path, string(d.Cache.Source)},
 				{"runtime_dir", d.Runtime.Path, string(d.Runtime.Source)},
+				storageSetting(d, cfg, src),
 				{"consent.capture", string(cfg.Consent.Capture), src},
 				{"embeddings.enabled", fmt.Sprint(cfg.Embeddings.Enabled), src},
 				{"sync.interval_minutes", fmt.Sprint(cfg.Sync.IntervalMinutes), src},

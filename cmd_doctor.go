@@ -249,7 +249,7 @@ func probeLance(ctx context.Context) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	return lance.Probe(ctx, dir)
+	return lance.Probe(ctx, lance.LocalDir(dir))
 }
 
 // verifyStore compares the mirror with Lance and adds a check per table.

@@ -122,7 +122,7 @@ Start with:
 		newConfigCmd(), newSQLCmd(), newExportCmd(), newImportCmd(), newMirrorCmd(),
 		newSearchCmd(), newGetSessionCmd(), newGetMessageCmd(), newModelCmd(), newOptimizeCmd(), newEraseCmd(), newPrivacyCmd(), newRedactCmd(),
 		newDaemonCmd(), newMCPCmd(), newServeCmd(), newResumeCmd())
-	root.AddCommand(newInstallCmd(), newUninstallCmd(), newServiceCmd())
+	root.AddCommand(newInstallCmd(), newUninstallCmd(), newServiceCmd(), newStorageCmd())
 	root.AddCommand(desktopCmds()...)
 	return root
 }

@@ -126,7 +126,11 @@ func Run(ctx context.Context, opts Options) error {
 	// pond-native's, and with a 1 s interval an upkeep right after a capture pruned from a stale
 	// view (it found the newest versions "not yet written" and kept them). On a local disk the
 	// check is a directory lookup.
-	st, err := store.Open(ctx, store.Options{DataDir: opts.Dirs.Data.Path, StateDir: opts.Dirs.State.Path, Command: "pond daemon",
+	storage, err := StoragePath(opts.Dirs)
+	if err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, store.Options{DataDir: opts.Dirs.Data.Path, Storage: storage, StateDir: opts.Dirs.State.Path, Command: "pond daemon",
 		Logger: log, Lance: lance.Options{ReadConsistency: 0, IndexCacheBytes: 64 << 20, MetadataCacheBytes: 32 << 20}})
 	if err != nil {
 		return err

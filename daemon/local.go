@@ -51,7 +51,11 @@ func Local(ctx context.Context, opts LocalOptions) (api ipc.API, close func(), e
 		}
 	}
 	if opts.Archive {
-		if svc.Store, err = store.Open(ctx, store.Options{DataDir: opts.Dirs.Data.Path, StateDir: opts.Dirs.State.Path,
+		storage, err := StoragePath(opts.Dirs)
+		if err != nil {
+			return nil, nil, err
+		}
+		if svc.Store, err = store.Open(ctx, store.Options{DataDir: opts.Dirs.Data.Path, Storage: storage, StateDir: opts.Dirs.State.Path,
 			Command: opts.Command, Logger: opts.Log}); err != nil {
 			return nil, nil, err
 		}

@@ -35,6 +35,10 @@ type Dirs struct {
 	State      Path `json:"state"`
 	Cache      Path `json:"cache"`
 	Runtime    Path `json:"runtime"`
+	// Storage is where the Lance tables live when a flag or the environment says (a path or an
+	// object store URL, kept as written); empty otherwise, when the config's [storage] path or
+	// the data directory's lance/ folder applies (daemon.StoragePath).
+	Storage Path `json:"storage,omitzero"`
 }
 
 // What the data directory holds, named here alone (dataDir is Dirs.Data.Path).
@@ -54,6 +58,7 @@ func ModelsDir(dataDir string) string { return filepath.Join(dataDir, "models") 
 // Overrides carry command-line flags; empty fields defer to the environment and the defaults.
 type Overrides struct {
 	ConfigFile, Data, State, Cache, Runtime string
+	Storage                                 string
 }
 
 // Environment variables that override each location.
@@ -63,6 +68,7 @@ const (
 	EnvState      = "POND_STATE_DIR"
 	EnvCache      = "POND_CACHE_DIR"
 	EnvRuntime    = "POND_RUNTIME_DIR"
+	EnvStorage    = "POND_STORAGE_PATH"
 )
 
 // Resolve works out every location from flags, then the environment, then the OS defaults.
@@ -95,6 +101,13 @@ func Resolve(o Overrides) (Dirs, error) {
 		}
 		p.Path = abs
 		*f.dst = p
+	}
+	// A storage location may be a URL: it is kept as written, and parsed where it is opened.
+	if v := os.Getenv(EnvStorage); v != "" {
+		d.Storage = Path{Path: v, Source: FromEnv}
+	}
+	if o.Storage != "" {
+		d.Storage = Path{Path: o.Storage, Source: FromFlag}
 	}
 	if d.Runtime.Source == FromDefault && def.runtime == "" {
 		d.Runtime.Path = runtimeFallback(d.State.Path)

@@ -12,6 +12,7 @@ step apt "$POND_ROOT/scripts/apt.sh"
 step onnxruntime "$POND_ROOT/scripts/onnxruntime.sh" >/dev/null
 step test-model "$POND_ROOT/scripts/testmodel.sh" >/dev/null
 step mcp-client "$POND_ROOT/scripts/mcpclient.sh" >/dev/null
+step moto "$POND_ROOT/scripts/moto-venv.sh" >/dev/null
 step native "$POND_ROOT/scripts/native.sh" build
 say "building pond"
 step go-build make -s -C "$POND_ROOT" build

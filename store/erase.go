@@ -490,6 +490,14 @@ func (s *Store) rebuildIndexes(ctx context.Context, name string) ([]string, erro
 // gone is overwritten through the second and removed. It returns the files removed.
 func (s *Store) pruneAll(ctx context.Context, name string) (int, error) {
 	t := s.tables[name]
+	zero := int64(0)
+	if t.Location().Remote() {
+		// In an object store a removed object is gone from the API at once; what the provider
+		// keeps (versioning, replicas) is the bucket's policy, beyond Pond's reach. Nothing to
+		// overwrite from here.
+		_, err := t.Optimize(ctx, lance.OptimizeSpec{PruneOlderThanSecs: &zero, DeleteUnverified: true})
+		return 0, err
+	}
 	shadow := filepath.Join(s.opts.DataDir, ".erase-"+name)
 	if err := os.RemoveAll(shadow); err != nil {
 		return 0, err
@@ -515,7 +523,6 @@ func (s *Store) pruneAll(ctx context.Context, name string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("store: erase: link the files of %s: %w", name, err)
 	}
-	zero := int64(0)
 	if _, err := t.Optimize(ctx, lance.OptimizeSpec{PruneOlderThanSecs: &zero, DeleteUnverified: true}); err != nil {
 		return 0, err
 	}

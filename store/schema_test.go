@@ -75,7 +75,7 @@ func TestLargeColumnsAreCompressed(t *testing.T) {
 func TestArchiveWithPlainColumnsStillTakesWrites(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	db, err := lance.Open(ctx, paths.LanceDir(filepath.Join(dir, "data")), lance.Options{})
+	db, err := lance.Open(ctx, lance.LocalDir(paths.LanceDir(filepath.Join(dir, "data"))), lance.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,11 @@ import (
 
 // Options configure an open store.
 type Options struct {
-	DataDir  string // holds lance/ and mirror.db
+	DataDir string // holds lance/ and mirror.db
+	// Storage is where the Lance tables live when not in DataDir's lance/ folder: a local
+	// path, s3://bucket/prefix or s3+http(s)://host:port/bucket/prefix (lance.ParseLocation).
+	// The mirror stays in DataDir either way: it is this machine's own copy.
+	Storage  string
 	StateDir string // holds the store lock
 	// Command names this process in the lock's holder file ("pond sync", "pond daemon").
 	Command string
@@ -83,8 +87,9 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		opts.Command = "pond"
 	}
 	raiseOpenFileLimit()
-	// The archive is private whoever created its directories first (paths.MkdirPrivate).
-	for _, dir := range []string{opts.DataDir, filepath.Join(opts.DataDir, "lance"), opts.StateDir} {
+	// The archive is private whoever created its directories first (paths.MkdirPrivate). A
+	// Lance folder elsewhere is made by storageLocation.
+	for _, dir := range []string{opts.DataDir, opts.StateDir} {
 		if err := paths.MkdirPrivate(dir); err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
@@ -93,8 +98,11 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err := checkLayout(opts.DataDir); err != nil {
 		return nil, err
 	}
-	var err error
-	if s.db, err = lance.Open(ctx, paths.LanceDir(opts.DataDir), opts.Lance); err != nil {
+	loc, err := storageLocation(opts)
+	if err != nil {
+		return nil, err
+	}
+	if s.db, err = lance.Open(ctx, loc, opts.Lance); err != nil {
 		return nil, err
 	}
 	if err := s.openTables(ctx); err != nil {
@@ -114,6 +122,26 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	}
 	return s, nil
 }
+
+// storageLocation is where opts puts the Lance tables.
+func storageLocation(opts Options) (lance.Location, error) {
+	loc := lance.LocalDir(paths.LanceDir(opts.DataDir))
+	if opts.Storage != "" && opts.Storage != "local" && opts.Storage != "default" {
+		var err error
+		if loc, err = lance.ParseLocation(opts.Storage); err != nil {
+			return loc, fmt.Errorf("store: %w", err)
+		}
+	}
+	if !loc.Remote() {
+		if err := paths.MkdirPrivate(loc.Dir()); err != nil {
+			return loc, fmt.Errorf("store: %w", err)
+		}
+	}
+	return loc, nil
+}
+
+// Location is where the Lance tables live.
+func (s *Store) Location() lance.Location { return s.db.Location() }
 
 // layoutFile records the Lance layout's version, so an older Pond refuses a newer archive instead
 // of misreading it.

@@ -79,6 +79,27 @@ type Config struct {
 		IntervalMinutes int `toml:"interval_minutes,omitempty"`
 	} `toml:"sync"`
 	Privacy Privacy `toml:"privacy"`
+	// Storage is absent until `pond storage use` sets it, so existing files stay as they were.
+	Storage *Storage `toml:"storage,omitempty"`
+}
+
+// Storage says where the archive lives.
+//
+//	[storage]
+//	path = "s3://bucket/pond"
+type Storage struct {
+	// Path is where the Lance archive lives: a local path, s3://bucket/prefix or
+	// s3+http(s)://host:port/bucket/prefix; empty: the data directory. The mirror stays in the
+	// data directory either way. Credentials never go here: they come from the AWS environment.
+	Path string `toml:"path,omitempty"`
+}
+
+// StoragePath is the configured storage location, "" for the data directory.
+func (c *Config) StoragePath() string {
+	if c.Storage == nil {
+		return ""
+	}
+	return c.Storage.Path
 }
 
 // Privacy holds what is kept out of the archive.

@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -41,22 +40,28 @@ type Options struct {
 	MetadataCacheBytes int64
 }
 
-// DB is an open directory of Lance tables.
+// DB is an open database of Lance tables, in a local directory or an object store.
 type DB struct {
-	dir    string
+	loc    Location
 	conn   contracts.IConnection
 	mu     sync.RWMutex // guards native against use after Close
 	native *C.PondDb
 }
 
-// Open opens the database in dir, creating the directory when it is missing.
-func Open(ctx context.Context, dir string, opts Options) (*DB, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("lance: create %s: %w", dir, err)
+// Open opens the database at loc, creating a local directory when it is missing (an object
+// store has no directories to create).
+func Open(ctx context.Context, loc Location, opts Options) (*DB, error) {
+	if loc.Remote() {
+		if err := loc.exportEnv(); err != nil {
+			return nil, err
+		}
+	} else if err := os.MkdirAll(loc.Dir(), 0o700); err != nil {
+		return nil, fmt.Errorf("lance: create %s: %w", loc.Dir(), err)
 	}
-	conn, err := lancedb.Connect(ctx, dir, nil)
+	uri := loc.URI()
+	conn, err := lancedb.Connect(ctx, uri, nil)
 	if err != nil {
-		return nil, fmt.Errorf("lance: connect %s: %w", dir, err)
+		return nil, fmt.Errorf("lance: connect %s: %w", loc, err)
 	}
 	spec := map[string]any{}
 	if opts.ReadConsistency >= 0 {
@@ -68,16 +73,22 @@ func Open(ctx context.Context, dir string, opts Options) (*DB, error) {
 	if opts.MetadataCacheBytes > 0 {
 		spec["metadata_cache_bytes"] = opts.MetadataCacheBytes
 	}
-	db := &DB{dir: dir, conn: conn}
-	cdir := cString(dir)
-	defer freeCString(cdir)
-	err = callJSON(spec, func(cs *C.char) *C.char { return C.pond_db_open(cdir, cs, &db.native) })
+	db := &DB{loc: loc, conn: conn}
+	curi := cString(uri)
+	defer freeCString(curi)
+	err = callJSON(spec, func(cs *C.char) *C.char { return C.pond_db_open(curi, cs, &db.native) })
 	if err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("lance: open %s: %w", dir, err)
+		return nil, fmt.Errorf("lance: open %s: %w", loc, err)
 	}
 	return db, nil
 }
+
+// Location is where the database's tables live.
+func (db *DB) Location() Location { return db.loc }
+
+// Remote reports whether the database is on an object store.
+func (db *DB) Remote() bool { return db.loc.Remote() }
 
 // Close releases the database. Tables opened from it must be closed first.
 func (db *DB) Close() error {
@@ -95,9 +106,9 @@ func (db *DB) Close() error {
 // lets us set; a long ingest of many small appends grows it by the square of the versions
 // (docs/benchmarks.md). A writer calls Refresh now and then to drop that cache.
 func (db *DB) Refresh(ctx context.Context, tables ...*Table) error {
-	conn, err := lancedb.Connect(ctx, db.dir, nil)
+	conn, err := lancedb.Connect(ctx, db.loc.URI(), nil)
 	if err != nil {
-		return fmt.Errorf("lance: reconnect %s: %w", db.dir, err)
+		return fmt.Errorf("lance: reconnect %s: %w", db.loc, err)
 	}
 	// Every table is reopened before any handle is swapped, so a failure leaves all of them on
 	// the old connection.
@@ -178,7 +189,7 @@ func (db *DB) OpenTable(ctx context.Context, name string) (*Table, error) {
 		found = found || n == name
 	}
 	if !found {
-		return nil, fmt.Errorf("%w: %s in %s", ErrTableNotFound, name, db.dir)
+		return nil, fmt.Errorf("%w: %s in %s", ErrTableNotFound, name, db.loc)
 	}
 	db.mu.RLock()
 	gt, err := db.conn.OpenTable(ctx, name)
@@ -196,8 +207,12 @@ func (db *DB) wrap(name string, gt contracts.ITable) (*Table, error) {
 		gt.Close()
 		return nil, errors.New("lance: database is closed")
 	}
-	dir := filepath.Join(db.dir, name+".lance")
-	t := &Table{name: name, dir: dir, goTable: gt, files: newTableFiles(dir)}
+	loc := db.loc.Join(name + ".lance")
+	t := &Table{name: name, loc: loc, goTable: gt}
+	if !loc.Remote() {
+		// An object store's put is durable when it returns; a local disk's write is not.
+		t.files = newTableFiles(loc.Dir())
+	}
 	cname := cString(name)
 	defer freeCString(cname)
 	if err := nativeErr(C.pond_table_open(db.native, cname, &t.native)); err != nil {

@@ -12,7 +12,7 @@ import (
 // table has synced (or found settled), and a commit that adds nothing new syncs nothing.
 func TestCommitsAreSynced(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, t.TempDir(), Options{})
+	db, err := Open(ctx, LocalDir(t.TempDir()), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,8 +35,8 @@ func TestCommitsAreSynced(t *testing.T) {
 		if n := tbl.files.synced - before; n < 6 {
 			t.Errorf("append %d synced %d files and directories, want at least 6", i, n)
 		}
-		filepath.WalkDir(tbl.dir, func(path string, e fs.DirEntry, err error) error {
-			rel, _ := filepath.Rel(tbl.dir, path)
+		filepath.WalkDir(tbl.Dir(), func(path string, e fs.DirEntry, err error) error {
+			rel, _ := filepath.Rel(tbl.Dir(), path)
 			if err == nil && !tbl.files.known[rel] {
 				t.Errorf("append %d: %s is not synced", i, rel)
 			}
@@ -56,7 +56,7 @@ func TestCommitsAreSynced(t *testing.T) {
 // after each commit cost.
 func BenchmarkDurableAppend(b *testing.B) {
 	ctx := context.Background()
-	db, err := Open(ctx, b.TempDir(), Options{})
+	db, err := Open(ctx, LocalDir(b.TempDir()), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -91,7 +91,7 @@ func TestSmoke(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(1, 2))
 
-	db, err := Open(ctx, dir, Options{ReadConsistency: 0})
+	db, err := Open(ctx, LocalDir(dir), Options{ReadConsistency: 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestSmoke(t *testing.T) {
 	db.Close()
 
 	// Reopen: the rows are durable.
-	db, err = Open(ctx, dir, Options{ReadConsistency: 0, IndexCacheBytes: 64 << 20, MetadataCacheBytes: 32 << 20})
+	db, err = Open(ctx, LocalDir(dir), Options{ReadConsistency: 0, IndexCacheBytes: 64 << 20, MetadataCacheBytes: 32 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestSmoke(t *testing.T) {
 // TestQuote stores awkward strings and finds each again with an equality filter built by Quote.
 func TestQuote(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, t.TempDir(), Options{})
+	db, err := Open(ctx, LocalDir(t.TempDir()), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +342,7 @@ func TestQuote(t *testing.T) {
 
 func TestUpdateWithQuotedValues(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, t.TempDir(), Options{})
+	db, err := Open(ctx, LocalDir(t.TempDir()), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +370,7 @@ func TestUpdateWithQuotedValues(t *testing.T) {
 func TestRefreshKeepsTablesWorking(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(3, 4))
-	db, err := Open(ctx, t.TempDir(), Options{ReadConsistency: 0})
+	db, err := Open(ctx, LocalDir(t.TempDir()), Options{ReadConsistency: 0})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,10 +9,10 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 )
 
-// Probe proves the native library works: it creates a table in dir, appends a row, reopens it
+// Probe proves the native library works: it creates a table at loc, appends a row, reopens it
 // and counts with a filter.
-func Probe(ctx context.Context, dir string) error {
-	db, err := Open(ctx, dir, Options{})
+func Probe(ctx context.Context, loc Location) error {
+	db, err := Open(ctx, loc, Options{})
 	if err != nil {
 		return err
 	}

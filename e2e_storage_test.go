@@ -1,0 +1,162 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pondhq/pond/internal/s3test"
+)
+
+// The archive on moto's S3 server: one HOME syncs the claude-code fixtures into an s3+http
+// store and searches them; a second HOME pointed at the same store rebuilds its own mirror from
+// Lance and finds the same sessions. Nothing of the archive is on local disk but the mirrors.
+func TestObjectStorage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the pond binary")
+	}
+	srv := s3test.Start(t)
+	url := srv.Bucket(t, "pond-e2e", "team/archive")
+	bin := pondBinary(t)
+	aws := []string{"AWS_ACCESS_KEY_ID=testing", "AWS_SECRET_ACCESS_KEY=testing", "AWS_REGION=us-east-1"}
+
+	homeA, envA := isolatedHome(t)
+	envA = append(envA, aws...)
+	if out, code := run(t, bin, envA, "storage", "check", url); code != 0 {
+		t.Fatalf("storage check exited %d: %s", code, out)
+	}
+	if out, code := run(t, bin, envA, "storage", "use", url); code != 0 || !strings.Contains(out, url) {
+		t.Fatalf("storage use exited %d: %s", code, out)
+	}
+	cfgPath := filepath.Join(homeA, ".config", "pond", "config.toml")
+	if fi, err := os.Stat(cfgPath); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("config %v, %v", fi, err)
+	}
+	if out, code := run(t, bin, envA, "sync"); code != 0 {
+		t.Fatalf("sync exited %d: %s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(homeA, ".local/share/pond/lance")); !os.IsNotExist(err) {
+		t.Errorf("a local lance folder exists with a remote store: %v", err)
+	}
+	sessionsA := searchSessions(t, bin, envA)
+	countA, code := run(t, bin, envA, "sql", "SELECT count(*) AS n FROM messages", "--format", "json")
+	if code != 0 || len(sessionsA) == 0 {
+		t.Fatalf("home A: sql %d %s, sessions %v", code, countA, sessionsA)
+	}
+
+	// The second machine names the store by flag-less environment: POND_STORAGE_PATH.
+	_, envB := isolatedHome(t)
+	envB = append(envB, aws...)
+	envB = append(envB, "POND_STORAGE_PATH="+url)
+	if out, code := run(t, bin, envB, "mirror", "rebuild"); code != 0 {
+		t.Fatalf("mirror rebuild exited %d: %s", code, out)
+	}
+	sessionsB := searchSessions(t, bin, envB)
+	if strings.Join(sessionsA, ",") != strings.Join(sessionsB, ",") {
+		t.Errorf("home B found %v, home A %v", sessionsB, sessionsA)
+	}
+	countB, code := run(t, bin, envB, "sql", "SELECT count(*) AS n FROM messages", "--format", "json")
+	if code != 0 || storageSQLCount(t, countB) != storageSQLCount(t, countA) || storageSQLCount(t, countA) == 0 {
+		t.Errorf("home B counts %s (exit %d), home A %s", countB, code, countA)
+	}
+}
+
+// storageSQLCount is n of `pond sql "SELECT count(*) AS n …" --format json`.
+func storageSQLCount(t *testing.T, out string) int {
+	t.Helper()
+	var res struct {
+		Rows []struct {
+			N int `json:"n"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Rows) != 1 {
+		t.Fatalf("sql output %v: %s", err, out)
+	}
+	return res.Rows[0].N
+}
+
+func searchSessions(t *testing.T, bin string, env []string) []string {
+	t.Helper()
+	out, code := run(t, bin, env, "search", "calc_test.go fails", "--format", "json")
+	if code != 0 {
+		t.Fatalf("search exited %d: %s", code, out)
+	}
+	var res struct {
+		Sessions []struct {
+			SessionID string `json:"session_id"`
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	var ids []string
+	for _, s := range res.Sessions {
+		ids = append(ids, s.SessionID)
+	}
+	return ids
+}
+
+// storage check's exit codes: a bad URL, no credentials, a refused key, and a server that
+// overwrites despite If-None-Match (an S3 look-alike without conditional puts).
+func TestStorageCheckExitCodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the pond binary")
+	}
+	srv := s3test.Start(t)
+	url := srv.Bucket(t, "pond-check", "p")
+	bin := pondBinary(t)
+	_, env := isolatedHome(t)
+	creds := append(env, "AWS_ACCESS_KEY_ID=testing", "AWS_SECRET_ACCESS_KEY=testing-secret-value")
+
+	if out, code := run(t, bin, creds, "storage", "check", "s3://B/x"); code != 2 {
+		t.Errorf("bad bucket exited %d: %s", code, out)
+	}
+	if out, code := run(t, bin, creds, "storage", "check", "s3+http://user:pw@127.0.0.1:9/b-x/p"); code != 2 || strings.Contains(out, "pw") {
+		t.Errorf("credentials in the URL exited %d: %s", code, out)
+	}
+	if out, code := run(t, bin, env, "storage", "check", url, "--format", "json"); code != 3 || !strings.Contains(out, `"exit": 3`) {
+		t.Errorf("no credentials exited %d: %s", code, out)
+	}
+	out, code := run(t, bin, creds, "storage", "check", url)
+	if code != 0 || strings.Contains(out, "testing-secret-value") {
+		t.Errorf("check exited %d: %s", code, out)
+	}
+
+	// An S3 look-alike: refuses one key id, and for the rest stores every put, If-None-Match
+	// or not.
+	objects := map[string][]byte{}
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.Header.Get("Authorization"), "Credential=refused/") {
+			w.WriteHeader(http.StatusForbidden)
+			w.Write([]byte("<Error><Code>InvalidAccessKeyId</Code></Error>"))
+			return
+		}
+		switch r.Method {
+		case http.MethodPut:
+			b := make([]byte, r.ContentLength)
+			r.Body.Read(b)
+			objects[r.URL.Path] = b
+		case http.MethodGet:
+			w.Write(objects[r.URL.Path])
+		case http.MethodDelete:
+			delete(objects, r.URL.Path)
+			w.WriteHeader(http.StatusNoContent)
+		}
+	}))
+	defer fake.Close()
+	fakeURL := "s3+" + fake.URL + "/bucket-x/p"
+	if out, code := run(t, bin, creds, "storage", "check", fakeURL); code != 5 {
+		t.Errorf("no conditional put exited %d: %s", code, out)
+	}
+	refused := append(env, "AWS_ACCESS_KEY_ID=refused", "AWS_SECRET_ACCESS_KEY=x")
+	if out, code := run(t, bin, refused, "storage", "check", fakeURL); code != 4 {
+		t.Errorf("refused credentials exited %d: %s", code, out)
+	}
+	if out, code := run(t, bin, creds, "storage", "use", fakeURL); code != 5 {
+		t.Errorf("storage use of an unfit store exited %d: %s", code, out)
+	}
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Issue 26's first number: a cold sync of benchgen's corpus into a local archive and into one
+# on moto's S3 server on loopback (scripts/moto-venv.sh), same binary, same corpus; prints both
+# wall times and their ratio.
+#
+#   scripts/bench-storage.sh [DIR]        (POND_BENCH_SESSIONS, default 100)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${1:-/tmp/pond-bench-storage}
+sessions=${POND_BENCH_SESSIONS:-100}
+mkdir -p "$dir"
+make -s build
+moto=$(scripts/moto-venv.sh)/bin/moto_server
+if [ ! -f "$dir/manifest-$sessions.json" ]; then
+	rm -rf "$dir/home-$sessions"
+	scripts/go run ./daemon/capture/benchgen/cmd/pond-benchgen -sessions "$sessions" -home "$dir/home-$sessions" >"$dir/manifest-$sessions.json.tmp"
+	mv "$dir/manifest-$sessions.json.tmp" "$dir/manifest-$sessions.json"
+fi
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$moto" -H 127.0.0.1 -p "$port" >"$dir/moto.log" 2>&1 &
+moto_pid=$!
+trap 'kill $moto_pid' EXIT
+for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+curl -sf -X PUT -o /dev/null "http://127.0.0.1:$port/pond-bench"
+export AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench AWS_REGION=us-east-1
+run() { # name storage-path
+	local inst="$dir/pond-$1"
+	rm -rf "$inst"
+	mkdir -p "$inst"
+	local t0=$(date +%s.%N)
+	env -u XDG_CONFIG_HOME -u XDG_DATA_HOME -u XDG_STATE_HOME -u XDG_RUNTIME_DIR \
+		-u CLAUDE_CONFIG_DIR -u CODEX_HOME -u GEMINI_CLI_HOME -u PI_CODING_AGENT_DIR -u QWEN_HOME -u QWEN_RUNTIME_DIR \
+		HOME="$dir/home-$sessions" POND_CONFIG_FILE="$inst/config.toml" POND_DATA_DIR="$inst/data" \
+		POND_STATE_DIR="$inst/state" POND_RUNTIME_DIR="$inst/run" POND_STORAGE_PATH="$2" \
+		bin/pond sync --format json >"$inst/cold.json"
+	local t1=$(date +%s.%N)
+	python3 -c "import json; r=json.load(open('$inst/cold.json')); print('$1', 'inserted', r['inserted'], 'outcome', r['outcome'], 'wall %.2f s' % ($t1-$t0))"
+	echo "$t1 - $t0" | bc >"$inst/wall"
+}
+run local "$dir/pond-local/lance"
+run s3 "s3+http://127.0.0.1:$port/pond-bench/archive"
+echo "ratio s3/local: $(echo "scale=2; $(cat "$dir/pond-s3/wall") / $(cat "$dir/pond-local/wall")" | bc)"
