@@ -39,6 +39,7 @@ install() {
 if [[ ${1:-} == install ]]; then
 	install
 	scripts/hermes-venv.sh >/dev/null
+	scripts/aider-venv.sh >/dev/null
 	exit 0
 fi
 install
@@ -48,6 +49,11 @@ cp "$src"/*.mjs "$dir/"
 export POND_VERIFY_HERMES=
 if [[ ${POND_VERIFY_ONLY:-} == hermes ]]; then
 	POND_VERIFY_HERMES=$(scripts/hermes-venv.sh)
+fi
+# So does Aider (PyPI, scripts/aider-venv.sh), when POND_VERIFY_ONLY=aider.
+export POND_VERIFY_AIDER=
+if [[ ${POND_VERIFY_ONLY:-} == aider ]]; then
+	POND_VERIFY_AIDER=$(scripts/aider-venv.sh)
 fi
 POND_VERIFY_AGENTS="$dir" scripts/go test ./resume/ -run TestAgentLoaders -count=1 -timeout 80m -parallel "${POND_VERIFY_PARALLEL:-2}" -v "$@" | grep -v -E '^\s*(=== RUN|--- PASS)' | tail -n 80
 if [[ -z ${POND_VERIFY_ONLY:-} || ${POND_VERIFY_ONLY:-} == copilot-cli ]]; then
