@@ -23,10 +23,11 @@ import (
 // command starts Aider in the project on that file with --restore-chat-history, so Aider sends
 // the run to the model as the chat so far and appends what follows to the same file.
 //
-// Native: the run's blocks as Aider wrote them. Foreign: the conversation in Aider's idiom (user
-// lines as "#### ", replies as text, tool calls as Aider's "> Running" lines followed by their
-// result), under a header dated at the session's start and the restore mark, on a "# " line
-// Aider skips when it restores a history.
+// Native: the run's blocks as Aider wrote them. Foreign: Pond's note as the first input, then
+// the conversation in Aider's idiom (user lines as "#### ", replies as text, tool calls as
+// Aider's "> Running" lines followed by their result), under a header dated at the session's
+// start and the restore mark, on a "# " line Aider skips when it restores a history. Aider
+// restores only inputs and replies: the model sees no command, only what was said around it.
 func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 	t := j.Batch[0]
 	dir := j.ImportDir
