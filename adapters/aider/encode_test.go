@@ -81,7 +81,9 @@ func TestForeignReadsBack(t *testing.T) {
 			_ = json.Unmarshal(p.Params, &args)
 			calls[p.CallID] = args.Command
 		case p.Type == session.PartToolResult:
-			results[p.CallID] = append(results[p.CallID], p.Text)
+			var out string
+			_ = json.Unmarshal(p.Result, &out)
+			results[p.CallID] = append(results[p.CallID], out)
 		}
 	}
 	if len(texts) == 0 || !strings.HasPrefix(texts[0], "[Restored by Pond]") {

@@ -367,7 +367,7 @@ func (p *parser) handle(b *block) error {
 			params := adapters.Object(adapters.Field{Key: "command", Value: adapters.String(c.Command)})
 			return p.message(b, id, session.RoleTool, []session.Part{
 				{Type: session.PartToolCall, Provenance: session.Conversational, CallID: c.ID, Name: c.Name, Params: params},
-				{Type: session.PartToolResult, Provenance: session.Conversational, CallID: c.ID, Name: c.Name, Text: said, IsFailure: failed(c, said)},
+				{Type: session.PartToolResult, Provenance: session.Conversational, CallID: c.ID, Name: c.Name, Result: adapters.String(said), IsFailure: failed(c, said)},
 			})
 		}
 		return p.message(b, id, session.RoleTool, []session.Part{{Type: session.PartText, Provenance: session.Injected, Text: said}})
