@@ -61,6 +61,11 @@ type Capabilities struct {
 	// bounded depth), not a folder the agent owns, so nothing watches it for changes: the
 	// periodic sync finds what changed there.
 	Searched bool
+	// Commands: the agent records the commands it ran, not named tool calls (Aider's "> Running
+	// CMD" lines). A restore into it keeps every call, each answered by its result, but as a
+	// command: read back, a call carries the agent's one name for a command, not its original
+	// name, which is only in the command's text.
+	Commands bool
 }
 
 // Env is what discovery and reading may look at of the machine, so tests can stand in a fake

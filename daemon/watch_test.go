@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pondhq/pond/adapters"
-	"github.com/pondhq/pond/adapters/aider"
 	"github.com/pondhq/pond/adapters/all"
 	"github.com/pondhq/pond/daemon/capture"
 )
@@ -76,13 +74,13 @@ func TestWatcherFollowsSymlinks(t *testing.T) {
 // the watcher, which would otherwise follow the whole home; an agent's own root is.
 func TestSearchedRootsAreNotWatched(t *testing.T) {
 	home := t.TempDir()
-	claude, ok := all.ByName("claude-code")
-	if !ok {
-		t.Fatal("no adapter claude-code")
-	}
 	var targets []capture.Target
-	// Aider's root is the home, searched (adapters/aider, not registered in adapters/all yet)
-	for _, a := range []adapters.Adapter{aider.Adapter{}, claude} {
+	// Aider's root is the home, searched.
+	for _, name := range []string{"aider", "claude-code"} {
+		a, ok := all.ByName(name)
+		if !ok {
+			t.Fatalf("no adapter %s", name)
+		}
 		targets = append(targets, capture.Target{Adapter: a, Roots: []string{filepath.Join(home, a.Name())}})
 	}
 	got := watchedRoots(targets)

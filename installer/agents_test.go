@@ -192,7 +192,7 @@ func TestAgentsStep(t *testing.T) {
 	}
 
 	st = installAgents(ctx, o)
-	want := map[string]string{"claude-code": "installed", "codex-cli": "installed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "installed", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "absent", "hermes": "installed", "goose": "skipped"}
+	want := map[string]string{"claude-code": "installed", "codex-cli": "installed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "installed", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "absent", "hermes": "installed", "goose": "skipped", "aider": "skipped"}
 	if diff := cmp.Diff(want, agentOutcomes(st)); diff != "" {
 		t.Errorf("install (-want +got):\n%s\n%+v", diff, st)
 	}
@@ -218,7 +218,7 @@ func TestAgentsStep(t *testing.T) {
 	for _, a := range Agents(o.env(), o.Exe) {
 		doc[a.Agent] = a.Outcome
 	}
-	if diff := cmp.Diff(map[string]string{"claude-code": "wired", "codex-cli": "wired", "copilot-cli": "skipped", "gemini-cli": "skipped", "opencode": "skipped", "pi-coding-agent": "wired", "qwen-code": "skipped", "cline": "skipped", "roo-code": "skipped", "kilo": "skipped", "cursor": "skipped", "openclaw": "skipped", "hermes": "wired", "goose": "skipped"}, doc); diff != "" {
+	if diff := cmp.Diff(map[string]string{"claude-code": "wired", "codex-cli": "wired", "copilot-cli": "skipped", "gemini-cli": "skipped", "opencode": "skipped", "pi-coding-agent": "wired", "qwen-code": "skipped", "cline": "skipped", "roo-code": "skipped", "kilo": "skipped", "cursor": "skipped", "openclaw": "skipped", "hermes": "wired", "goose": "skipped", "aider": "skipped"}, doc); diff != "" {
 		t.Errorf("doctor (-want +got):\n%s", diff)
 	}
 	moved := *o
@@ -228,7 +228,7 @@ func TestAgentsStep(t *testing.T) {
 	}
 
 	st = uninstallAgents(ctx, o)
-	want = map[string]string{"claude-code": "removed", "codex-cli": "removed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "removed", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "absent", "hermes": "removed", "goose": "absent"}
+	want = map[string]string{"claude-code": "removed", "codex-cli": "removed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "removed", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "absent", "hermes": "removed", "goose": "absent", "aider": "absent"}
 	if diff := cmp.Diff(want, agentOutcomes(st)); diff != "" {
 		t.Errorf("uninstall (-want +got):\n%s", diff)
 	}

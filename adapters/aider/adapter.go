@@ -80,7 +80,7 @@ func (Adapter) Name() string { return Name }
 
 // Capabilities implements adapters.Adapter.
 func (Adapter) Capabilities() adapters.Capabilities {
-	return adapters.Capabilities{Restore: true, ToolCalls: true, Incremental: true, Searched: true}
+	return adapters.Capabilities{Restore: true, ToolCalls: true, Incremental: true, Searched: true, Commands: true}
 }
 
 // Roots implements adapters.Adapter: the home directory, searched.

@@ -23,10 +23,11 @@ import (
 // command starts Aider in the project on that file with --restore-chat-history, so Aider sends
 // the run to the model as the chat so far and appends what follows to the same file.
 //
-// Native: the run's blocks as Aider wrote them. Foreign: the conversation in Aider's idiom (user
-// lines as "#### ", replies as text, tool calls as Aider's "> Running" lines followed by their
-// result), under a header dated at the session's start and the restore mark, on a "# " line
-// Aider skips when it restores a history.
+// Native: the run's blocks as Aider wrote them. Foreign: Pond's note as the first input, then
+// the conversation in Aider's idiom (user lines as "#### ", replies as text, tool calls as
+// Aider's "> Running" lines followed by their result), under a header dated at the session's
+// start and the restore mark, on a "# " line Aider skips when it restores a history. Aider
+// restores only inputs and replies: the model sees no command, only what was said around it.
 func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 	t := j.Batch[0]
 	dir := j.ImportDir
@@ -121,42 +122,74 @@ func replay(t *restore.Transcript) ([]byte, int) {
 	return b.Bytes(), lost
 }
 
-// foreign writes a conversation as an Aider run.
+// foreign writes a conversation as an Aider run: Pond's note first, as the user's first input,
+// then the turns. Aider records the commands it ran, not named calls (Capabilities.Commands):
+// each call becomes a "> Running" line with its result right after it, as Aider writes them, so
+// that a capture pairs them again even where the original made several calls at once.
 func foreign(t *restore.Transcript, c *restore.Conversation) []byte {
 	var b strings.Builder
 	b.WriteString(headerPrefix + t.Session.CreatedAt.In(location).Format(headerLayout) + "\n")
 	b.WriteString(markPrefix + string(restore.MarkJSON(t)) + "\n")
-	b.WriteString(projectLine(t.Session.Project) + "\n")
+	b.WriteString(projectLine(t.Session.Project) + "\n\n")
+	// A "> " block goes on until a line ends with two spaces: every line but the last loses
+	// its trailing blanks, and every line carries the prefix (toolText).
 	tool := func(text string) {
-		text = strings.TrimSpace(text)
-		b.WriteString(toolPrefix + text + "  \n\n")
+		lines := strings.Split(strings.TrimSpace(text), "\n")
+		for i, l := range lines {
+			lines[i] = toolPrefix + strings.TrimRight(l, " \t\r")
+		}
+		b.WriteString(strings.Join(lines, "\n") + "  \n\n")
 	}
+	user := func(text string) {
+		if text == "" {
+			text = "<blank>"
+		}
+		b.WriteString(userPrefix + strings.Join(strings.Split(text, "\n"), "  \n"+userPrefix) + "  \n\n")
+	}
+	result := func(it restore.Item) {
+		text := strings.TrimSpace(it.Text)
+		if it.IsError && !strings.HasPrefix(text, "Error") {
+			text = "Error: " + text
+		}
+		if text == "" {
+			text = "(no output)"
+		}
+		tool(text)
+	}
+	results := map[string]restore.Item{}
+	for _, turn := range c.Turns {
+		for _, it := range turn.Items {
+			if it.Kind == restore.ItemResult {
+				results[it.CallID] = it
+			}
+		}
+	}
+	user(restore.NoteText(t))
+	reply := false // the last thing written is a reply: another one right after needs partLine
 	for _, turn := range c.Turns {
 		for _, it := range turn.Items {
 			switch it.Kind {
 			case restore.ItemText:
 				text := strings.TrimSpace(it.Text)
 				if turn.Role == session.RoleUser {
-					if text == "" {
-						text = "<blank>"
-					}
-					b.WriteString(userPrefix + strings.Join(strings.Split(text, "\n"), "  \n"+userPrefix) + "  \n\n")
+					user(text)
+					reply = false
 					continue
 				}
-				if text != "" {
-					b.WriteString(text + "\n\n")
+				if text == "" {
+					continue
 				}
+				if reply {
+					b.WriteString(partLine + "\n\n")
+				}
+				b.WriteString(text + "\n\n")
+				reply = true
 			case restore.ItemCall:
 				tool("Running " + commandText(it))
-			case restore.ItemResult:
-				text := strings.TrimSpace(it.Text)
-				if it.IsError && !strings.HasPrefix(text, "Error") {
-					text = "Error: " + text
+				if r, ok := results[it.CallID]; ok {
+					result(r)
 				}
-				if text == "" {
-					text = "(no output)"
-				}
-				tool(text)
+				reply = false
 			}
 		}
 	}
@@ -171,20 +204,27 @@ func projectLine(dir string) string {
 	return projectPrefix + string(adapters.String(dir))
 }
 
-// commandText is what a call ran: its command when it has one, else its name and arguments.
+// commandText is what a call ran, on one line (Aider's "> Running" line is one): its command
+// when it has a one-line one, else its name and arguments as compact JSON.
 func commandText(it restore.Item) string {
 	var args map[string]json.RawMessage
 	if json.Unmarshal(it.Params, &args) == nil {
 		var cmd string
-		if json.Unmarshal(args["command"], &cmd) == nil && cmd != "" {
-			return cmd
+		var argv []string // Codex's shell call gives an argv
+		if json.Unmarshal(args["command"], &argv) == nil {
+			cmd = strings.Join(argv, " ")
+		} else {
+			_ = json.Unmarshal(args["command"], &cmd)
+		}
+		if strings.TrimSpace(cmd) != "" && !strings.ContainsAny(cmd, "\r\n") {
+			return strings.TrimSpace(cmd)
 		}
 	}
-	p := strings.TrimSpace(string(it.Params))
-	if p == "" || p == "null" || p == "{}" {
+	var p bytes.Buffer
+	if json.Compact(&p, it.Params) != nil || p.Len() == 0 || p.String() == "null" || p.String() == "{}" {
 		return it.Name
 	}
-	return it.Name + " " + p
+	return it.Name + " " + p.String()
 }
 
 // restoredID is the id the run in data gets when Pond captures it from path.

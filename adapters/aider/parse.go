@@ -34,6 +34,10 @@ const (
 	markPrefix    = "# " + adapters.RestoreMarkKey + " "
 	projectPrefix = "# pond_project "
 	startedPrefix = "# pond_started "
+	// partLine ends a reply where a restored conversation has two replies in a row: Aider has
+	// no mark between replies, and skips the line as it skips every "# " line, so the model
+	// sees them as one reply while a capture keeps them apart.
+	partLine = "# pond_part"
 )
 
 // location is where header times are read: Aider writes the local time of the machine it runs
@@ -59,6 +63,7 @@ type block struct {
 	blank bool // a blank line follows it (user, tool, header): the next text starts a block
 	fence string
 	open  bool // a tool block whose last line has not ended it yet
+	ended bool // a reply ended by partLine: the next line that is not blank starts a block
 }
 
 // command is a command run through Aider, waiting for the block that reports on it.
@@ -256,7 +261,7 @@ func (p *parser) classify(cur *block, text string) (bool, kind) {
 		return true, kindUser
 	case strings.HasPrefix(text, toolPrefix) || text == ">":
 		return true, kindTool
-	case cur != nil && cur.kind == kindAssistant:
+	case cur != nil && cur.kind == kindAssistant && !cur.ended:
 		return false, 0
 	}
 	return true, kindAssistant
@@ -276,6 +281,10 @@ func (b *block) add(raw []byte, text string) {
 		// "> " starts the block; its last line ends with two spaces (linebreak=True).
 		b.open = !strings.HasSuffix(text, "  ")
 	case kindAssistant:
+		if b.fence == "" && text == partLine {
+			b.ended = true
+			return
+		}
 		b.fence = nextFence(b.fence, text)
 	}
 }
@@ -348,7 +357,7 @@ func (p *parser) handle(b *block) error {
 		p.st.Cmd = commandOf(typed, id)
 		return p.message(b, id, session.RoleUser, []session.Part{{Type: session.PartText, Provenance: session.Conversational, Text: typed}})
 	case kindTool:
-		said := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(strings.TrimLeft(text, "\r\n"), ">"), " "), "  ")
+		said := toolText(text)
 		if cmd, ok := strings.CutPrefix(said, "Running "); ok && !strings.Contains(cmd, "\n") {
 			p.st.Cmd = &command{ID: id + ":call", Name: "run", Command: cmd}
 			return p.message(b, id, session.RoleTool, []session.Part{{Type: session.PartText, Provenance: session.Injected, Text: said}})
@@ -358,14 +367,30 @@ func (p *parser) handle(b *block) error {
 			params := adapters.Object(adapters.Field{Key: "command", Value: adapters.String(c.Command)})
 			return p.message(b, id, session.RoleTool, []session.Part{
 				{Type: session.PartToolCall, Provenance: session.Conversational, CallID: c.ID, Name: c.Name, Params: params},
-				{Type: session.PartToolResult, Provenance: session.Conversational, CallID: c.ID, Name: c.Name, Text: said, IsFailure: failed(c, said)},
+				{Type: session.PartToolResult, Provenance: session.Conversational, CallID: c.ID, Name: c.Name, Result: adapters.String(said), IsFailure: failed(c, said)},
 			})
 		}
 		return p.message(b, id, session.RoleTool, []session.Part{{Type: session.PartText, Provenance: session.Injected, Text: said}})
 	default:
 		p.st.Cmd = nil
+		if b.ended {
+			text = strings.TrimSuffix(text, partLine)
+		}
 		return p.message(b, id, session.RoleAssistant, []session.Part{{Type: session.PartText, Provenance: session.Conversational, Text: strings.TrimSpace(text)}})
 	}
+}
+
+// toolText is what a "> " block says: its lines without the prefix, which Aider writes before
+// the first line only and Pond's restores before every line (so that Aider, which takes a line
+// without it for part of a reply, leaves the whole block out of the chat it restores).
+func toolText(text string) string {
+	lines := strings.Split(strings.TrimLeft(text, "\r\n"), "\n")
+	for i, l := range lines {
+		if l == ">" || l == ">\r" || strings.HasPrefix(l, toolPrefix) {
+			lines[i] = strings.TrimPrefix(l[1:], " ")
+		}
+	}
+	return strings.TrimSuffix(strings.Join(lines, "\n"), "  ")
 }
 
 // flushHeader emits the header block held back to see whether a restore mark follows it.

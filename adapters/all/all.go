@@ -6,6 +6,7 @@ package all
 
 import (
 	"github.com/pondhq/pond/adapters"
+	"github.com/pondhq/pond/adapters/aider"
 	"github.com/pondhq/pond/adapters/claudecode"
 	"github.com/pondhq/pond/adapters/cline"
 	"github.com/pondhq/pond/adapters/codex"
@@ -39,8 +40,7 @@ func Adapters() []adapters.Adapter {
 		openclaw.New(),
 		hermes.New(),
 		goose.New(),
-		// Aider (adapters/aider) joins once a restore into it keeps tool calls by name: resume's
-		// TestForeignRestore fails for it today (issue 23).
+		aider.Adapter{},
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 type ResumeRequest struct {
 	Versioned
 	Session string `json:"session"`
-	To      string `json:"to"` // claude-code, codex-cli, copilot-cli, gemini-cli, hermes, openclaw, opencode, pi-coding-agent, qwen-code, cline, roo-code, kilo, goose
+	To      string `json:"to"` // claude-code, codex-cli, copilot-cli, gemini-cli, hermes, openclaw, opencode, pi-coding-agent, qwen-code, cline, roo-code, kilo, goose, aider
 	// OutDir is an absolute folder standing for the agent's own folder, or "native" (or empty)
 	// for the real one.
 	OutDir string `json:"out_dir,omitempty"`
