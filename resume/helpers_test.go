@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -102,12 +103,32 @@ type corpusSource struct {
 func fixtureSource(a adapters.Adapter) corpusSource {
 	return corpusSource{agent: a.Name(), name: "testdata", read: func(t *testing.T, c *adaptertest.Collector) {
 		root := adaptertest.FixtureDir(t, a)
-		if len(adaptertest.Fixture(t, a).Databases) > 0 {
+		switch {
+		case a.Capabilities().Searched:
+			// Files found by a search have no id of their own: their sessions are named by
+			// where the file is (Aider's history). Read from one place whatever the checkout's
+			// path, the golden files stay the same on every machine.
+			root = filepath.Join(os.TempDir(), "pond-resume-fixture-"+a.Name())
+			fixtureCopy(t, a, root)
+		case len(adaptertest.Fixture(t, a).Databases) > 0:
 			root = filepath.Join(t.TempDir(), "root")
 			adaptertest.CopyFixture(t, a, root, sqlite.CreateFromScript)
 		}
 		adaptertest.ReadRoot(t, a, testEnv(root), root, nil, c)
 	}}
+}
+
+var fixtureCopies sync.Map // adapter name → *sync.Once
+
+// fixtureCopy copies a's fixture to root once per test process.
+func fixtureCopy(t *testing.T, a adapters.Adapter, root string) {
+	once, _ := fixtureCopies.LoadOrStore(a.Name(), new(sync.Once))
+	once.(*sync.Once).Do(func() {
+		if err := os.RemoveAll(root); err != nil {
+			t.Fatal(err)
+		}
+		adaptertest.CopyFixture(t, a, root, sqlite.CreateFromScript)
+	})
 }
 
 // rootSource reads every source an adapter finds under root.
