@@ -71,7 +71,8 @@ type MCP struct {
 	Configs func(env Env) []string
 	// Format is the config file's format.
 	Format ConfigFormat
-	// Servers is the top-level key of the servers map ("mcpServers", "mcp", "mcp_servers").
+	// Servers is the top-level key of the servers map ("mcpServers", "mcp", "mcp_servers",
+	// goose's "extensions").
 	Servers string
 	// Entry is the value of one stdio server running argv, as the config file holds it.
 	Entry func(argv []string) map[string]any
@@ -85,4 +86,5 @@ const (
 	JSON  ConfigFormat = "json"  // strict JSON
 	JSONC ConfigFormat = "jsonc" // JSON with comments and trailing commas
 	TOML  ConfigFormat = "toml"
+	YAML  ConfigFormat = "yaml" // block-style YAML (goose's config.yaml)
 )

@@ -359,7 +359,8 @@ func runAgentCLI(ctx context.Context, cli string, args []string) error {
 	return nil
 }
 
-// entryArgv is the command line an entry runs: command and args, or OpenCode's command array.
+// entryArgv is the command line an entry runs: command (goose: cmd) and args, or OpenCode's
+// command array.
 func entryArgv(e map[string]any) []string {
 	var argv []string
 	add := func(v any) {
@@ -374,6 +375,7 @@ func entryArgv(e map[string]any) []string {
 		}
 	}
 	add(e["command"])
+	add(e["cmd"])
 	add(e["args"])
 	return argv
 }
@@ -441,6 +443,12 @@ func parseConfig(src []byte, format adapters.ConfigFormat) (config, error) {
 			return nil, err
 		}
 		return tomlConfig{f}, nil
+	case adapters.YAML:
+		f, err := parseYAMLFile(src)
+		if err != nil {
+			return nil, err
+		}
+		return yamlConfig{f}, nil
 	}
 	return nil, fmt.Errorf("no editor for %q files", format)
 }

@@ -44,7 +44,8 @@ func targetOf(t *testing.T, o *Options, agent string) target {
 // testdata/mcp/<agent>-<case>.txtar: "before" (none: no file), then after install, a second
 // install (which must change nothing) and uninstall, the outcomes and the files. A case ending
 // in -crlf is run with its before file's line endings made CRLF, and must keep them; one ending
-// in -windows registers a Windows path to pond.exe.
+// in -windows registers a Windows path to pond.exe; one ending in -nonewline has its before
+// file's final newline taken off.
 func TestConfigGolden(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "mcp", "*.txtar"))
 	if len(files) == 0 {
@@ -61,13 +62,16 @@ func TestConfigGolden(t *testing.T) {
 				o.Exe, o.Env.GOOS = `C:\Users\Ada Lovelace\AppData\Local\Programs\Pond\pond.exe`, "windows"
 			}
 			agent, _, _ := strings.Cut(name, "-")
-			agent = map[string]string{"claude": "claude-code", "codex": "codex-cli", "copilot": "copilot-cli", "gemini": "gemini-cli", "opencode": "opencode", "qwen": "qwen-code", "cline": "cline", "roo": "roo-code", "kilo": "kilo", "cursor": "cursor"}[agent]
+			agent = map[string]string{"claude": "claude-code", "codex": "codex-cli", "copilot": "copilot-cli", "gemini": "gemini-cli", "opencode": "opencode", "qwen": "qwen-code", "cline": "cline", "roo": "roo-code", "kilo": "kilo", "cursor": "cursor", "goose": "goose"}[agent]
 			tg := targetOf(t, o, agent)
 			path, _ := configFile(o.env(), tg.in.MCP)
 			before, hasBefore := sections["before"]
 			if hasBefore {
 				if crlf {
 					before = strings.ReplaceAll(before, "\n", "\r\n")
+				}
+				if strings.HasSuffix(name, "-nonewline") {
+					before = strings.TrimSuffix(before, "\n")
 				}
 				os.MkdirAll(filepath.Dir(path), 0o700)
 				if err := os.WriteFile(path, []byte(before), 0o640); err != nil {
@@ -180,6 +184,10 @@ func TestAgentsStep(t *testing.T) {
 	os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(user), 0o600)
 	os.MkdirAll(filepath.Join(home, ".pi", "agent"), 0o700)
 	os.MkdirAll(filepath.Join(home, ".hermes"), 0o700)
+	gooseUser := "# mine\nextensions:\n  developer:\n    enabled: true\n    name: developer\n    type: builtin\n"
+	gooseConfig := filepath.Join(home, ".config", "goose", "config.yaml")
+	os.MkdirAll(filepath.Dir(gooseConfig), 0o700)
+	os.WriteFile(gooseConfig, []byte(gooseUser), 0o600)
 
 	dry := *o
 	dry.DryRun = true
@@ -192,7 +200,7 @@ func TestAgentsStep(t *testing.T) {
 	}
 
 	st = installAgents(ctx, o)
-	want := map[string]string{"claude-code": "installed", "codex-cli": "installed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "installed", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "absent", "hermes": "installed", "goose": "skipped", "aider": "skipped"}
+	want := map[string]string{"claude-code": "installed", "codex-cli": "installed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "installed", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "absent", "hermes": "installed", "goose": "installed", "aider": "skipped"}
 	if diff := cmp.Diff(want, agentOutcomes(st)); diff != "" {
 		t.Errorf("install (-want +got):\n%s\n%+v", diff, st)
 	}
@@ -218,22 +226,34 @@ func TestAgentsStep(t *testing.T) {
 	for _, a := range Agents(o.env(), o.Exe) {
 		doc[a.Agent] = a.Outcome
 	}
-	if diff := cmp.Diff(map[string]string{"claude-code": "wired", "codex-cli": "wired", "copilot-cli": "skipped", "gemini-cli": "skipped", "opencode": "skipped", "pi-coding-agent": "wired", "qwen-code": "skipped", "cline": "skipped", "roo-code": "skipped", "kilo": "skipped", "cursor": "skipped", "openclaw": "skipped", "hermes": "wired", "goose": "skipped", "aider": "skipped"}, doc); diff != "" {
+	if diff := cmp.Diff(map[string]string{"claude-code": "wired", "codex-cli": "wired", "copilot-cli": "skipped", "gemini-cli": "skipped", "opencode": "skipped", "pi-coding-agent": "wired", "qwen-code": "skipped", "cline": "skipped", "roo-code": "skipped", "kilo": "skipped", "cursor": "skipped", "openclaw": "skipped", "hermes": "wired", "goose": "wired", "aider": "skipped"}, doc); diff != "" {
 		t.Errorf("doctor (-want +got):\n%s", diff)
 	}
 	moved := *o
 	moved.Exe = "/usr/local/bin/pond"
-	if a := Agents(moved.env(), moved.Exe); a[0].Outcome != Stale {
-		t.Errorf("doctor after the binary moved: %+v", a[0])
+	for _, a := range Agents(moved.env(), moved.Exe) {
+		if a.Agent == "claude-code" || a.Agent == "goose" {
+			if a.Outcome != Stale || a.Detail != "runs "+testExe+" mcp" {
+				t.Errorf("doctor after the binary moved: %+v", a)
+			}
+		}
 	}
 
 	st = uninstallAgents(ctx, o)
-	want = map[string]string{"claude-code": "removed", "codex-cli": "removed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "removed", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "absent", "hermes": "removed", "goose": "absent", "aider": "absent"}
+	want = map[string]string{"claude-code": "removed", "codex-cli": "removed", "copilot-cli": "absent", "gemini-cli": "absent", "opencode": "absent", "pi-coding-agent": "removed", "qwen-code": "absent", "cline": "absent", "roo-code": "absent", "kilo": "absent", "cursor": "absent", "openclaw": "absent", "hermes": "removed", "goose": "removed", "aider": "absent"}
 	if diff := cmp.Diff(want, agentOutcomes(st)); diff != "" {
 		t.Errorf("uninstall (-want +got):\n%s", diff)
 	}
 	if b, _ := os.ReadFile(filepath.Join(home, ".codex", "config.toml")); string(b) != user {
 		t.Errorf("uninstall did not leave the user's config as it was:\n%s", b)
+	}
+	if b, _ := os.ReadFile(gooseConfig); string(b) != gooseUser {
+		t.Errorf("uninstall did not leave goose's config as it was:\n%s", b)
+	}
+	for _, a := range Agents(o.env(), o.Exe) {
+		if a.Agent == "goose" && (a.Outcome != service.OutcomeAbsent || a.Via != gooseConfig) {
+			t.Errorf("doctor after uninstall: %+v", a)
+		}
 	}
 	if _, err := os.Stat(filepath.Dir(skill)); !os.IsNotExist(err) {
 		t.Error("uninstall left the recall skill")

@@ -20,13 +20,15 @@ func FuzzConfigEdit(f *testing.F) {
 			f.Add(before, uint8(0))
 			f.Add(before, uint8(1))
 			f.Add(before, uint8(2))
+			f.Add(before, uint8(3))
 		}
 	}
 	f.Add(`{"a":[1,{"b":"}"}],"mcpServers":{"x":1,}}`, uint8(1))
 	f.Fuzz(func(t *testing.T, src string, which uint8) {
-		format, servers := []adapters.ConfigFormat{adapters.JSON, adapters.JSONC, adapters.TOML}[which%3], "mcpServers"
-		if format == adapters.TOML {
-			servers = "mcp_servers"
+		format := []adapters.ConfigFormat{adapters.JSON, adapters.JSONC, adapters.TOML, adapters.YAML}[which%4]
+		servers := map[adapters.ConfigFormat]string{adapters.TOML: "mcp_servers", adapters.YAML: "extensions"}[format]
+		if servers == "" {
+			servers = "mcpServers"
 		}
 		cfg, err := parseConfig([]byte(src), format)
 		if err != nil {

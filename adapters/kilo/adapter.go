@@ -6,7 +6,10 @@
 // VS Code era (kilocode.kilo-code task folders) is read by package roocode.
 //
 // Restore is OpenCode's: an import document in ROOT/pond-import/ that `kilo import` takes in
-// (Kilo CLI keeps OpenCode's import command), then `kilo -s <id>`.
+// (Kilo CLI keeps OpenCode's import command), then `kilo -s <id>`. make verify-agents checks it
+// with Kilo CLI itself (npm @kilocode/cli-linux-x64 7.7.9: `kilo import`, then `kilo run
+// --session` against a fake model API), which reads a session's history in message-id order: a
+// foreign rebuild's ids count up from zero for that reason (package opencode's encoder).
 package kilo
 
 import (

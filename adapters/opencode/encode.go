@@ -354,7 +354,12 @@ func openCodeForeign(t *restore.Transcript, id, parent string) (json.RawMessage,
 		}
 	}
 	created := t.Session.CreatedAt.UnixMilli()
-	seq := created * 4096
+	// Message and part ids count up from zero, not from the session's time: an id keeps only
+	// the low 48 bits of milliseconds×4096, which wrap every 2.2 years, and Kilo CLI reads a
+	// session's history in id order up to the message it adds. Ids minted from a 2025 session's
+	// time sort after the ones Kilo mints today (the count wrapped in between), so `kilo run
+	// --session` sent the model its new message alone; ids from zero sort before any it mints.
+	var seq int64
 	next := func(prefix string) string {
 		seq++
 		return openCodeID(prefix, fmt.Sprint(t.Session.ID, seq), seq)
