@@ -9,16 +9,5 @@ source "$(dirname "$0")/lib.sh"
 cd "$POND_ROOT"
 req=scripts/verify-agents/aider-requirements.txt
 venv="$POND_CACHE/aider-venv/$(sha256_of "$req" | cut -c1-16)"
-if [[ ! -f $venv/.complete ]]; then
-	py=${POND_AIDER_PYTHON:-python3}
-	"$py" -c 'import sys; sys.exit(not ((3, 11) <= sys.version_info[:2] <= (3, 13)))' ||
-		die "Aider needs CPython 3.11 to 3.13; $py is $("$py" --version 2>&1) (set POND_AIDER_PYTHON)"
-	rm -rf "$venv"
-	mkdir -p "$(dirname "$venv")"
-	say "installing Aider for make verify-agents (PyPI, pinned by $req)"
-	"$py" -m venv "$venv"
-	"$venv/bin/pip" install -q --disable-pip-version-check --no-deps --require-hashes -r "$req" >&2 ||
-		{ rm -rf "$venv"; die "pip install of $req failed"; }
-	touch "$venv/.complete"
-fi
+pinned_venv "$venv" "$req" "${POND_AIDER_PYTHON:-python3}" "Aider for make verify-agents (set POND_AIDER_PYTHON for another Python)" 11 13
 echo "$venv"

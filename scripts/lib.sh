@@ -62,6 +62,26 @@ fetch() {
   mv -f "$dest.part" "$dest"
 }
 
+# pinned_venv VENV REQ PYTHON WHAT [MIN_MINOR MAX_MINOR]: makes VENV (a cache folder) with
+# PYTHON and pip install --require-hashes of REQ into it, unless its .complete mark is there (a
+# venv's scripts name its folder, so it is made in place and taken as finished only once
+# marked). With MIN_MINOR and MAX_MINOR, PYTHON must be CPython 3.MIN to 3.MAX.
+pinned_venv() {
+  local venv=$1 req=$2 py=$3 what=$4 lo=${5:-} hi=${6:-}
+  [[ -f $venv/.complete ]] && return 0
+  if [[ -n $lo ]]; then
+    "$py" -c "import sys; sys.exit(not ((3, $lo) <= sys.version_info[:2] <= (3, $hi)))" ||
+      die "$what needs CPython 3.$lo to 3.$hi; $py is $("$py" --version 2>&1)"
+  fi
+  rm -rf "$venv"
+  mkdir -p "$(dirname "$venv")"
+  say "installing $what (PyPI, pinned by $req)"
+  "$py" -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check --no-deps --require-hashes -r "$req" >&2 ||
+    { rm -rf "$venv"; die "pip install of $req failed"; }
+  touch "$venv/.complete"
+}
+
 # as_root CMD...: runs CMD as root (directly, or through sudo).
 as_root() {
   if [[ $(id -u) == 0 ]]; then "$@"; else sudo "$@"; fi

@@ -13,14 +13,5 @@ if [[ ${1:-} == path ]]; then
 	echo "$venv"
 	exit 0
 fi
-if [[ ! -f $venv/.complete ]]; then
-	py=${POND_MOTO_PYTHON:-python3}
-	rm -rf "$venv"
-	mkdir -p "$(dirname "$venv")"
-	say "installing moto's S3 server for the object-storage tests (PyPI, pinned by $req)"
-	"$py" -m venv "$venv"
-	"$venv/bin/pip" install -q --disable-pip-version-check --no-deps --require-hashes -r "$req" >&2 ||
-		{ rm -rf "$venv"; die "pip install of $req failed"; }
-	touch "$venv/.complete"
-fi
+pinned_venv "$venv" "$req" "${POND_MOTO_PYTHON:-python3}" "moto's S3 server for the object-storage tests"
 echo "$venv"
