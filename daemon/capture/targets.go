@@ -1,11 +1,14 @@
 package capture
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/all"
@@ -28,15 +31,55 @@ func Env() adapters.Env {
 	return env
 }
 
-// ExistingRoots are the adapter's default roots that exist on this machine.
+// ExistingRoots are the adapter's default roots that exist on this machine. A searched root
+// (Aider's: the home folder, which always exists) counts only when its search finds a session
+// file there; that answer is kept for a minute, since status asks on every call.
 func ExistingRoots(a adapters.Adapter, env adapters.Env) []string {
 	var out []string
 	for _, r := range a.Roots(env) {
-		if st, err := os.Stat(r); err == nil && st.IsDir() {
-			out = append(out, r)
+		if st, err := os.Stat(r); err != nil || !st.IsDir() {
+			continue
 		}
+		if a.Capabilities().Searched && !searchFinds(a, env, r) {
+			continue
+		}
+		out = append(out, r)
 	}
 	return out
+}
+
+// searchFound caches searchFinds per adapter and root.
+var searchFound struct {
+	sync.Mutex
+	m map[string]searchAnswer
+}
+
+type searchAnswer struct {
+	found bool
+	at    time.Time
+}
+
+// searchFinds reports whether a's search of root finds a source (within a few seconds: a
+// search cut short by the deadline counts what it found).
+func searchFinds(a adapters.Adapter, env adapters.Env, root string) bool {
+	key := a.Name() + "\x00" + root
+	searchFound.Lock()
+	ans, ok := searchFound.m[key]
+	searchFound.Unlock()
+	if ok && time.Since(ans.at) < time.Minute {
+		return ans.found
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	srcs, _ := a.Scan(ctx, env, root)
+	ans = searchAnswer{found: len(srcs) > 0, at: time.Now()}
+	searchFound.Lock()
+	if searchFound.m == nil {
+		searchFound.m = map[string]searchAnswer{}
+	}
+	searchFound.m[key] = ans
+	searchFound.Unlock()
+	return ans.found
 }
 
 // Bootstrap enables the adapters whose data exists, the first time Pond runs: only when the
