@@ -8,6 +8,11 @@
 #   native.sh verify  exit non-zero unless the cached library is complete and intact
 #   native.sh prune   remove cached builds for other inputs but the two most recent (build does)
 #
+# POND_NATIVE_PROFILE=size selects the release build (make release): the same recipe compiled
+# for size, with link-time optimisation, in a cargo target folder of its own so that neither
+# build invalidates the other's objects. It is not part of make setup or CI: a cold build takes
+# over an hour here.
+#
 # The cache key hashes every input: lancedb-go's version, Pond's crate (sources, lock, header),
 # the recipe (native-recipe.sh), the Rust compiler and the target. A changed input is a new
 # directory; a directory without its stamp, or whose library no longer matches the stamp, is
@@ -17,6 +22,20 @@ source "$(dirname "$0")/lib.sh"
 # What goes into the library (and so into the cache key) is in native-recipe.sh; this script
 # only keys, locks, stamps and prunes the cache, so changing how it does that rebuilds nothing.
 source "$(dirname "$0")/native-recipe.sh"
+
+case ${POND_NATIVE_PROFILE:-dev} in
+dev) profile= ;;
+size)
+  # Every CARGO_PROFILE_ variable is part of the cache key (see key), so these are keyed too.
+  # Unwinding stays on: lancedb-go turns a Rust panic into an error at its C boundary.
+  export CARGO_PROFILE_RELEASE_OPT_LEVEL=s
+  export CARGO_PROFILE_RELEASE_LTO=fat
+  export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
+  export CARGO_TARGET_DIR=$POND_CACHE/native/target-size
+  profile=size-
+  ;;
+*) die "POND_NATIVE_PROFILE is dev or size, not $POND_NATIVE_PROFILE" ;;
+esac
 
 key() {
   {
@@ -28,7 +47,7 @@ key() {
   } | sha256sum | cut -c1-16
 }
 
-dir() { echo "$POND_CACHE/native/${LANCEDB_GO_VERSION}-$(key)-$(os_arch)"; }
+dir() { echo "$POND_CACHE/native/${LANCEDB_GO_VERSION}-$profile$(key)-$(os_arch)"; }
 
 stamp_ok() {
   local d=$1
