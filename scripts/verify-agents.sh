@@ -5,8 +5,9 @@
 # hand Pond's restored files to it (resume's TestAgentLoaders, which says what each agent does
 # with them). Verified this way: pi (its SessionManager), Claude Code, Codex CLI, Gemini CLI,
 # OpenCode, Qwen Code, Copilot CLI and Kilo CLI (each CLI resumes the restored session against a
-# fake model API on the loopback), and OpenClaw (its doctor imports the restore into its database, and
-# openclaw-load.mjs reads every session back through its plugin SDK). Then installer's TestAgentCLIs registers Pond's MCP server with each of
+# fake model API on the loopback), OpenClaw (its doctor imports the restore into its database, and
+# openclaw-load.mjs reads every session back through its plugin SDK) and Hermes Agent (its
+# SessionDB resumes every restore, and the CLI itself a few, in scripts/hermes-venv.sh's venv). Then installer's TestAgentCLIs registers Pond's MCP server with each of
 # those CLIs and checks their own `mcp list` after pond install and pond uninstall, and
 # adapters/copilot's TestSchema checks Copilot events against the CLI's own schema.
 # installer/plugins loads pi-pond into Pi and drives a pond_search call through it (TestPiHost);
@@ -46,10 +47,10 @@ if [[ ${1:-} == install ]]; then
 fi
 install
 cp "$src"/*.mjs "$dir/"
-# Hermes Agent comes from PyPI, in a venv of its own (scripts/hermes-venv.sh), and is checked only
-# when asked for (POND_VERIFY_ONLY=hermes): see resume's agentRunners.
+# Hermes Agent comes from PyPI, in a venv of its own (scripts/hermes-venv.sh): see resume's
+# agentRunners.
 export POND_VERIFY_HERMES=
-if [[ ${POND_VERIFY_ONLY:-} == hermes ]]; then
+if [[ -z ${POND_VERIFY_ONLY:-} || ${POND_VERIFY_ONLY:-} == hermes ]]; then
 	POND_VERIFY_HERMES=$(scripts/hermes-venv.sh)
 fi
 # So does Aider (PyPI, scripts/aider-venv.sh), when POND_VERIFY_ONLY=aider.

@@ -65,9 +65,19 @@ func Events(t *restore.Transcript) []session.Event {
 // only for where it can be resumed from), nothing malformed, and the same sessions, messages
 // and parts up to where the files were read from. dropSource: the restore is not the agent's
 // own layout (OpenCode's import documents, unpacked), so the raw records are not compared.
+//
+// A native restore may also rebuild a session, under a new id, where the agent resumes from
+// (Hermes resumes only from its store, not from the legacy files it once wrote): such a file is
+// foreign and names a session of its own, which must be read back with the restore mark naming
+// the stored session, and is left out of the comparison.
 func CheckNativeRestore(t testing.TB, want []session.Event, files []restore.File, back *Collector, dropSource bool) {
 	t.Helper()
+	rebuilt := map[string]string{} // a rebuild's id → the stored session it rebuilds
 	for _, f := range files {
+		if !f.Sidecar && f.Fidelity == restore.Foreign && f.ID != f.Session {
+			rebuilt[f.ID] = f.Session
+			continue
+		}
 		// The fixtures' working directories do not exist here, which a restore under --out-dir
 		// reports as a downgrade; nothing else may be lost.
 		if !f.Sidecar && f.Fidelity != restore.Native && !OnlyPlaceMissing(f.Reason) {
@@ -76,6 +86,29 @@ func CheckNativeRestore(t testing.TB, want []session.Event, files []restore.File
 	}
 	if len(back.Bad) > 0 {
 		t.Errorf("re-reading the restore reported malformed records: %v", back.Bad)
+	}
+	if len(rebuilt) > 0 {
+		var kept []session.Event
+		found := map[string]bool{}
+		for _, e := range back.Events {
+			of, ok := rebuilt[e.Key().SessionID]
+			if !ok {
+				kept = append(kept, e)
+				continue
+			}
+			if e.Session != nil {
+				if from := restoredFrom(e.Session); from != of {
+					t.Errorf("session %s, rebuilt from %s, is read back restored from %q", e.Session.ID, of, from)
+				}
+				found[e.Session.ID] = true
+			}
+		}
+		for id, of := range rebuilt {
+			if !found[id] {
+				t.Errorf("session %s, rebuilt from %s, is not read back", id, of)
+			}
+		}
+		back = &Collector{Events: kept}
 	}
 	wantC := canonical(t, want, dropSource)
 	for _, f := range files {
@@ -219,4 +252,15 @@ func withoutIDs(c map[string]string) map[string]string {
 		out[string(b)] = string(b)
 	}
 	return out
+}
+
+// restoredFrom is the stored session a session's restore mark names (adapters.ApplyRestoreMark).
+func restoredFrom(s *session.Session) string {
+	var o struct {
+		RestoredFrom struct {
+			Session string `json:"session"`
+		} `json:"restored_from"`
+	}
+	_ = json.Unmarshal(s.Options["pond"], &o)
+	return o.RestoredFrom.Session
 }

@@ -10,7 +10,7 @@ import (
 func (Adapter) Describe() adapters.Description {
 	return adapters.Description{
 		Root:    "the Hermes home holding state.db, profiles/ and sessions/ ($HERMES_HOME, else ~/.hermes)",
-		Restore: "rows inserted into ROOT/state.db (the profile's store the session came from, for a native restore), in one transaction",
+		Restore: "rows inserted into ROOT/state.db (the profile's store the session came from, for a native restore), in one transaction; a session captured from a legacy transcript or snapshot goes back to its file and is rebuilt as a new session in the store, which is what Hermes resumes",
 		Fixture: adapters.Fixture{Dir: "adapters/hermes/testdata/hermes", Databases: map[string]string{
 			"state.db":               "state.sql",
 			"profiles/work/state.db": "profiles/work/state.sql",

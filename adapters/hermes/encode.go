@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path"
 	"strings"
 	"time"
 
@@ -39,7 +40,22 @@ func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 	}
 	plan := &restore.Plan{}
 	if j.Native {
+		// Hermes 0.19 resumes only from its store (its JSONL fallback is gone): a session
+		// captured from a gateway transcript or a legacy snapshot goes back to its file as it
+		// was, and is rebuilt beside it as a new session of the profile's store (its own id, the
+		// restore mark naming the original), which is what Hermes resumes. A new id, not the
+		// file's: the file and the rows would otherwise be two copies of one session to capture.
+		rebuilt := map[string]string{}
 		for _, t := range j.Batch {
+			if src := restore.Source(t.Session.Options["source"]); src.Str("db") == "" && src.Str("file") != "" {
+				rebuilt[t.Session.ID] = foreignID(t)
+			}
+		}
+		plan.ID = root.Session.ID
+		if id, ok := rebuilt[root.Session.ID]; ok {
+			plan.ID = id
+		}
+		for i, t := range j.Batch {
 			src := restore.Source(t.Session.Options["source"])
 			switch {
 			case src.Str("db") != "":
@@ -61,15 +77,21 @@ func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 				if err := restore.CheckRel(t.Session.ID, "options.source.file", rel); err != nil {
 					return nil, err
 				}
-				path := restore.Under(j.Root, rel)
+				parent := t.Session.ParentSessionID
+				if id, ok := rebuilt[parent]; ok {
+					parent = id
+				}
+				ins, dropped := foreignRows(t, rebuilt[t.Session.ID], parent, i > 0)
+				addRows(restore.Under(j.Root, path.Join(path.Dir(path.Dir(rel)), "state.db")), t, rebuilt[t.Session.ID], restore.Foreign, dropped, ins)
+				file := restore.Under(j.Root, rel)
 				if strings.HasSuffix(rel, ".jsonl") {
-					files = append(files, restore.NativeLines(path, t))
+					files = append(files, restore.NativeLines(file, t))
 					break
 				}
 				// A legacy snapshot is one record, kept whole on the session.
 				var lost int
 				_, rec, ok := restore.KeptRecord(t.Session.Options["source"], &lost)
-				f := restore.NewFile(path, t.Session.ID, t.Session.ID, restore.Native, "", append(bytes.Clone(rec), '\n'))
+				f := restore.NewFile(file, t.Session.ID, t.Session.ID, restore.Native, "", append(bytes.Clone(rec), '\n'))
 				if !ok {
 					f.Downgrade(restore.LostReason(max(lost, 1)))
 				}
@@ -78,7 +100,6 @@ func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 				return nil, fmt.Errorf("hermes: session %s: no store or file recorded at capture to restore it to", t.Session.ID)
 			}
 		}
-		plan.ID = root.Session.ID
 	} else {
 		ids := map[string]string{}
 		for _, t := range j.Batch {

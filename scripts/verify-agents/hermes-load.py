@@ -53,6 +53,13 @@ for line in sys.stdin:
             raise LookupError(f"Session {sid} found but has no messages")
         msgs = history + [{"role": "user", "content": prompt}]
         repair_message_sequence(None, msgs)
+        # A history that ends on the user's turn gets the prompt merged into that turn (Hermes
+        # joins consecutive user messages): take the prompt back off, so the turn's own text
+        # is counted as the history's and the prompt as the new turn's.
+        last = msgs[-1]
+        if last.get("role") == "user" and isinstance(last.get("content"), str) and last["content"] != prompt and last["content"].endswith(prompt):
+            msgs[-1] = dict(last, content=last["content"][: -len(prompt)].rstrip())
+            msgs.append({"role": "user", "content": prompt})
         texts, calls, results = [], [], 0
         for m in msgs:
             role = m.get("role")
