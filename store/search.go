@@ -332,6 +332,9 @@ func (s *Store) assign(ctx context.Context, db querier, p *plan, cands []candida
 			g.BestScore = score
 		}
 		g.MatchedMessageCount++
+		if p.req.Filters.SessionID == "" && len(g.Matches) == view.MatchesPerSession {
+			continue // candidates come best first: the rest are only counted
+		}
 		g.Matches = append(g.Matches, view.Hit{SessionID: c.sessionID, MessageID: c.messageID, Role: c.role, Timestamp: c.timestamp, Score: round3(score)})
 	}
 	return order, groups, extra, nil

@@ -22,6 +22,11 @@ const (
 const (
 	DefaultSearchLimit = 10
 	MaxSearchLimit     = 200
+	// MatchesPerSession bounds the hits a search returns per session (its best ones;
+	// matched_message_count still counts them all), unless the search is scoped to one session,
+	// where every hit is returned: a common word can match all 10,000 messages of a session,
+	// and their snippets made the answer megabytes long.
+	MatchesPerSession = 5
 )
 
 // SearchRequest is one search. Filters narrow the messages searched; all are optional.
@@ -112,7 +117,7 @@ type SessionHits struct {
 	SessionMessagesCount int     `json:"session_messages_count"`
 	MatchedMessageCount  int     `json:"matched_message_count"`
 	BestScore            float64 `json:"best_score"`
-	Matches              []Hit   `json:"matches"` // newest first
+	Matches              []Hit   `json:"matches"` // newest first; the best MatchesPerSession unless the search names the session
 }
 
 // Hit is one matching message with a window of its searchable text.
