@@ -37,7 +37,15 @@ func (c Counts) Add(o Counts) {
 // Redactor finds and replaces secrets. It is safe for concurrent use.
 type Redactor struct {
 	d *detect.Detector
+	// broad are the keywords of the rule set's broadest rule (see Events), lower case, by
+	// their first byte in either case.
+	broad [256][]string
 }
+
+// broadRule is gitleaks' rule whose keywords ("key", "token", "auth" …) most agent text holds
+// and whose expression is the costliest: 2026-12-03, on the sync benchmark's corpus, it was
+// nearly all of the time gitleaks spent in regular expressions.
+const broadRule = "generic-api-key"
 
 var loadOnce = sync.OnceValues(func() (*detect.Detector, error) {
 	// gitleaks logs to stderr through its own global logger; a library of ours stays quiet.
@@ -55,7 +63,47 @@ func New() (*Redactor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Redactor{d: d}, nil
+	r := &Redactor{d: d}
+	for _, k := range d.Config.Rules[broadRule].Keywords {
+		if k = strings.ToLower(k); k != "" {
+			// Under the first letter's both cases, so the scan looks a byte up as it is.
+			r.broad[k[0]] = append(r.broad[k[0]], k)
+			if up := strings.ToUpper(k[:1]); up != k[:1] {
+				r.broad[up[0]] = append(r.broad[up[0]], k)
+			}
+		}
+	}
+	return r, nil
+}
+
+// wakesBroad says whether s holds a keyword of the broad rule, ASCII case folded as gitleaks
+// folds them: one pass, keywords looked up by their first letter.
+func (r *Redactor) wakesBroad(s string) bool {
+	for i := 0; i < len(s); i++ {
+		for _, k := range r.broad[s[i]] {
+			if len(s)-i >= len(k) && hasPrefixFold(s[i+1:], k[1:]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasPrefixFold says whether s begins with prefix, a lower-case keyword.
+func hasPrefixFold(s, prefix string) bool {
+	for j := 0; j < len(prefix); j++ {
+		if lower(s[j]) != prefix[j] {
+			return false
+		}
+	}
+	return true
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // finding is one secret and the rule that found it.
@@ -149,14 +197,24 @@ func (r *Redactor) Events(events []session.Event) Counts {
 	// gitleaks' generic rules look for): scanned as JSON text, its keys ("input_tokens", …)
 	// and punctuation woke the keyword rules in nearly every chunk, and a raw record repeats
 	// the strings its parsed fields hold; that tripled a cold sync's CPU.
+	//
+	// A rule runs over a whole chunk when any field of it holds one of the rule's keywords, so
+	// the fields that wake the broad rule are chunked apart from the rest: its expression then
+	// runs over those fields only, not over every chunk one of them landed in. Every field is
+	// still scanned by every rule its keywords wake: a secret lies within one field, so which
+	// fields share a chunk changes no finding.
 	var chunks []string
-	var b strings.Builder
+	var hot, cold strings.Builder
 	seen := map[string]bool{}
 	add := func(s string) {
 		if s == "" || seen[s] {
 			return
 		}
 		seen[s] = true
+		b := &cold
+		if r.wakesBroad(s) {
+			b = &hot
+		}
 		if b.Len() > 0 && b.Len()+len(s) > chunkBytes {
 			chunks = append(chunks, b.String())
 			b.Reset()
@@ -164,7 +222,10 @@ func (r *Redactor) Events(events []session.Event) Counts {
 		b.WriteString(s)
 		b.WriteByte('\n')
 	}
-	visit(events, func(s *string) { add(*s) }, func(raw *json.RawMessage) {
+	// The plain fields first: a raw record repeats the texts parsed from it, and a value
+	// already scanned as a text is not scanned again under its key.
+	visit(events, func(s *string) { add(*s) }, func(*json.RawMessage) {})
+	visit(events, func(*string) {}, func(raw *json.RawMessage) {
 		jsonStrings(*raw, func(key, value string) {
 			if seen[value] || key == "" {
 				add(value)
@@ -173,8 +234,10 @@ func (r *Redactor) Events(events []session.Event) Counts {
 			add(key + ": " + value)
 		})
 	})
-	if b.Len() > 0 {
-		chunks = append(chunks, b.String())
+	for _, b := range []*strings.Builder{&hot, &cold} {
+		if b.Len() > 0 {
+			chunks = append(chunks, b.String())
+		}
 	}
 	found := r.findAll(chunks)
 	if len(found) == 0 {
@@ -198,10 +261,15 @@ func (r *Redactor) Events(events []session.Event) Counts {
 // it is the value of ("" in an array or at the top). Numbers, booleans and keys alone are not
 // passed: they hold no secret a rule could find. Text that is not JSON is passed whole.
 func jsonStrings(raw []byte, f func(key, value string)) {
-	if !json.Valid(raw) {
+	if !scanJSONStrings(raw, f) {
 		f("", string(raw))
-		return
 	}
+}
+
+// scanJSONStrings is jsonStrings' scan, bounds-checked instead of validating the document
+// first (a second pass over every raw record): false when raw is not JSON it can walk, and
+// the caller then scans raw whole.
+func scanJSONStrings(raw []byte, f func(key, value string)) bool {
 	var key string
 	var stack []bool // per open container: is it an object
 	for i := 0; i < len(raw); i++ {
@@ -210,19 +278,25 @@ func jsonStrings(raw []byte, f func(key, value string)) {
 			stack = append(stack, c == '{')
 			key = ""
 		case '}', ']':
+			if len(stack) == 0 {
+				return false
+			}
 			stack = stack[:len(stack)-1]
 			key = ""
 		case '"':
 			j, escaped := i+1, false
-			for ; raw[j] != '"'; j++ {
+			for ; j < len(raw) && raw[j] != '"'; j++ {
 				if raw[j] == '\\' {
 					escaped = true
 					j++
 				}
 			}
+			if j >= len(raw) {
+				return false // an unterminated string
+			}
 			s := string(raw[i+1 : j])
-			if escaped {
-				json.Unmarshal(raw[i:j+1], &s) // valid JSON: cannot fail
+			if escaped && json.Unmarshal(raw[i:j+1], &s) != nil {
+				return false
 			}
 			k := j + 1
 			for k < len(raw) && (raw[k] == ' ' || raw[k] == '\t' || raw[k] == '\n' || raw[k] == '\r') {
@@ -239,6 +313,7 @@ func jsonStrings(raw []byte, f func(key, value string)) {
 			i = j
 		}
 	}
+	return len(stack) == 0
 }
 
 // chunkBytes is the size of the text handed to gitleaks at once.

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -115,5 +116,55 @@ func TestJSONIsScannedAsKeyedValues(t *testing.T) {
 	jsonStrings([]byte(`not json {"`), func(k, v string) { got = append(got, k+"="+v) })
 	if len(got) != 1 || got[0] != `=not json {"` {
 		t.Errorf("jsonStrings of non-JSON: %q", got)
+	}
+}
+
+// The fields that hold the broad rule's keywords are chunked apart from the others (Events): a
+// secret is found in either kind of field, whatever the batch's mix.
+func TestFieldsWithAndWithoutBroadKeywords(t *testing.T) {
+	r, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	aws, gh, slack := testSecrets["aws-access-token"], testSecrets["github-pat"], testSecrets["slack-bot-token"]
+	var events []session.Event
+	text := func(id, s string) {
+		events = append(events, session.Event{Part: &session.Part{SessionID: "s", MessageID: "m", ID: id, Type: session.PartText, Text: s}})
+	}
+	for i := range 300 {
+		text(fmt.Sprintf("hot%d", i), fmt.Sprintf("the auth TOKEN of step %d was refreshed; the Api said fine", i))
+	}
+	text("cold-aws", "deploy with "+aws+" tonight")
+	text("hot-gh", "my token is "+gh)
+	text("cold-slack", "bot "+slack)
+	for i := range 300 {
+		text(fmt.Sprintf("cold%d", i), fmt.Sprintf("plain words number %d with nothing in them", i))
+	}
+	counts := r.Events(events)
+	for _, e := range events {
+		for _, secret := range []string{aws, gh, slack} {
+			if strings.Contains(e.Part.Text, secret) {
+				t.Errorf("%s still holds a secret: %q", e.Part.ID, e.Part.Text)
+			}
+		}
+	}
+	for _, rule := range []string{"aws-access-token", "github-pat", "slack-bot-token"} {
+		if counts[rule] != 1 {
+			t.Errorf("%s: %d replaced, want 1 (%v)", rule, counts[rule], counts)
+		}
+	}
+	if !r.wakesBroad("the AuTh header") || r.wakesBroad("plain words") || r.wakesBroad("ke") {
+		t.Error("wakesBroad folds case wrong or reads past the end")
+	}
+}
+
+// JSON the scan cannot walk is scanned whole, after whatever strings it passed on.
+func TestMalformedJSONIsScannedWhole(t *testing.T) {
+	for _, raw := range []string{`{"a":"x"}}`, `{"a":"x`, `{"a":"\q` + testSecrets["github-pat"] + `"}`, `["x"`, `"x\`} {
+		var got []string
+		jsonStrings([]byte(raw), func(k, v string) { got = append(got, v) })
+		if len(got) == 0 || got[len(got)-1] != raw {
+			t.Errorf("%s: passed %q, want the document whole last", raw, got)
+		}
 	}
 }
