@@ -89,6 +89,26 @@ func (r *Redactor) wakesBroad(s string) bool {
 	return false
 }
 
+// keyedRuleKey says whether a JSON key holds a keyword of any rule, so that its value is scanned
+// after it ("client_secret: …"): the context rules that find a secret by what it is called
+// need. Any other value is scanned alone, and only once however many keys and texts hold it.
+// known caches the answers by key.
+func (r *Redactor) keyedRuleKey(key string, known map[string]bool) bool {
+	if v, ok := known[key]; ok {
+		return v
+	}
+	l := strings.ToLower(key)
+	v := false
+	for k := range r.d.Config.Keywords {
+		if strings.Contains(l, k) {
+			v = true
+			break
+		}
+	}
+	known[key] = v
+	return v
+}
+
 // hasPrefixFold says whether s begins with prefix, a lower-case keyword.
 func hasPrefixFold(s, prefix string) bool {
 	for j := 0; j < len(prefix); j++ {
@@ -206,6 +226,7 @@ func (r *Redactor) Events(events []session.Event) Counts {
 	var chunks []string
 	var hot, cold strings.Builder
 	seen := map[string]bool{}
+	keyed := map[string]bool{}
 	add := func(s string) {
 		if s == "" || seen[s] {
 			return
@@ -227,11 +248,11 @@ func (r *Redactor) Events(events []session.Event) Counts {
 	visit(events, func(s *string) { add(*s) }, func(*json.RawMessage) {})
 	visit(events, func(*string) {}, func(raw *json.RawMessage) {
 		jsonStrings(*raw, func(key, value string) {
-			if seen[value] || key == "" {
-				add(value)
+			if key != "" && r.keyedRuleKey(key, keyed) {
+				add(key + ": " + value)
 				return
 			}
-			add(key + ": " + value)
+			add(value)
 		})
 	})
 	for _, b := range []*strings.Builder{&hot, &cold} {

@@ -168,3 +168,21 @@ func TestMalformedJSONIsScannedWhole(t *testing.T) {
 		}
 	}
 }
+
+// A value that is also a text of the batch is still scanned after a key that names it: the
+// generic rules find such a secret only by its key.
+func TestKeyedValueAlsoATextIsFound(t *testing.T) {
+	r, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := "8dyfuiRyq=vVc3RRr_edRk-fK__JItpZ"
+	events := []session.Event{
+		{Part: &session.Part{SessionID: "s", MessageID: "m", ID: "t", Type: session.PartText, Text: secret}},
+		{Part: &session.Part{SessionID: "s", MessageID: "m", ID: "c", Type: session.PartToolCall, Params: json.RawMessage(`{"client_secret":"` + secret + `"}`)}},
+	}
+	r.Events(events)
+	if strings.Contains(events[0].Part.Text, secret) || strings.Contains(string(events[1].Part.Params), secret) {
+		t.Errorf("not replaced: %q, %s", events[0].Part.Text, events[1].Part.Params)
+	}
+}
