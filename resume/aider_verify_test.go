@@ -74,12 +74,14 @@ func (b *aiderBatch) add(t *testing.T, o *resume.Outcome, _ func(session string)
 }
 
 // spot says whether the CLI itself resumes this file too: the first restore from each of the
-// first two agents restored from.
+// first two agents restored from (a sub-agent session, "claude-code/subagent", counts as its
+// agent's).
 func (b *aiderBatch) spot(o *resume.Outcome, _ resume.File) bool {
-	if b.spots[o.From] || len(b.spots) == 2 {
+	from, _, _ := strings.Cut(o.From, "/")
+	if b.spots[from] || len(b.spots) == 2 {
 		return false
 	}
-	b.spots[o.From] = true
+	b.spots[from] = true
 	return true
 }
 
