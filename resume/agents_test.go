@@ -298,11 +298,14 @@ func agentRunners(dir string) []*agentRunner {
 		runners = append(runners, &agentRunner{agent: "hermes", bin: hermes, also: []string{filepath.Join(h, "bin", "python")},
 			resumable: root, resume: hermesResume(hermes), later: hb.add, finish: hb.finish, spot: hb.spot})
 	}
-	// Aider (a PyPI venv, POND_VERIFY_AIDER): `aider --restore-chat-history` on each restored
-	// history, one message against the fake model's chat completions.
+	// Aider (a PyPI venv, POND_VERIFY_AIDER): every restored history restored through its main
+	// and Coder in one Python process at the end (aiderBatch), and a few by
+	// `aider --restore-chat-history` itself, one message against the fake model's chat completions.
 	if a := os.Getenv("POND_VERIFY_AIDER"); a != "" {
 		aider := filepath.Join(a, "bin", "aider")
-		runners = append(runners, &agentRunner{agent: "aider", bin: aider, resumable: root, resume: aiderResume(aider),
+		ab := &aiderBatch{venv: a, spots: map[string]bool{}}
+		runners = append(runners, &agentRunner{agent: "aider", bin: aider, also: []string{filepath.Join(a, "bin", "python")},
+			resumable: root, resume: aiderResume(aider), later: ab.add, finish: ab.finish, spot: ab.spot,
 			commandsDropped: true, joinsReplies: true})
 	}
 	return runners

