@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -320,5 +321,46 @@ func TestHealthText(t *testing.T) {
 				t.Errorf("%s: %q lacks %q", tt.name, got, w)
 			}
 		}
+	}
+}
+
+// TestSearchMoreSessions: the first answer holds firstSessions sessions; More (or ↓ past the
+// last result) asks for more of the same answer, keeping the selection, until none are left.
+func TestSearchMoreSessions(t *testing.T) {
+	srv := daemontest.Start(t, "")
+	for i := range 60 {
+		ingestSession(t, srv.Client, fmt.Sprintf("many-%02d", i), "/srv/many", 2)
+	}
+	s, w := newSearch(t, srv.Client)
+	w.Canvas().Focus(s.Entry)
+	test.Type(s.Entry, "widgets")
+	waitShown(t, s)
+	var n int
+	var more bool
+	onUI(func() { n, more = len(s.Results()), s.More.Visible() })
+	if n != firstSessions || !more {
+		t.Fatalf("first answer: %d sessions, More shown %v; want %d and More", n, more, firstSessions)
+	}
+	onUI(func() {
+		s.Move(firstSessions) // to the last result
+		s.Move(1)             // past it: the next ones
+	})
+	wait(t, s.Done)
+	var sel view.SessionHits
+	onUI(func() { n, more, sel = len(s.Results()), s.More.Visible(), s.Results()[s.selected] })
+	if n != firstSessions+moreSessions || !more {
+		t.Fatalf("after ↓ past the last: %d sessions, More %v; want %d and More", n, more, firstSessions+moreSessions)
+	}
+	if sel.SessionID == "" || s.selected != firstSessions-1 {
+		t.Errorf("the selection moved to %d, want it kept on %d", s.selected, firstSessions-1)
+	}
+	onUI(func() { test.Tap(s.More) })
+	wait(t, s.Done)
+	onUI(func() { n, more = len(s.Results()), s.More.Visible() })
+	if n != 60 || more {
+		t.Errorf("after More: %d sessions, More %v; want all 60 and no More", n, more)
+	}
+	if q, _ := s.Shown(); q != "widgets" {
+		t.Errorf("shown %q", q)
 	}
 }
