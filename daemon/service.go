@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pondhq/pond/adapters"
 	"github.com/pondhq/pond/adapters/all"
@@ -47,6 +48,84 @@ type Service struct {
 	reader   *sqlite.Reader
 	upkeep   upkeepState
 	model    servedModel
+	indexes  indexStats
+}
+
+// indexStats are the Lance tables' index statistics Status reports, read with a deadline: Lance
+// answers them only between the commits of an upkeep (compaction, index builds), which held
+// /v1/status for 2–7 s on the benchmark corpus. A read that misses the deadline goes on in the
+// background and the last statistics read are reported meanwhile.
+type indexStats struct {
+	mu      sync.Mutex
+	last    []view.TableIndex
+	reading chan struct{} // closed when the read under way ends; nil when none is
+	// read reads them (Service.readIndexes when nil; tests hold a read up).
+	read func(context.Context) ([]view.TableIndex, error)
+}
+
+// indexWait bounds how long Status waits for the index statistics before it reports the last
+// ones read.
+const indexWait = 100 * time.Millisecond
+
+// tableIndexes returns the index statistics of the three tables, or the last ones read when
+// reading them takes longer than indexWait (the first read is waited for).
+func (s *Service) tableIndexes(ctx context.Context) ([]view.TableIndex, error) {
+	s.indexes.mu.Lock()
+	done := s.indexes.reading
+	var readErr error
+	if done == nil {
+		read := s.indexes.read
+		if read == nil {
+			read = s.readIndexes
+		}
+		ch := make(chan struct{})
+		s.indexes.reading, done = ch, ch
+		go func() {
+			defer close(ch)
+			list, err := read(context.WithoutCancel(ctx))
+			s.indexes.mu.Lock()
+			defer s.indexes.mu.Unlock()
+			s.indexes.reading = nil
+			if err != nil {
+				readErr = err
+				return
+			}
+			s.indexes.last = list
+		}()
+	}
+	first := s.indexes.last == nil
+	s.indexes.mu.Unlock()
+	var late <-chan time.Time
+	if !first { // with nothing read yet (a CLI's one status), there is nothing else to report
+		late = time.After(indexWait)
+	}
+	select {
+	case <-done:
+	case <-late:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	s.indexes.mu.Lock()
+	defer s.indexes.mu.Unlock()
+	if readErr != nil && s.indexes.last == nil {
+		return nil, readErr
+	}
+	return append([]view.TableIndex{}, s.indexes.last...), nil
+}
+
+func (s *Service) readIndexes(ctx context.Context) ([]view.TableIndex, error) {
+	list := []view.TableIndex{}
+	for _, name := range []string{store.TableSessions, store.TableMessages, store.TableParts} {
+		ixs, err := s.Store.Table(name).Indexes(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, ix := range ixs {
+			list = append(list, view.TableIndex{Table: name, Name: ix.Name, Kind: ix.Kind,
+				IndexedRows: ix.IndexedRows, UnindexedRows: ix.UnindexedRows})
+		}
+	}
+	return list, nil
 }
 
 var _ ipc.API = (*Service)(nil)
@@ -185,16 +264,8 @@ func (s *Service) Status(ctx context.Context) (*view.Status, error) {
 		return nil, err
 	}
 	st.Embeddings.Embedded, st.Embeddings.Pending = ec.Embedded, ec.Pending
-	st.Indexes = []view.TableIndex{}
-	for _, name := range []string{store.TableSessions, store.TableMessages, store.TableParts} {
-		ixs, err := s.Store.Table(name).Indexes(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, ix := range ixs {
-			st.Indexes = append(st.Indexes, view.TableIndex{Table: name, Name: ix.Name, Kind: ix.Kind,
-				IndexedRows: ix.IndexedRows, UnindexedRows: ix.UnindexedRows})
-		}
+	if st.Indexes, err = s.tableIndexes(ctx); err != nil {
+		return nil, err
 	}
 	if err := s.Store.SetRedaction(cfg.Privacy.Redact); err != nil {
 		return nil, err

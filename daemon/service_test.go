@@ -572,3 +572,48 @@ func TestTCPListener(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusDoesNotWaitForIndexStats: Lance answers its index statistics only between an
+// upkeep's commits. The first status waits for them (there is nothing else to report); later
+// ones report the last statistics read while a slow read goes on, and take the new ones when
+// it ends.
+func TestStatusDoesNotWaitForIndexStats(t *testing.T) {
+	s := serve(t, ipc.ListenOptions{})
+	ctx := context.Background()
+	first, err := s.client.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	reads := make(chan struct{}, 4)
+	s.svc.indexes.mu.Lock()
+	s.svc.indexes.read = func(ctx context.Context) ([]view.TableIndex, error) {
+		reads <- struct{}{}
+		<-release // held up, as by an upkeep
+		return []view.TableIndex{{Table: "messages", Name: "after_upkeep"}}, nil
+	}
+	s.svc.indexes.mu.Unlock()
+	for range 3 { // the read under way is shared, not started again
+		st, err := s.client.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Indexes) != len(first.Indexes) {
+			t.Fatalf("while the read is held up: %d indexes, want the last read's %d", len(st.Indexes), len(first.Indexes))
+		}
+	}
+	if n := len(reads); n != 1 {
+		t.Errorf("%d reads started, want 1", n)
+	}
+	close(release)
+	for {
+		st, err := s.client.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Indexes) == 1 && st.Indexes[0].Name == "after_upkeep" {
+			break
+		}
+		time.Sleep(10 * time.Millisecond) // the released read is storing what it read
+	}
+}

@@ -7,7 +7,9 @@
 #   1. cold `pond sync` with no daemon: wall, CPU (user + system), peak RSS (/usr/bin/time);
 #   2. `pond daemon` started, then its upkeep on request (`pond optimize --run`, the daemon's
 #      own Upkeep, versions kept 1 h): wall of the request, then the daemon's RSS and anonymous
-#      RSS right after and after SETTLE seconds idle;
+#      RSS right after and after SETTLE seconds idle; while the upkeep runs, /v1/status and a
+#      search are asked over the socket in turn, and their latencies' p50 / p95 / max printed
+#      (the issue's goal: p95 ≤ 50 ms while upkeep runs), beside the same taken idle before it;
 #   3. `pond optimize --prune --keep-versions 0` through the daemon: every replaced version gone.
 #
 # After each of the three it prints the archive's bytes (`du -sb`): each Lance table, mirror.db
@@ -74,6 +76,27 @@ sizes() {
 	echo "  $label: bytes total=$total (×$(awk -v a="$total" -v b="$corpus" 'BEGIN{printf "%.2f", a/b}') the corpus) lance:$line mirror.db+wal=$mirror"
 }
 
+# probe SOCK OUT: until killed, GET /v1/status and POST a search over the daemon's socket in
+# turn, appending "status SECONDS" and "search SECONDS" lines to OUT.
+probe() {
+	local sock=$1 out=$2
+	while :; do
+		curl -s -o /dev/null --max-time 60 -w 'status %{time_total}\n' --unix-socket "$sock" http://pond/v1/status >>"$out" || true
+		curl -s -o /dev/null --max-time 60 -w 'search %{time_total}\n' --unix-socket "$sock" -H 'Content-Type: application/json' \
+			-d '{"protocol_version":1,"query":"error handling"}' http://pond/v1/search >>"$out" || true
+	done
+}
+
+# latencies OUT LABEL: p50 / p95 / max per route of a probe's lines, in ms.
+latencies() {
+	local out=$1 label=$2 route
+	for route in status search; do
+		awk -v r="$route" '$1 == r {print $2 * 1000}' "$out" | sort -n | awk -v label="$label" -v r="$route" '
+			{v[NR] = $1} END {if (!NR) exit; i = int(NR * 0.95) + 1; if (i > NR) i = NR
+				printf "  %s: /v1/%s p50 %.0f ms, p95 %.0f ms, max %.0f ms (%d requests)\n", label, r, v[int(NR * 0.5) + 1], v[i], v[NR], NR}'
+	done
+}
+
 memory() {
 	awk -v label="$1" '/^VmRSS|^RssAnon/ {v[$1]=$2} END {printf "  %s: RSS %d MiB, anon %d MiB\n", label, v["VmRSS:"]/1024, v["RssAnon:"]/1024}' "/proc/$daemon_pid/status"
 }
@@ -121,8 +144,18 @@ run() {
 		sleep 0.2
 	done
 	[ -S "$inst/run/pond.sock" ] || { echo "  the daemon did not listen within 2 minutes: $inst/daemon.log"; exit 1; }
+	rm -f "$inst/probe-idle" "$inst/probe-upkeep"
+	probe "$inst/run/pond.sock" "$inst/probe-idle" &
+	local prober=$!
+	sleep 10
+	kill "$prober" 2>/dev/null; wait "$prober" 2>/dev/null || true
+	probe "$inst/run/pond.sock" "$inst/probe-upkeep" &
+	prober=$!
 	/usr/bin/time -o "$inst/time" -f "%e" "${envs[@]}" "$bin" optimize --run --format json >"$inst/upkeep.json"
+	kill "$prober" 2>/dev/null; wait "$prober" 2>/dev/null || true
 	echo "  upkeep (daemon, versions kept 1 h): $(cat "$inst/time") s wall"
+	latencies "$inst/probe-idle" "idle, before upkeep"
+	latencies "$inst/probe-upkeep" "while upkeep runs"
 	memory "daemon right after upkeep"
 	sleep "$settle"
 	memory "daemon idle ${settle} s after upkeep"

@@ -3,13 +3,15 @@
 # paths.ONNXRuntime looks first), and the desktop entry and icon that `fyne package` makes from
 # FyneApp.toml — as dist/pond-<version>-linux-<arch>.tar.xz, with the size of each part printed.
 #
-# The native library is the one `make build` links (one cargo profile for development and
-# release: a second cold native build does not fit in CI's time). What makes the binary small
-# here is the link: the native archive is compiled with a section per function, so the linker's
-# --gc-sections drops the Lance and DataFusion code Pond never calls; -s -w drop Go's symbol and
-# DWARF tables.
+# The native library is built for size (POND_NATIVE_PROFILE=size: opt-level s, fat LTO, one
+# codegen unit; scripts/native.sh), a build of its own that takes about an hour cold on 2 cores
+# and is cached beside make build's, so make release is not part of make setup or CI (which test
+# pond install on the make build binary). The link adds --gc-sections, dropping the Lance and
+# DataFusion code Pond never calls, and -s -w drop Go's symbol and DWARF tables.
 source "$(dirname "$0")/lib.sh"
 
+export POND_NATIVE_PROFILE=size
+"$POND_ROOT/scripts/native.sh" build
 native_dir=$("$POND_ROOT/scripts/native.sh" dir)
 "$POND_ROOT/scripts/native.sh" verify >/dev/null
 ort=$POND_CACHE/onnxruntime/$ORT_VERSION/libonnxruntime.so.1
