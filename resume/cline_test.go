@@ -2,12 +2,14 @@ package resume_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -28,7 +30,7 @@ func clineResume(bin string) func(t *testing.T, fake *fakeModel, o *resume.Outco
 	return func(t *testing.T, fake *fakeModel, o *resume.Outcome, f resume.File) (seen, string, error) {
 		home, cwd := t.TempDir(), t.TempDir()
 		// The provider Cline uses is the one it used last, from its data dir's settings: the
-		// fake, with any key (its catalog lists no models without a network, so model is named).
+		// fake, with any key and the model named (as Cline itself saves a provider it was given).
 		settings := fmt.Sprintf(`{"version":1,"lastUsedProvider":"anthropic","modes":{},"providers":{"anthropic":{"settings":`+
 			`{"provider":"anthropic","apiKey":"pond-fake-key","model":"claude-sonnet-4-5","baseUrl":%q},`+
 			`"updatedAt":"2026-12-03T00:00:00.000Z","tokenSource":"manual"}}}`, fake.URL)
@@ -41,11 +43,43 @@ func clineResume(bin string) func(t *testing.T, fake *fakeModel, o *resume.Outco
 		cmd := agentCmd(cwd, []string{"HOME=" + home, "TERM=xterm-256color"}, bin, "--data-dir", o.Root, "--id", f.ID)
 		out, err := runInTerminal(cmd, filepath.Join(o.Root, "logs", "cline.log"))
 		got := seenIn(t, conversation(fake.requests()))
+		if b, rerr := os.ReadFile(f.Path); rerr == nil {
+			got.Texts = clineWrapped(got.Texts, b)
+		}
+		if rel, _ := filepath.Rel(o.Root, f.Path); o.Native && len(got.Texts) == 0 && strings.HasPrefix(filepath.ToSlash(rel), "tasks/") {
+			// A legacy task folder replayed: cline 3.0.65 reads no task folders (only the SDK
+			// store's sessions/), so `cline --id` opens the original's id as a new session too.
+			got.Rejects = "cline 3.0.65 reads no legacy task folder (tasks/<id>/): `cline --id` opens it as a new session"
+			return got, out, nil
+		}
 		if err == nil && len(got.Texts) == 0 {
-			err = fmt.Errorf("cline sent no turn of a restored session: it opened %s as a new one", f.ID)
+			// An id it does not find is a new session; a history its model client refuses is a
+			// failed run (the output's events say which).
+			err = fmt.Errorf("cline sent the model no turn of restored session %s", f.ID)
 		}
 		return got, out, err
 	}
+}
+
+// clineWrapped puts back the mode tag Cline takes off a user's text when it sends it: its own
+// records hold what the user typed as <user_input mode="act">…</user_input> (the genuine
+// session's first message), the model gets the text inside. A text is put back in its tag only
+// when the restored document holds it so.
+func clineWrapped(texts []string, doc []byte) []string {
+	out := slices.Clone(texts)
+	for i, s := range out {
+		for _, mode := range []string{"act", "plan", "yolo"} {
+			w := `<user_input mode="` + mode + `">` + s + `</user_input>`
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			if enc.Encode(w) == nil && bytes.Contains(doc, bytes.Trim(bytes.TrimSpace(b.Bytes()), `"`)) {
+				out[i] = w
+				break
+			}
+		}
+	}
+	return out
 }
 
 // clineEvents are what Cline's log (LOGS/cline.log, JSON lines) records of a run: the prompt

