@@ -46,12 +46,6 @@ func clineResume(bin string) func(t *testing.T, fake *fakeModel, o *resume.Outco
 		if b, rerr := os.ReadFile(f.Path); rerr == nil {
 			got.Texts = clineWrapped(got.Texts, b)
 		}
-		if rel, _ := filepath.Rel(o.Root, f.Path); o.Native && len(got.Texts) == 0 && strings.HasPrefix(filepath.ToSlash(rel), "tasks/") {
-			// A legacy task folder replayed: cline 3.0.65 reads no task folders (only the SDK
-			// store's sessions/), so `cline --id` opens the original's id as a new session too.
-			got.Rejects = "cline 3.0.65 reads no legacy task folder (tasks/<id>/): `cline --id` opens it as a new session"
-			return got, out, nil
-		}
 		if err == nil && len(got.Texts) == 0 {
 			// An id it does not find is a new session; a history its model client refuses is a
 			// failed run (the output's events say which).

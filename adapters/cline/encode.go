@@ -18,8 +18,8 @@ import (
 // A session captured from the SDK store is replayed there: the manifest, with messages_path
 // pointed at where the messages land, the messages document rebuilt around its kept messages,
 // the compaction document, and each sub-agent's messages file beside its root's. A legacy
-// task is replayed as the task folder it was (tasks/<id>/). Any other session is rebuilt as an
-// SDK session.
+// task is replayed as the task folder it was (tasks/<id>/), and rebuilt as an SDK session too,
+// since cline reads no task folder. Any other session is rebuilt as an SDK session.
 
 // Encode plans a restore into the agent (restore.Encoder).
 func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
@@ -27,18 +27,18 @@ func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 	p := &restore.Plan{Cwd: root.Session.Project}
 	switch {
 	case j.Native && isTask(root):
-		files, err := TaskFiles(j.Root, root, false)
-		if err != nil {
-			return nil, err
-		}
-		p.ID, p.Files = root.Session.ID, files
-		for _, t := range j.Batch[1:] {
+		// The task folder goes back as it was, and beside it the session is rebuilt as an SDK
+		// session under a new id, which is what `cline --id` resumes: cline 3.0.65 reads no
+		// task folder (its original no more than its replay).
+		for _, t := range j.Batch {
 			fs, err := TaskFiles(j.Root, t, false)
 			if err != nil {
 				return nil, err
 			}
 			p.Files = append(p.Files, fs...)
 		}
+		p.ID = foreignID(root)
+		p.Files = append(p.Files, foreignBatch(j.Root, p.ID, j.Batch)...)
 	case j.Native:
 		folder := root.Session.ID
 		if root.Session.SourceAgent == SubagentAgent && root.Session.ParentSessionID != "" {
@@ -54,13 +54,7 @@ func (Adapter) Encode(j *restore.Job) (*restore.Plan, error) {
 		}
 	default:
 		p.ID = foreignID(root)
-		for i, t := range j.Batch {
-			stem := p.ID
-			if i > 0 {
-				stem = "agent_" + restore.ShortHash(t.Session.ID, 12)
-			}
-			p.Files = append(p.Files, foreignSDK(j.Root, p.ID, stem, t, i == 0)...)
-		}
+		p.Files = foreignBatch(j.Root, p.ID, j.Batch)
 	}
 	p.Argv = [][]string{{"cline", "--id", p.ID}}
 	return p, nil
@@ -255,6 +249,20 @@ func sdkMessages(t *restore.Transcript, c *restore.Conversation, prefix string) 
 		if len(content) > 0 {
 			add(role, at, content)
 		}
+	}
+	return out
+}
+
+// foreignBatch rebuilds a batch as the SDK session id: the root, then its sub-agents' messages
+// files beside it.
+func foreignBatch(root, id string, batch []*restore.Transcript) []restore.Planned {
+	var out []restore.Planned
+	for i, t := range batch {
+		stem := id
+		if i > 0 {
+			stem = "agent_" + restore.ShortHash(t.Session.ID, 12)
+		}
+		out = append(out, foreignSDK(root, id, stem, t, i == 0)...)
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package cline
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -59,5 +60,33 @@ func TestEncodeForeign(t *testing.T) {
 	}
 	if len(p.Files) != 2 || p.Files[0].Fidelity != restore.Foreign {
 		t.Errorf("files %+v, want the messages and the manifest, foreign", p.Files)
+	}
+}
+
+// TestEncodeNativeTask: a legacy task goes back to its folder as it was and is rebuilt beside it
+// as an SDK session under a new id, the one `cline --id` is given (cline reads no task folder).
+func TestEncodeNativeTask(t *testing.T) {
+	ts := readFixture(t).Transcripts()
+	root := t.TempDir()
+	p, err := Adapter{}.Encode(&restore.Job{Batch: []*restore.Transcript{ts[legacyID]}, Native: true, Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := foreignID(ts[legacyID])
+	if diff := cmp.Diff([][]string{{"cline", "--id", id}}, p.Argv); diff != "" || p.ID != id {
+		t.Errorf("id %s, argv (-want +got):\n%s", p.ID, diff)
+	}
+	var task, rebuilt int
+	for _, f := range p.Files {
+		rel, _ := filepath.Rel(root, f.Path)
+		switch {
+		case strings.HasPrefix(rel, filepath.Join("tasks", legacyID)+"/") && f.Fidelity == restore.Native && f.ID == legacyID:
+			task++
+		case rel == filepath.Join("sessions", id, id+messagesSuffix) && f.Fidelity == restore.Foreign && f.ID == id && f.Session == legacyID:
+			rebuilt++
+		}
+	}
+	if task == 0 || rebuilt != 1 {
+		t.Errorf("%d task files replayed, %d SDK rebuilds; want some and 1: %+v", task, rebuilt, p.Files)
 	}
 }
