@@ -68,7 +68,7 @@ type indexStats struct {
 const indexWait = 100 * time.Millisecond
 
 // tableIndexes returns the index statistics of the three tables, or the last ones read when
-// reading them takes longer than indexWait (the first read is waited for).
+// reading them takes longer than indexWait (outside a daemon, the first read is waited for).
 func (s *Service) tableIndexes(ctx context.Context) ([]view.TableIndex, error) {
 	s.indexes.mu.Lock()
 	done := s.indexes.reading
@@ -96,7 +96,9 @@ func (s *Service) tableIndexes(ctx context.Context) ([]view.TableIndex, error) {
 	first := s.indexes.last == nil
 	s.indexes.mu.Unlock()
 	var late <-chan time.Time
-	if !first { // with nothing read yet (a CLI's one status), there is nothing else to report
+	// A CLI's one status, with nothing read yet, has nothing else to report and waits; the
+	// daemon's first status may come during its start-up upkeep, and reports none yet.
+	if !first || s.Daemon != nil {
 		late = time.After(indexWait)
 	}
 	select {
