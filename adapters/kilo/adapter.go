@@ -7,9 +7,11 @@
 //
 // Restore is OpenCode's: an import document in ROOT/pond-import/ that `kilo import` takes in
 // (Kilo CLI keeps OpenCode's import command), then `kilo -s <id>`. make verify-agents checks it
-// with Kilo CLI itself (npm @kilocode/cli-linux-x64 7.7.9: `kilo import`, then `kilo run
-// --session` against a fake model API), which reads a session's history in message-id order: a
-// foreign rebuild's ids count up from zero for that reason (package opencode's encoder).
+// with Kilo CLI itself (npm @kilocode/cli-linux-x64 7.7.9: `kilo import`, then the prompt
+// `kilo run --session` sends, against a fake model API), which trusts message ids to ascend
+// with time: while it answers a prompt it drops every user message whose id sorts after the
+// prompt's own. A foreign rebuild's ids count up from zero for that reason (package opencode's
+// encoder); a native restore keeps the ids Kilo minted.
 package kilo
 
 import (
