@@ -220,7 +220,10 @@ type sdkMessage struct {
 }
 
 // Conversation turns as an SDK messages list: user text, assistant text and tool_use blocks,
-// tool results as a user message of tool_result blocks (as the SDK writes them).
+// tool results as a user message of tool_result blocks (as the SDK writes them), each call's
+// results in the message right after its call's: Cline's model client (Anthropic's API)
+// refuses a history whose tool result does not follow its call, which a session whose records
+// came out of order (a Codex rollout's late function output) would otherwise give it.
 func sdkMessages(t *restore.Transcript, c *restore.Conversation, prefix string) []json.RawMessage {
 	var out []json.RawMessage
 	n := 0
@@ -228,10 +231,34 @@ func sdkMessages(t *restore.Transcript, c *restore.Conversation, prefix string) 
 		n++
 		out = append(out, restore.Marshal(sdkMessage{ID: fmt.Sprintf("%s_%d", prefix, n), Role: role, Content: content, TS: at}))
 	}
+	result := func(it restore.Item) any {
+		return map[string]any{"type": "tool_result", "tool_use_id": restore.AnthropicCallID(it.CallID), "name": it.Name, "content": it.Text, "is_error": it.IsError}
+	}
+	called := map[string]bool{}
+	for _, tu := range c.Turns {
+		for _, it := range tu.Items {
+			if it.Kind == restore.ItemCall {
+				called[it.CallID] = true
+			}
+		}
+	}
+	type answer struct {
+		it restore.Item
+		at int64
+	}
+	results := map[string][]answer{} // by call id, for calls the conversation holds
+	for _, tu := range c.Turns {
+		for _, it := range tu.Items {
+			if it.Kind == restore.ItemResult && called[it.CallID] {
+				results[it.CallID] = append(results[it.CallID], answer{it, tu.At.UnixMilli()})
+			}
+		}
+	}
 	add("user", t.Session.CreatedAt.UnixMilli(), []any{map[string]any{"type": "text", "text": restore.NoteText(t)}})
 	for _, tu := range c.Turns {
 		at := tu.At.UnixMilli()
-		var content []any
+		var content, answers []any
+		answeredAt := at
 		role := "user"
 		for _, it := range tu.Items {
 			switch it.Kind {
@@ -239,8 +266,14 @@ func sdkMessages(t *restore.Transcript, c *restore.Conversation, prefix string) 
 				content = append(content, map[string]any{"type": "text", "text": it.Text})
 			case restore.ItemCall:
 				content = append(content, map[string]any{"type": "tool_use", "id": restore.AnthropicCallID(it.CallID), "name": it.Name, "input": restore.ParamsObject(it.Params)})
+				for _, r := range results[it.CallID] {
+					answers = append(answers, result(r.it))
+					answeredAt = max(answeredAt, r.at)
+				}
 			case restore.ItemResult:
-				content = append(content, map[string]any{"type": "tool_result", "tool_use_id": restore.AnthropicCallID(it.CallID), "name": it.Name, "content": it.Text, "is_error": it.IsError})
+				if !called[it.CallID] {
+					content = append(content, result(it))
+				} // else it follows its call
 			}
 		}
 		if tu.Role == session.RoleAssistant {
@@ -248,6 +281,9 @@ func sdkMessages(t *restore.Transcript, c *restore.Conversation, prefix string) 
 		}
 		if len(content) > 0 {
 			add(role, at, content)
+		}
+		if len(answers) > 0 {
+			add("user", answeredAt, answers)
 		}
 	}
 	return out
