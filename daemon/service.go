@@ -48,71 +48,71 @@ type Service struct {
 	reader   *sqlite.Reader
 	upkeep   upkeepState
 	model    servedModel
-	indexes  indexStats
+	indexes  laggard[[]view.TableIndex]
+	embedded laggard[view.EmbedCounts]
 }
 
-// indexStats are the Lance tables' index statistics Status reports, read with a deadline: Lance
-// answers them only between the commits of an upkeep (compaction, index builds), which held
-// /v1/status for 2–7 s on the benchmark corpus. A read that misses the deadline goes on in the
-// background and the last statistics read are reported meanwhile.
-type indexStats struct {
+// laggard is a read Status makes of Lance, which answers only between the commits of an
+// upkeep (compaction, index builds): the index statistics and the embedding counts held
+// /v1/status for 2–8 s on the benchmark corpus. A read that misses lateAfter goes on in the
+// background, and Status reports the last value read meanwhile; one read at a time.
+type laggard[T any] struct {
 	mu      sync.Mutex
-	last    []view.TableIndex
+	last    T
+	have    bool
 	reading chan struct{} // closed when the read under way ends; nil when none is
-	// read reads them (Service.readIndexes when nil; tests hold a read up).
-	read func(context.Context) ([]view.TableIndex, error)
+	// read overrides the read (tests hold one up).
+	read func(context.Context) (T, error)
 }
 
-// indexWait bounds how long Status waits for the index statistics before it reports the last
-// ones read.
-const indexWait = 100 * time.Millisecond
+// lateAfter bounds how long Status waits for a Lance read before it reports the last value.
+const lateAfter = 100 * time.Millisecond
 
-// tableIndexes returns the index statistics of the three tables, or the last ones read when
-// reading them takes longer than indexWait (outside a daemon, the first read is waited for).
-func (s *Service) tableIndexes(ctx context.Context) ([]view.TableIndex, error) {
-	s.indexes.mu.Lock()
-	done := s.indexes.reading
+// get returns what read reads, or the last value read when reading takes longer than
+// lateAfter. With nothing read yet it waits, unless inDaemon: a CLI's one status has nothing
+// else to report, while the daemon's first status may come during its start-up upkeep.
+func (l *laggard[T]) get(ctx context.Context, inDaemon bool, read func(context.Context) (T, error)) (T, error) {
+	l.mu.Lock()
+	done := l.reading
 	var readErr error
 	if done == nil {
-		read := s.indexes.read
-		if read == nil {
-			read = s.readIndexes
+		if l.read != nil {
+			read = l.read
 		}
 		ch := make(chan struct{})
-		s.indexes.reading, done = ch, ch
+		l.reading, done = ch, ch
 		go func() {
 			defer close(ch)
-			list, err := read(context.WithoutCancel(ctx))
-			s.indexes.mu.Lock()
-			defer s.indexes.mu.Unlock()
-			s.indexes.reading = nil
+			v, err := read(context.WithoutCancel(ctx))
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.reading = nil
 			if err != nil {
 				readErr = err
 				return
 			}
-			s.indexes.last = list
+			l.last, l.have = v, true
 		}()
 	}
-	first := s.indexes.last == nil
-	s.indexes.mu.Unlock()
+	wait := !l.have && !inDaemon
+	l.mu.Unlock()
 	var late <-chan time.Time
-	// A CLI's one status, with nothing read yet, has nothing else to report and waits; the
-	// daemon's first status may come during its start-up upkeep, and reports none yet.
-	if !first || s.Daemon != nil {
-		late = time.After(indexWait)
+	if !wait {
+		late = time.After(lateAfter)
 	}
 	select {
 	case <-done:
 	case <-late:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		var zero T
+		return zero, ctx.Err()
 	}
-	s.indexes.mu.Lock()
-	defer s.indexes.mu.Unlock()
-	if readErr != nil && s.indexes.last == nil {
-		return nil, readErr
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if readErr != nil && !l.have {
+		return l.last, readErr
 	}
-	return append([]view.TableIndex{}, s.indexes.last...), nil
+	return l.last, nil
 }
 
 func (s *Service) readIndexes(ctx context.Context) ([]view.TableIndex, error) {
@@ -261,14 +261,18 @@ func (s *Service) Status(ctx context.Context) (*view.Status, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	ec, err := s.Store.EmbedCounts(ctx, "")
+	ec, err := s.embedded.get(ctx, s.Daemon != nil, func(ctx context.Context) (view.EmbedCounts, error) {
+		return s.Store.EmbedCounts(ctx, "")
+	})
 	if err != nil {
 		return nil, err
 	}
 	st.Embeddings.Embedded, st.Embeddings.Pending = ec.Embedded, ec.Pending
-	if st.Indexes, err = s.tableIndexes(ctx); err != nil {
+	ixs, err := s.indexes.get(ctx, s.Daemon != nil, s.readIndexes)
+	if err != nil {
 		return nil, err
 	}
+	st.Indexes = append([]view.TableIndex{}, ixs...)
 	if err := s.Store.SetRedaction(cfg.Privacy.Redact); err != nil {
 		return nil, err
 	}

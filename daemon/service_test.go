@@ -573,7 +573,7 @@ func TestTCPListener(t *testing.T) {
 	}
 }
 
-// TestStatusDoesNotWaitForIndexStats: Lance answers its index statistics only between an
+// TestStatusDoesNotWaitForIndexStats: Lance answers (here: its index statistics) only between an
 // upkeep's commits. The first status waits for them (there is nothing else to report); later
 // ones report the last statistics read while a slow read goes on, and take the new ones when
 // it ends.
