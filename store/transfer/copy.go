@@ -15,14 +15,6 @@ import (
 	"github.com/pondhq/pond/store"
 )
 
-// Progress is how far a copy has come, in sessions of the source that need rows.
-type Progress struct {
-	Phase    string `json:"phase"` // "plan", "copy", "upkeep", "verify"
-	Done     int    `json:"done"`
-	Total    int    `json:"total"`
-	Messages int    `json:"messages"` // messages inserted so far
-}
-
 // Options tune a copy.
 type Options struct {
 	// PondVersion is recorded on rows that carry no ingest record of their own.
@@ -31,30 +23,10 @@ type Options struct {
 	// write is cut only between sessions. Fewer, larger writes mean fewer Lance commits.
 	BatchEvents int
 	// Progress, when set, is told after every session copied and as each phase starts.
-	Progress func(Progress)
+	Progress func(view.CopyProgress)
 	// KeepVersions is what the destination's upkeep keeps of replaced table versions (0: the
 	// store's default; negative: none, for a .pond file nobody else reads).
 	KeepVersions time.Duration
-}
-
-// Report is what a copy did.
-type Report struct {
-	// Sessions of the source: absent at the destination (appended whole), present but missing
-	// rows (grown), present with every row (unchanged).
-	Appended  int `json:"sessions_appended"`
-	Grown     int `json:"sessions_grown"`
-	Unchanged int `json:"sessions_unchanged"`
-	// Inserted are the rows written; Erased the rows left out because the destination erased
-	// their session (its erase denylist); Rejected the rows the destination refused.
-	Inserted view.Tally `json:"inserted"`
-	Erased   view.Tally `json:"erased"`
-	Rejected view.Tally `json:"rejected"`
-	Errors   []string   `json:"errors,omitempty"`
-	// Upkeep names the upkeep steps run at the destination afterwards (indexes, compaction).
-	Upkeep  []view.Step   `json:"upkeep"`
-	Elapsed time.Duration `json:"elapsed_ns"`
-	// Verification is the key-by-key check run after the copy.
-	Verification *Verification `json:"verification,omitempty"`
 }
 
 // need is what one source session lacks at the destination.
@@ -68,15 +40,15 @@ type need struct {
 // session dst holds gets only its missing messages and parts. Nothing is written to src, and
 // nothing dst holds is changed or duplicated. Then the destination's indexes are brought up to
 // date (store.Upkeep: fold and build, compact, prune) and the copy is verified key by key.
-func Copy(ctx context.Context, src, dst *store.Store, opts Options) (*Report, error) {
+func Copy(ctx context.Context, src, dst *store.Store, opts Options) (*view.CopyReport, error) {
 	start := time.Now()
-	rep := &Report{Upkeep: []view.Step{}}
-	progress := func(p Progress) {
+	rep := &view.CopyReport{Upkeep: []view.Step{}}
+	progress := func(p view.CopyProgress) {
 		if opts.Progress != nil {
 			opts.Progress(p)
 		}
 	}
-	progress(Progress{Phase: "plan"})
+	progress(view.CopyProgress{Phase: "plan"})
 	ids, needs, err := plan(ctx, src, dst)
 	if err != nil {
 		return nil, err
@@ -120,7 +92,7 @@ func Copy(ctx context.Context, src, dst *store.Store, opts Options) (*Report, er
 		pending = pending[:0]
 		return nil
 	}
-	progress(Progress{Phase: "copy", Total: len(todo)})
+	progress(view.CopyProgress{Phase: "copy", Total: len(todo)})
 	for i, id := range todo {
 		if err := ctx.Err(); err != nil {
 			return rep, err
@@ -135,18 +107,18 @@ func Copy(ctx context.Context, src, dst *store.Store, opts Options) (*Report, er
 				return rep, err
 			}
 		}
-		progress(Progress{Phase: "copy", Done: i + 1, Total: len(todo), Messages: rep.Inserted.Messages})
+		progress(view.CopyProgress{Phase: "copy", Done: i + 1, Total: len(todo), Messages: rep.Inserted.Messages})
 	}
 	if err := flush(); err != nil {
 		return rep, err
 	}
-	progress(Progress{Phase: "copy", Done: len(todo), Total: len(todo), Messages: rep.Inserted.Messages})
+	progress(view.CopyProgress{Phase: "copy", Done: len(todo), Total: len(todo), Messages: rep.Inserted.Messages})
 
-	progress(Progress{Phase: "upkeep"})
+	progress(view.CopyProgress{Phase: "upkeep"})
 	if rep.Upkeep, err = upkeep(ctx, dst, opts.KeepVersions); err != nil {
 		return rep, fmt.Errorf("transfer: upkeep of the destination: %w", err)
 	}
-	progress(Progress{Phase: "verify"})
+	progress(view.CopyProgress{Phase: "verify"})
 	if rep.Verification, err = Verify(ctx, src, dst); err != nil {
 		return rep, err
 	}

@@ -61,7 +61,7 @@ func endpoint(t *testing.T, raw string) Endpoint {
 }
 
 // copyAll copies from to to through the same calls pond copy makes, and returns the report.
-func copyAll(t *testing.T, from, to string) *Report {
+func copyAll(t *testing.T, from, to string) *view.CopyReport {
 	t.Helper()
 	ctx := context.Background()
 	e := env(t)
@@ -270,7 +270,7 @@ func TestPondFileRoundTrip(t *testing.T) {
 }
 
 // plant opens the destination's Lance tables directly, as only a test may, to damage them.
-func plant(t *testing.T, dst string, damage func(*store.Store)) *Verification {
+func plant(t *testing.T, dst string, damage func(*store.Store)) *view.CopyVerification {
 	t.Helper()
 	ctx := context.Background()
 	o, err := OpenDestination(ctx, endpoint(t, dst), env(t), false)

@@ -4,41 +4,17 @@ import (
 	"context"
 	"slices"
 
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store"
 )
 
-// Verification is the key-by-key check of a copy: every row of the source present exactly
-// once at the destination. It reads both sides' Lance tables (the archive's truth, where a
-// duplicated row would be), not their mirrors.
-type Verification struct {
-	OK     bool         `json:"ok"`
-	Tables []TableCheck `json:"tables"`
-}
-
-// TableCheck is one table's verification.
-type TableCheck struct {
-	Table       string `json:"table"`
-	Source      int    `json:"source_rows"`
-	Destination int    `json:"destination_rows"`
-	// Missing counts source keys absent at the destination; Duplicates the destination's keys
-	// stored more than once (any of them, copied or not); Erased the source keys whose session
-	// the destination erased (its erase denylist), absent on purpose.
-	Missing    int `json:"missing"`
-	Duplicates int `json:"duplicates"`
-	Erased     int `json:"erased"`
-	// Examples name a few missing and duplicated keys (session id, message id, part id,
-	// joined by "/").
-	MissingKeys   []string `json:"missing_keys,omitempty"`
-	DuplicateKeys []string `json:"duplicate_keys,omitempty"`
-}
-
 // Verify checks that every key of src is stored once at dst.
-func Verify(ctx context.Context, src, dst *store.Store) (*Verification, error) {
+func Verify(ctx context.Context, src, dst *store.Store) (*view.CopyVerification, error) {
 	denied, err := dst.Denied()
 	if err != nil {
 		return nil, err
 	}
-	v := &Verification{OK: true}
+	v := &view.CopyVerification{OK: true}
 	for _, table := range store.TableNames() {
 		have, err := dst.KeyCounts(ctx, table)
 		if err != nil {
@@ -48,7 +24,7 @@ func Verify(ctx context.Context, src, dst *store.Store) (*Verification, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := TableCheck{Table: table, Source: total(want), Destination: total(have)}
+		c := view.TableCheck{Table: table, Source: total(want), Destination: total(have)}
 		for k := range want {
 			if have[k] > 0 {
 				continue
