@@ -51,7 +51,7 @@ func env(t *testing.T) Env {
 	return Env{Scratch: t.TempDir(), PondVersion: "test"}
 }
 
-func endpoint(t *testing.T, raw string) Endpoint {
+func endpoint(t testing.TB, raw string) Endpoint {
 	t.Helper()
 	ep, err := Parse(raw, lance.LocalDir(filepath.Join(t.TempDir(), "configured")))
 	if err != nil {
