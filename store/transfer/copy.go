@@ -29,6 +29,10 @@ type Options struct {
 	KeepVersions time.Duration
 }
 
+// readBatch is how many source sessions are read together (one Lance scan for their file
+// payloads).
+const readBatch = 64
+
 // need is what one source session lacks at the destination.
 type need struct {
 	session  bool
@@ -93,21 +97,26 @@ func Copy(ctx context.Context, src, dst *store.Store, opts Options) (*view.CopyR
 		return nil
 	}
 	progress(view.CopyProgress{Phase: "copy", Total: len(todo)})
-	for i, id := range todo {
+	done := 0
+	for lo := 0; lo < len(todo); lo += readBatch {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		t, err := src.ReadTranscript(ctx, id)
+		ids := todo[lo:min(lo+readBatch, len(todo))]
+		err := src.ReadTranscripts(ctx, ids, func(t *store.Transcript) error {
+			pending = append(pending, missing(t, needs[t.Session.ID])...)
+			if len(pending) >= batch {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			done++
+			progress(view.CopyProgress{Phase: "copy", Done: done, Total: len(todo), Messages: rep.Inserted.Messages})
+			return nil
+		})
 		if err != nil {
 			return rep, err
 		}
-		pending = append(pending, missing(t, needs[id])...)
-		if len(pending) >= batch {
-			if err := flush(); err != nil {
-				return rep, err
-			}
-		}
-		progress(view.CopyProgress{Phase: "copy", Done: i + 1, Total: len(todo), Messages: rep.Inserted.Messages})
 	}
 	if err := flush(); err != nil {
 		return rep, err

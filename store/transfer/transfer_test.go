@@ -44,7 +44,15 @@ func archiveIn(t *testing.T, dir string, sessions [][]session.Event) string {
 func generate(seed uint64, n int) [][]session.Event {
 	cfg := sessiongen.Default()
 	cfg.Seed, cfg.Sessions, cfg.MessagesPerSess, cfg.PartsPerMessage = seed, n, 6, 2
-	return sessiongen.New(cfg).All()
+	all := sessiongen.New(cfg).All()
+	// Every few sessions a file part whose bytes Lance keeps beside the mirror's rows.
+	for i := 0; i < len(all); i += 3 {
+		m := all[i][1].Message
+		all[i] = append(all[i], session.Event{Part: &session.Part{SessionID: m.SessionID, MessageID: m.ID, ID: "file", Ordinal: 99,
+			Type: session.PartFile, Provenance: session.Conversational, MediaType: "image/png", FileName: "shot.png",
+			Data: &session.FileData{Kind: session.FileBytes, Bytes: []byte{0x89, 'P', 'N', 'G', byte(i)}}}})
+	}
+	return all
 }
 
 func env(t *testing.T) Env {
@@ -155,7 +163,8 @@ func files(t *testing.T, dir string) map[string]string {
 }
 
 func TestCopyLocalToLocalIsIdenticalAndLeavesTheSourceAlone(t *testing.T) {
-	srcData := archiveIn(t, t.TempDir(), generate(1, 12))
+	sessions := generate(1, 12)
+	srcData := archiveIn(t, t.TempDir(), sessions)
 	before := files(t, filepath.Join(srcData, "lance"))
 	dst := filepath.Join(t.TempDir(), "copy")
 
@@ -164,6 +173,29 @@ func TestCopyLocalToLocalIsIdenticalAndLeavesTheSourceAlone(t *testing.T) {
 		t.Errorf("first copy: %+v", rep)
 	}
 	sameTranscripts(t, transcripts(t, srcData), transcripts(t, dst))
+	// File bytes live in Lance beside the mirror's rows: they came across too.
+	o, err := OpenSource(context.Background(), endpoint(t, dst), env(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files0 := 0
+	for _, ev := range sessions {
+		if p := ev[len(ev)-1].Part; p != nil && p.ID == "file" {
+			tr, err := o.Store.ReadTranscript(context.Background(), p.SessionID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, got := range tr.Parts[p.MessageID] {
+				if got.ID == "file" && got.Data != nil && bytes.Equal(got.Data.Bytes, p.Data.Bytes) {
+					files0++
+				}
+			}
+		}
+	}
+	o.Close()
+	if files0 != 4 {
+		t.Errorf("%d of 4 file parts arrived with their bytes", files0)
+	}
 
 	after := files(t, filepath.Join(srcData, "lance"))
 	if len(before) != len(after) {
