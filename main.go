@@ -121,7 +121,7 @@ Start with:
 	root.AddCommand(newVersionCmd(), newDoctorCmd(), newSyncCmd(), newStatusCmd(), newAdaptersCmd(), newConsentCmd(),
 		newConfigCmd(), newSQLCmd(), newExportCmd(), newImportCmd(), newMirrorCmd(),
 		newSearchCmd(), newGetSessionCmd(), newGetMessageCmd(), newModelCmd(), newOptimizeCmd(), newEraseCmd(), newPrivacyCmd(), newRedactCmd(),
-		newDaemonCmd(), newMCPCmd(), newServeCmd(), newResumeCmd())
+		newDaemonCmd(), newMCPCmd(), newServeCmd(), newResumeCmd(), newCopyCmd())
 	root.AddCommand(newInstallCmd(), newUninstallCmd(), newServiceCmd(), newStorageCmd())
 	root.AddCommand(desktopCmds()...)
 	return root

@@ -55,6 +55,10 @@ type Validator struct {
 	// itself, and the claim is kept under options.untrusted.source_agent. Not as a sub-kind:
 	// "api/claude-code" would read as a sub-agent session, which search leaves out.
 	AgentFamily string
+	// KeepIngest keeps the options.pond.ingest a message carries instead of stripping it: rows
+	// copied from another Pond archive (pond copy) carry that archive's record of who captured
+	// them, which is the truth about them, not a caller's claim.
+	KeepIngest bool
 
 	sessions map[string]bool   // passed CheckKeys
 	claimed  map[string]string // session id -> the source_agent it claimed outside AgentFamily
@@ -205,7 +209,9 @@ func (v *Validator) checkValues(e *Event) error {
 			m.Options = keepApart(m.Options, "")
 		}
 		m.Content = capText(m.Content, max, ensure(&m.Options), "content")
-		stripIngest(m.Options)
+		if !v.KeepIngest {
+			stripIngest(m.Options)
+		}
 		capOptions(m.Options, max)
 		if len(m.Options) == 0 {
 			m.Options = nil

@@ -457,13 +457,13 @@ func (s *Store) messageParts(ctx context.Context, db querier, sid, mid string) (
 		return nil, err
 	}
 	if hasBytes {
-		payloads, err := s.filePayloads(ctx, sid)
+		payloads, err := s.filePayloads(ctx, []string{sid})
 		if err != nil {
 			return nil, err
 		}
 		for i := range parts {
 			if d := parts[i].Data; d != nil && d.Kind == session.FileBytes {
-				d.Bytes = payloads[mid+"\x00"+parts[i].ID]
+				d.Bytes = payloads[sid+"\x00"+mid+"\x00"+parts[i].ID]
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -97,6 +98,36 @@ func optionsFrom(s sql.NullString) session.Options {
 // ReadTranscript reads a whole stored session. The mirror serves rows; Lance serves file
 // payloads, which the mirror does not keep.
 func (s *Store) ReadTranscript(ctx context.Context, id string) (*Transcript, error) {
+	payloads, err := s.filePayloads(ctx, []string{id})
+	if err != nil {
+		return nil, err
+	}
+	return s.readTranscript(ctx, id, payloads)
+}
+
+// ReadTranscripts reads the stored sessions ids as ReadTranscript does, handing each to fn in
+// turn, with one Lance scan for the file payloads of them all instead of one per session (a
+// copy reads thousands). ids should be a bounded batch: their payloads are held together.
+func (s *Store) ReadTranscripts(ctx context.Context, ids []string, fn func(*Transcript) error) error {
+	payloads, err := s.filePayloads(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		t, err := s.readTranscript(ctx, id, payloads)
+		if err != nil {
+			return err
+		}
+		if err := fn(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readTranscript reads session id from the mirror, with the file payloads (by session, message
+// and part id) read from Lance.
+func (s *Store) readTranscript(ctx context.Context, id string, payloads map[string][]byte) (*Transcript, error) {
 	db := s.mirror.DB()
 	t := &Transcript{Parts: map[string][]session.Part{}}
 	var parent, parentMsg, opts sql.NullString
@@ -134,10 +165,6 @@ func (s *Store) ReadTranscript(ctx context.Context, id string) (*Transcript, err
 		return nil, err
 	}
 
-	payloads, err := s.filePayloads(ctx, id)
-	if err != nil {
-		return nil, err
-	}
 	rows, err = db.QueryContext(ctx, `SELECT message_id, id, ordinal, type, provenance, variant_data, options FROM parts
 		WHERE session_id = ? ORDER BY message_id, ordinal, id`, id)
 	if err != nil {
@@ -151,7 +178,7 @@ func (s *Store) ReadTranscript(ctx context.Context, id string) (*Transcript, err
 			return nil, err
 		}
 		p.Options = optionsFrom(po)
-		if err := partFromBody(&p, variantJSON.String, payloads[p.MessageID+"\x00"+p.ID]); err != nil {
+		if err := partFromBody(&p, variantJSON.String, payloads[id+"\x00"+p.MessageID+"\x00"+p.ID]); err != nil {
 			return nil, err
 		}
 		t.Parts[p.MessageID] = append(t.Parts[p.MessageID], p)
@@ -159,24 +186,26 @@ func (s *Store) ReadTranscript(ctx context.Context, id string) (*Transcript, err
 	return t, rows.Err()
 }
 
-// filePayloads reads the inline file bytes of a session's parts from Lance.
-func (s *Store) filePayloads(ctx context.Context, sessionID string) (map[string][]byte, error) {
+// filePayloads reads the inline file bytes of the parts of sessions from Lance, by session,
+// message and part id.
+func (s *Store) filePayloads(ctx context.Context, sessionIDs []string) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	q := lance.Query{
-		Columns: []string{"message_id", "id", "data"},
-		Filter:  "session_id = " + lance.Quote(sessionID) + " AND data IS NOT NULL",
+		Columns: []string{"session_id", "message_id", "id", "data"},
+		Filter:  inFilter("session_id", sessionIDs) + " AND data IS NOT NULL",
 	}
 	err := s.tables[TableParts].Scan(ctx, q, func(r arrow.Record) error {
-		msg := r.Column(0).(*array.String)
-		id := r.Column(1).(*array.String)
-		data := r.Column(2).(*array.Binary)
+		sid := r.Column(0).(*array.String)
+		msg := r.Column(1).(*array.String)
+		id := r.Column(2).(*array.String)
+		data := r.Column(3).(*array.Binary)
 		for i := 0; i < int(r.NumRows()); i++ {
-			out[msg.Value(i)+"\x00"+id.Value(i)] = append([]byte(nil), data.Value(i)...)
+			out[sid.Value(i)+"\x00"+msg.Value(i)+"\x00"+id.Value(i)] = append([]byte(nil), data.Value(i)...)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: file payloads of %s: %w", sessionID, err)
+		return nil, fmt.Errorf("store: file payloads of %s: %w", strings.Join(sessionIDs, ", "), err)
 	}
 	return out, nil
 }

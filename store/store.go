@@ -41,7 +41,14 @@ type Options struct {
 	// Stamp is the ingest provenance stamped on new messages.
 	Stamp  Stamp
 	Logger *slog.Logger
+	// ReadOnly opens an archive to read it only (the source of pond copy): its Lance tables
+	// must exist already, and nothing is created, migrated or written there. Upsert refuses.
+	// The mirror in DataDir is still this process's to build (RebuildMirror).
+	ReadOnly bool
 }
+
+// ErrReadOnly is returned by a write to a store opened ReadOnly.
+var ErrReadOnly = errors.New("store: opened read-only")
 
 // Store is the archive: three Lance tables and their SQLite mirror.
 type Store struct {
@@ -132,7 +139,11 @@ func storageLocation(opts Options) (lance.Location, error) {
 			return loc, fmt.Errorf("store: %w", err)
 		}
 	}
-	if !loc.Remote() {
+	if !loc.Remote() && opts.ReadOnly {
+		if _, err := os.Stat(loc.Dir()); err != nil {
+			return loc, fmt.Errorf("store: no archive at %s: %w", loc.Dir(), err)
+		}
+	} else if !loc.Remote() {
 		if err := paths.MkdirPrivate(loc.Dir()); err != nil {
 			return loc, fmt.Errorf("store: %w", err)
 		}
@@ -183,6 +194,8 @@ func (s *Store) openTables(ctx context.Context) error {
 		var t *lance.Table
 		if slices.Contains(existing, name) {
 			t, err = s.db.OpenTable(ctx, name)
+		} else if s.opts.ReadOnly {
+			return fmt.Errorf("store: %s holds no Pond archive (no %s table)", s.db.Location(), name)
 		} else {
 			// Two processes may race to create a table; the loser opens the winner's.
 			t, err = s.db.CreateTable(ctx, name, schemas[name])
@@ -196,6 +209,9 @@ func (s *Store) openTables(ctx context.Context) error {
 			return err
 		}
 		s.tables[name] = t
+		if s.opts.ReadOnly {
+			continue // never upgraded here: a table lacking a column fails the read that needs it
+		}
 		if err := s.migrate(ctx, t, schemas[name]); err != nil {
 			return err
 		}
@@ -338,3 +354,6 @@ func rowsFromRecord(name string, r arrow.Record) *sqlite.Rows {
 	}
 	return out
 }
+
+// ReadOnly reports whether the store was opened to read only (Options.ReadOnly).
+func (s *Store) ReadOnly() bool { return s.opts.ReadOnly }

@@ -85,6 +85,10 @@ type Stamp struct {
 	// KeepIngest keeps the options.pond.ingest a message already carries (rows written back
 	// by pond redact --all keep who captured them and when).
 	KeepIngest bool `json:"-"`
+	// Verbatim marks rows copied from another Pond archive (pond copy): their ingest record is
+	// the source archive's and is kept as it is (session.Validator.KeepIngest), so a copy
+	// holds the same events as its source.
+	Verbatim bool `json:"-"`
 }
 
 // The routes by which rows from outside this machine's adapters arrive (Stamp.Adapter). Their
@@ -121,6 +125,9 @@ var thisHost = sync.OnceValue(func() hostInfo {
 // loss. Invalid events are rejected one by one (and with them what depends on them); the rest
 // is stored.
 func (s *Store) Upsert(ctx context.Context, events []session.Event, stamp Stamp) (*Outcome, error) {
+	if s.opts.ReadOnly {
+		return nil, ErrReadOnly
+	}
 	lock, err := AcquireLock(ctx, s.opts.StateDir, s.opts.Command, func(h Holder) {
 		s.log.Info("store: waiting for the store lock", "holder", h.String())
 	})
@@ -144,7 +151,7 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 		out.Phases[name] += time.Since(phase)
 		phase = time.Now()
 	}
-	v := session.Validator{MaxValueBytes: s.opts.MaxValueBytes, Untrusted: stamp.untrusted()}
+	v := session.Validator{MaxValueBytes: s.opts.MaxValueBytes, Untrusted: stamp.untrusted(), KeepIngest: stamp.Verbatim && !stamp.untrusted()}
 	if stamp.Adapter == RouteAPI {
 		v.AgentFamily = RouteAPI
 	}
@@ -334,6 +341,9 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	ingest := ingestStamp(stamp)
 	for i, m := range b.messages {
 		b.searchText[i] = session.SearchText(m, partsOf[session.Key{SessionID: m.SessionID, MessageID: m.ID}])
+		if stamp.Verbatim && hasIngest(m.Options) {
+			continue
+		}
 		if _, has := m.Options["pond"]; !stamp.KeepIngest || !has {
 			m.Options = withIngest(m.Options, ingest)
 		}
@@ -639,6 +649,16 @@ func ingestStamp(st Stamp) json.RawMessage {
 		PondVersion string   `json:"pond_version,omitempty"`
 	}{thisHost(), time.Now().UTC().Format(time.RFC3339Nano), st.Adapter, st.PondVersion})
 	return b
+}
+
+// hasIngest reports whether o carries options.pond.ingest.
+func hasIngest(o session.Options) bool {
+	var pond map[string]json.RawMessage
+	if raw, ok := o["pond"]; !ok || json.Unmarshal(raw, &pond) != nil {
+		return false
+	}
+	_, ok := pond["ingest"]
+	return ok
 }
 
 // withIngest returns o with options.pond.ingest set to stamp, keeping other pond keys.
