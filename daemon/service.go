@@ -53,7 +53,7 @@ type Service struct {
 }
 
 // laggard is a read Status makes of Lance, which answers only between the commits of an
-// upkeep (compaction, index builds): the index statistics and the embedding counts held
+// upkeep (compaction, index builds): during one, the index statistics and the embedding counts held
 // /v1/status for 2–8 s on the benchmark corpus (the goal while upkeep runs: p95 ≤ 50 ms). A
 // read that misses lateAfter goes on in the background, and Status reports the last value read
 // meanwhile; one read at a time.
@@ -69,10 +69,10 @@ type laggard[T any] struct {
 // lateAfter bounds how long Status waits for a Lance read before it reports the last value.
 const lateAfter = 30 * time.Millisecond
 
-// get returns what read reads, or the last value read when reading takes longer than
-// lateAfter. With nothing read yet it waits, unless inDaemon: a CLI's one status has nothing
-// else to report, while the daemon's first status may come during its start-up upkeep.
-func (l *laggard[T]) get(ctx context.Context, inDaemon bool, read func(context.Context) (T, error)) (T, error) {
+// get returns what read reads. While an upkeep runs (busy), it waits lateAfter at most and
+// then returns the last value read (the zero value when none was); otherwise it waits for the
+// read, so that a status after an upkeep or a sync tells what they did.
+func (l *laggard[T]) get(ctx context.Context, busy bool, read func(context.Context) (T, error)) (T, error) {
 	l.mu.Lock()
 	done := l.reading
 	var readErr error
@@ -95,10 +95,9 @@ func (l *laggard[T]) get(ctx context.Context, inDaemon bool, read func(context.C
 			l.last, l.have = v, true
 		}()
 	}
-	wait := !l.have && !inDaemon
 	l.mu.Unlock()
 	var late <-chan time.Time
-	if !wait {
+	if busy {
 		late = time.After(lateAfter)
 	}
 	select {
@@ -263,14 +262,15 @@ func (s *Service) Status(ctx context.Context) (*view.Status, error) {
 		return nil, err
 	}
 	// The two Lance reads wait side by side, so a status waits lateAfter once at most.
+	busy := s.upkeep.run.held()
 	var ixs []view.TableIndex
 	var ixErr error
 	ixDone := make(chan struct{})
 	go func() {
 		defer close(ixDone)
-		ixs, ixErr = s.indexes.get(ctx, s.Daemon != nil, s.readIndexes)
+		ixs, ixErr = s.indexes.get(ctx, busy, s.readIndexes)
 	}()
-	ec, err := s.embedded.get(ctx, s.Daemon != nil, func(ctx context.Context) (view.EmbedCounts, error) {
+	ec, err := s.embedded.get(ctx, busy, func(ctx context.Context) (view.EmbedCounts, error) {
 		return s.Store.EmbedCounts(ctx, "")
 	})
 	<-ixDone

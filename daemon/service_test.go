@@ -574,9 +574,9 @@ func TestTCPListener(t *testing.T) {
 }
 
 // TestStatusDoesNotWaitForIndexStats: Lance answers (here: its index statistics) only between an
-// upkeep's commits. The first status waits for them (there is nothing else to report); later
-// ones report the last statistics read while a slow read goes on, and take the new ones when
-// it ends.
+// upkeep's commits. While an upkeep runs, a status reports the last statistics read and the
+// slow read goes on (one at a time); with no upkeep running, a status waits for the read, so
+// it tells what the upkeep did.
 func TestStatusDoesNotWaitForIndexStats(t *testing.T) {
 	s := serve(t, ipc.ListenOptions{})
 	ctx := context.Background()
@@ -585,7 +585,7 @@ func TestStatusDoesNotWaitForIndexStats(t *testing.T) {
 		t.Fatal(err)
 	}
 	release := make(chan struct{})
-	reads := make(chan struct{}, 4)
+	reads := make(chan struct{}, 8)
 	s.svc.indexes.mu.Lock()
 	s.svc.indexes.read = func(ctx context.Context) ([]view.TableIndex, error) {
 		reads <- struct{}{}
@@ -593,6 +593,9 @@ func TestStatusDoesNotWaitForIndexStats(t *testing.T) {
 		return []view.TableIndex{{Table: "messages", Name: "after_upkeep"}}, nil
 	}
 	s.svc.indexes.mu.Unlock()
+	if ok, _ := s.svc.upkeep.run.take(ctx, true); !ok {
+		t.Fatal("the upkeep slot is taken")
+	}
 	for range 3 { // the read under way is shared, not started again
 		st, err := s.client.Status(ctx)
 		if err != nil {
@@ -605,15 +608,13 @@ func TestStatusDoesNotWaitForIndexStats(t *testing.T) {
 	if n := len(reads); n != 1 {
 		t.Errorf("%d reads started, want 1", n)
 	}
+	s.svc.upkeep.run.release()
 	close(release)
-	for {
-		st, err := s.client.Status(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(st.Indexes) == 1 && st.Indexes[0].Name == "after_upkeep" {
-			break
-		}
-		time.Sleep(10 * time.Millisecond) // the released read is storing what it read
+	st, err := s.client.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Indexes) != 1 || st.Indexes[0].Name != "after_upkeep" {
+		t.Errorf("with no upkeep running: %+v, want the read's answer", st.Indexes)
 	}
 }
