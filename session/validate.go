@@ -56,8 +56,9 @@ type Validator struct {
 	// "api/claude-code" would read as a sub-agent session, which search leaves out.
 	AgentFamily string
 	// KeepIngest keeps the options.pond.ingest a message carries instead of stripping it: rows
-	// copied from another Pond archive (pond copy) carry that archive's record of who captured
-	// them, which is the truth about them, not a caller's claim.
+	// an archive writes back (pond redact --all) or copies from another Pond archive (pond copy)
+	// carry its record of who captured them, which is the truth about them, not a caller's
+	// claim.
 	KeepIngest bool
 
 	sessions map[string]bool   // passed CheckKeys

@@ -63,9 +63,24 @@ func TestRedactAllRewritesStoredSessions(t *testing.T) {
 	if found := findSecret(t, s, testAWSKey); len(found) == 0 {
 		t.Fatal("the secret is not stored with redaction off: the check is blind")
 	}
+	ingest := func() string {
+		tr, err := s.ReadTranscript(ctx, "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o struct {
+			Ingest json.RawMessage `json:"ingest"`
+		}
+		json.Unmarshal(tr.Messages[0].Options["pond"], &o)
+		return string(o.Ingest)
+	}
+	captured := ingest()
 	rep, err := s.RedactAll(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got := ingest(); captured == "" || got != captured {
+		t.Errorf("who captured the rewritten message: %s, want it kept: %s", got, captured)
 	}
 	if rep.Scanned != 2 || rep.Sessions != 1 || rep.Rules["aws-access-token"] < 3 {
 		t.Errorf("report %+v", rep)

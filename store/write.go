@@ -82,13 +82,11 @@ type Stamp struct {
 	// Adapter is the local adapter that captured the rows, or RouteAPI or RouteImport.
 	Adapter     string `json:"adapter,omitempty"`
 	PondVersion string `json:"pond_version,omitempty"`
-	// KeepIngest keeps the options.pond.ingest a message already carries (rows written back
-	// by pond redact --all keep who captured them and when).
+	// KeepIngest keeps the options.pond.ingest a message already carries (session.Validator
+	// .KeepIngest): rows written back by pond redact --all, or copied from another Pond archive
+	// by pond copy, keep who captured them and when, so a copy holds the same events as its
+	// source. A message without one is stamped as any other.
 	KeepIngest bool `json:"-"`
-	// Verbatim marks rows copied from another Pond archive (pond copy): their ingest record is
-	// the source archive's and is kept as it is (session.Validator.KeepIngest), so a copy
-	// holds the same events as its source.
-	Verbatim bool `json:"-"`
 }
 
 // The routes by which rows from outside this machine's adapters arrive (Stamp.Adapter). Their
@@ -151,7 +149,7 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 		out.Phases[name] += time.Since(phase)
 		phase = time.Now()
 	}
-	v := session.Validator{MaxValueBytes: s.opts.MaxValueBytes, Untrusted: stamp.untrusted(), KeepIngest: stamp.Verbatim && !stamp.untrusted()}
+	v := session.Validator{MaxValueBytes: s.opts.MaxValueBytes, Untrusted: stamp.untrusted(), KeepIngest: stamp.KeepIngest && !stamp.untrusted()}
 	if stamp.Adapter == RouteAPI {
 		v.AgentFamily = RouteAPI
 	}
@@ -341,10 +339,7 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	ingest := ingestStamp(stamp)
 	for i, m := range b.messages {
 		b.searchText[i] = session.SearchText(m, partsOf[session.Key{SessionID: m.SessionID, MessageID: m.ID}])
-		if stamp.Verbatim && hasIngest(m.Options) {
-			continue
-		}
-		if _, has := m.Options["pond"]; !stamp.KeepIngest || !has {
+		if !stamp.KeepIngest || !hasIngest(m.Options) {
 			m.Options = withIngest(m.Options, ingest)
 		}
 	}

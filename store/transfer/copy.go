@@ -75,7 +75,7 @@ func Copy(ctx context.Context, src, dst *store.Store, opts Options) (*view.CopyR
 	if batch <= 0 {
 		batch = 50_000
 	}
-	stamp := store.Stamp{Adapter: "copy", PondVersion: opts.PondVersion, Verbatim: true}
+	stamp := store.Stamp{Adapter: "copy", PondVersion: opts.PondVersion, KeepIngest: true}
 	var pending []session.Event
 	flush := func() error {
 		if len(pending) == 0 {
