@@ -6,11 +6,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/array"
-
 	"github.com/pondhq/pond/session/view"
-	"github.com/pondhq/pond/store/lance"
 	"github.com/pondhq/pond/store/sqlite"
 )
 
@@ -77,21 +73,7 @@ func (s *Store) Verify(ctx context.Context) ([]view.Drift, error) {
 	var out []view.Drift
 	for _, name := range tableNames {
 		d := view.Drift{Table: name}
-		lanceKeys := map[string]int{}
-		err := s.tables[name].Scan(ctx, lance.Query{Columns: keyColumns[name], BatchRows: 8192}, func(r arrow.Record) error {
-			cols := make([]*array.String, r.NumCols())
-			for i := range cols {
-				cols[i] = r.Column(i).(*array.String)
-			}
-			for i := 0; i < int(r.NumRows()); i++ {
-				k := cols[0].Value(i)
-				for _, c := range cols[1:] {
-					k += "\x00" + c.Value(i)
-				}
-				lanceKeys[k]++
-			}
-			return nil
-		})
+		lanceKeys, err := s.KeyCounts(ctx, name)
 		if err != nil {
 			return nil, err
 		}
@@ -101,26 +83,18 @@ func (s *Store) Verify(ctx context.Context) ([]view.Drift, error) {
 				d.Duplicates = appendFew(d.Duplicates, k)
 			}
 		}
-		rows, err := s.mirror.DB().QueryContext(ctx, mirrorKeySQL[name])
+		mirrorKeys, err := s.MirrorKeys(ctx, name)
 		if err != nil {
 			return nil, err
 		}
-		seen := map[string]bool{}
-		for rows.Next() {
-			var k string
-			if err := rows.Scan(&k); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			d.Mirror++
-			seen[k] = true
+		d.Mirror = int64(len(mirrorKeys)) // the mirror's keys are its primary keys
+		for k := range mirrorKeys {
 			if lanceKeys[k] == 0 {
 				d.MissingLance = appendFew(d.MissingLance, k)
 			}
 		}
-		rows.Close()
 		for k := range lanceKeys {
-			if !seen[k] {
+			if !mirrorKeys[k] {
 				d.MissingMirror = appendFew(d.MissingMirror, k)
 			}
 		}
