@@ -38,8 +38,10 @@ func (c Counts) Add(o Counts) {
 type Redactor struct {
 	d *detect.Detector
 	// broad are the keywords of the rule set's broadest rule (see Events), lower case, by
-	// their first byte in either case.
-	broad [256][]string
+	// their first byte in either case; broadPair marks their first two bytes, case folded,
+	// so the scan looks at a keyword list only where one could begin.
+	broad     [256][]string
+	broadPair [1 << 16]bool
 }
 
 // broadRule is gitleaks' rule whose keywords ("key", "token", "auth" …) most agent text holds
@@ -65,7 +67,8 @@ func New() (*Redactor, error) {
 	}
 	r := &Redactor{d: d}
 	for _, k := range d.Config.Rules[broadRule].Keywords {
-		if k = strings.ToLower(k); k != "" {
+		if k = strings.ToLower(k); len(k) >= 2 {
+			r.broadPair[pairOf(k[0], k[1])] = true
 			// Under the first letter's both cases, so the scan looks a byte up as it is.
 			r.broad[k[0]] = append(r.broad[k[0]], k)
 			if up := strings.ToUpper(k[:1]); up != k[:1] {
@@ -77,9 +80,13 @@ func New() (*Redactor, error) {
 }
 
 // wakesBroad says whether s holds a keyword of the broad rule, ASCII case folded as gitleaks
-// folds them: one pass, keywords looked up by their first letter.
+// folds them: one pass, keywords looked up by their first letter where their first two
+// letters are.
 func (r *Redactor) wakesBroad(s string) bool {
-	for i := 0; i < len(s); i++ {
+	for i := 0; i+1 < len(s); i++ {
+		if !r.broadPair[pairOf(s[i], s[i+1])] {
+			continue
+		}
 		for _, k := range r.broad[s[i]] {
 			if len(s)-i >= len(k) && hasPrefixFold(s[i+1:], k[1:]) {
 				return true
@@ -125,6 +132,8 @@ func lower(c byte) byte {
 	}
 	return c
 }
+
+func pairOf(a, b byte) uint16 { return uint16(lower(a))<<8 | uint16(lower(b)) }
 
 // finding is one secret and the rule that found it.
 type finding struct {
@@ -223,7 +232,9 @@ func (r *Redactor) Events(events []session.Event) Counts {
 	// runs over those fields only, not over every chunk one of them landed in. Every field is
 	// still scanned by every rule its keywords wake: a secret lies within one field, so which
 	// fields share a chunk changes no finding.
-	var chunks []string
+	//
+	// Chunks are scanned as they fill, on other goroutines, while the gathering goes on.
+	sc := r.startScan()
 	var hot, cold strings.Builder
 	seen := map[string]bool{}
 	keyed := map[string]bool{}
@@ -237,7 +248,7 @@ func (r *Redactor) Events(events []session.Event) Counts {
 			b = &hot
 		}
 		if b.Len() > 0 && b.Len()+len(s) > chunkBytes {
-			chunks = append(chunks, b.String())
+			sc.add(b.String())
 			b.Reset()
 		}
 		b.WriteString(s)
@@ -257,10 +268,10 @@ func (r *Redactor) Events(events []session.Event) Counts {
 	})
 	for _, b := range []*strings.Builder{&hot, &cold} {
 		if b.Len() > 0 {
-			chunks = append(chunks, b.String())
+			sc.add(b.String())
 		}
 	}
-	found := r.findAll(chunks)
+	found := sc.wait()
 	if len(found) == 0 {
 		return Counts{}
 	}
@@ -278,92 +289,52 @@ func (r *Redactor) Events(events []session.Event) Counts {
 	return total
 }
 
-// jsonStrings calls f with each string value of the JSON document raw, unescaped, and the key
-// it is the value of ("" in an array or at the top). Numbers, booleans and keys alone are not
-// passed: they hold no secret a rule could find. Text that is not JSON is passed whole.
-func jsonStrings(raw []byte, f func(key, value string)) {
-	if !scanJSONStrings(raw, f) {
-		f("", string(raw))
-	}
-}
-
-// scanJSONStrings is jsonStrings' scan, bounds-checked instead of validating the document
-// first (a second pass over every raw record): false when raw is not JSON it can walk, and
-// the caller then scans raw whole.
-func scanJSONStrings(raw []byte, f func(key, value string)) bool {
-	var key string
-	var stack []bool // per open container: is it an object
-	for i := 0; i < len(raw); i++ {
-		switch c := raw[i]; c {
-		case '{', '[':
-			stack = append(stack, c == '{')
-			key = ""
-		case '}', ']':
-			if len(stack) == 0 {
-				return false
-			}
-			stack = stack[:len(stack)-1]
-			key = ""
-		case '"':
-			j, escaped := i+1, false
-			for ; j < len(raw) && raw[j] != '"'; j++ {
-				if raw[j] == '\\' {
-					escaped = true
-					j++
-				}
-			}
-			if j >= len(raw) {
-				return false // an unterminated string
-			}
-			s := string(raw[i+1 : j])
-			if escaped && json.Unmarshal(raw[i:j+1], &s) != nil {
-				return false
-			}
-			k := j + 1
-			for k < len(raw) && (raw[k] == ' ' || raw[k] == '\t' || raw[k] == '\n' || raw[k] == '\r') {
-				k++
-			}
-			if k < len(raw) && raw[k] == ':' {
-				key = s
-			} else {
-				if len(stack) == 0 || !stack[len(stack)-1] {
-					key = ""
-				}
-				f(key, s)
-			}
-			i = j
-		}
-	}
-	return len(stack) == 0
-}
-
 // chunkBytes is the size of the text handed to gitleaks at once.
 const chunkBytes = 8 << 10
 
-// findAll finds the secrets in chunks, on as many goroutines as there are processors, and
-// returns each secret once.
-func (r *Redactor) findAll(chunks []string) []finding {
-	results := make([][]finding, len(chunks))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(chunks)); w++ {
-		wg.Add(1)
+// scan finds the secrets in chunks handed to it one at a time, on as many goroutines as there
+// are processors.
+type scan struct {
+	r    *Redactor
+	next chan *scanJob
+	jobs []*scanJob
+	wg   sync.WaitGroup
+}
+
+type scanJob struct {
+	chunk string
+	found []finding
+}
+
+func (r *Redactor) startScan() *scan {
+	sc := &scan{r: r, next: make(chan *scanJob, 4)}
+	for range runtime.GOMAXPROCS(0) {
+		sc.wg.Add(1)
 		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i] = r.find(chunks[i])
+			defer sc.wg.Done()
+			for j := range sc.next {
+				j.found = sc.r.find(j.chunk)
 			}
 		}()
 	}
-	for i := range chunks {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	return sc
+}
+
+func (sc *scan) add(chunk string) {
+	j := &scanJob{chunk: chunk}
+	sc.jobs = append(sc.jobs, j)
+	sc.next <- j
+}
+
+// wait returns each secret found once, in the order of the chunks (so a secret two rules
+// find is always named by the same one).
+func (sc *scan) wait() []finding {
+	close(sc.next)
+	sc.wg.Wait()
 	var found []finding
 	seen := map[string]bool{}
-	for _, fs := range results {
-		for _, f := range fs {
+	for _, j := range sc.jobs {
+		for _, f := range j.found {
 			if !seen[f.secret] {
 				seen[f.secret] = true
 				found = append(found, f)
