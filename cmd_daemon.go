@@ -12,7 +12,7 @@ import (
 )
 
 func newDaemonCmd() *cobra.Command {
-	var syncEvery, debounce, upkeepEvery, keepVersions time.Duration
+	var syncEvery, debounce, upkeepEvery, keepVersions, catchUpEvery time.Duration
 	var memCeiling int64
 	var logLevel string
 	var openSockets bool
@@ -39,6 +39,10 @@ Upkeep is the daemon's too (what pond optimize does on request): once rows came 
 syncs), compacts small fragments, folds new rows into the indexes and removes table versions
 older than --keep-versions, each only when its measurement says so.
 
+With the archive on an object store (pond storage use), other machines may write it too: at
+start and every --catch-up-every the daemon takes their new rows into this machine's SQL mirror,
+so search and SQL here see their sessions (pond status --hosts lists the machines).
+
 --listen 127.0.0.1:PORT also serves the API over loopback TCP (off by default): every request
 needs "Authorization: Bearer <token>" with the token from api-token in the state directory
 (created 0600), and a Host header naming that address.
@@ -64,7 +68,7 @@ Logs go to stderr. Examples:
 			}
 			return daemon.Run(cmd.Context(), daemon.Options{Dirs: d, Version: version, Log: log, SyncEvery: syncEvery,
 				Debounce: debounce, MemoryCeiling: memCeiling, OpenSockets: openSockets, Listen: listen,
-				UpkeepEvery: upkeepEvery, KeepVersions: keepVersions})
+				UpkeepEvery: upkeepEvery, KeepVersions: keepVersions, CatchUpEvery: catchUpEvery})
 		},
 	}
 	f := cmd.Flags()
@@ -73,6 +77,7 @@ Logs go to stderr. Examples:
 	f.Int64Var(&memCeiling, "memory-ceiling", daemon.DefaultMemoryCeiling, "exit with code 75 past this resident size in bytes (-1: never)")
 	f.DurationVar(&upkeepEvery, "upkeep-every", daemon.DefaultUpkeepEvery, "how often upkeep looks for work after captures")
 	f.DurationVar(&keepVersions, "keep-versions", daemon.DefaultKeepVersions, "upkeep removes table versions older than this (0: every replaced version)")
+	f.DurationVar(&catchUpEvery, "catch-up-every", daemon.DefaultCatchUpEvery, "with a shared archive on an object store, how often other machines' rows are taken into the mirror")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&listen, "listen", "", "also serve the API on this loopback address (127.0.0.1:PORT); every request needs the bearer token in the state dir's api-token file")
 	addTestFlags(cmd, &openSockets)

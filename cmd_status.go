@@ -13,7 +13,7 @@ import (
 
 func newStatusCmd() *cobra.Command {
 	var format string
-	var subagents bool
+	var subagents, hosts bool
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show what the archive holds and how the last sync went",
@@ -35,10 +35,11 @@ func newStatusCmd() *cobra.Command {
 			if !subagents {
 				rep.Agents = slices.DeleteFunc(rep.Agents, func(a view.AgentCount) bool { return strings.Contains(a.Agent, "/") })
 			}
-			return render(cmd.OutOrStdout(), format, rep, func() string { return present.Status(rep, d.Data.Path, subagents) })
+			return render(cmd.OutOrStdout(), format, rep, func() string { return present.Status(rep, d.Data.Path, subagents, hosts) })
 		},
 	}
 	cmd.Flags().BoolVar(&subagents, "include-subagents", false, "count sub-agent sessions per sub-kind too")
+	cmd.Flags().BoolVar(&hosts, "hosts", false, "list the machines writing this archive even when there is one (listed anyway when several share it)")
 	addFormatFlag(cmd, &format)
 	return cmd
 }

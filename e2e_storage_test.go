@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pondhq/pond/internal/s3test"
+	"github.com/pondhq/pond/ipc/apitype"
 )
 
 // The archive on moto's S3 server: one HOME syncs the claude-code fixtures into an s3+http
@@ -62,6 +66,103 @@ func TestObjectStorage(t *testing.T) {
 	countB, code := run(t, bin, envB, "sql", "SELECT count(*) AS n FROM messages", "--format", "json")
 	if code != 0 || storageSQLCount(t, countB) != storageSQLCount(t, countA) || storageSQLCount(t, countA) == 0 {
 		t.Errorf("home B counts %s (exit %d), home A %s", countB, code, countA)
+	}
+}
+
+// Two machines (two HOMEs) run their daemons at the same time against one archive on moto's S3
+// server, each capturing sessions of its own: both commit into the same Lance tables
+// concurrently, and each daemon's mirror takes in the other's rows (its catch-up loop), so
+// both hold the union, with no row missing or doubled (the mirror's verify, key by key against
+// Lance), search on either finds the other's sessions, and status lists both machines.
+func TestTwoDaemonsOneArchive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the pond binary")
+	}
+	srv := s3test.Start(t)
+	url := srv.Bucket(t, "pond-two", "shared")
+	bin := pondBinary(t)
+	aws := []string{"AWS_ACCESS_KEY_ID=testing", "AWS_SECRET_ACCESS_KEY=testing", "AWS_REGION=us-east-1"}
+	const each = 4
+	type machine struct {
+		home string
+		env  []string
+		d    *daemonProc
+	}
+	var ms []*machine
+	for _, prefix := range []string{"a", "b"} {
+		home, env := isolatedHome(t)
+		env = append(env, aws...)
+		// Each machine has only sessions of its own.
+		if err := os.RemoveAll(filepath.Join(home, ".claude")); err != nil {
+			t.Fatal(err)
+		}
+		for j := range each {
+			writeSession(t, filepath.Join(home, ".claude", "projects", "-srv-"+prefix), fmt.Sprintf("%s0000000-0000-4000-8000-%012d", prefix, j))
+		}
+		for _, args := range [][]string{{"storage", "use", url}, {"consent", "grant"}} {
+			if out, code := run(t, bin, env, args...); code != 0 {
+				t.Fatalf("%v exited %d: %s", args, code, out)
+			}
+		}
+		ms = append(ms, &machine{home: home, env: env})
+	}
+	// One right after the other: their start-up syncs commit side by side.
+	for _, m := range ms {
+		m.d = startDaemon(t, bin, m.env, m.home, "--catch-up-every", "500ms")
+	}
+	ctx := context.Background()
+	wantSessions := 2 * each
+	var wantMessages int
+	for _, m := range ms {
+		deadline := time.Now().Add(3 * time.Minute)
+		for {
+			if sqlCount(t, m.d.client, "SELECT count(*) AS n FROM sessions") == wantSessions {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s holds %d sessions, want %d", m.home, sqlCount(t, m.d.client, "SELECT count(*) AS n FROM sessions"), wantSessions)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		n := sqlCount(t, m.d.client, "SELECT count(*) AS n FROM messages")
+		if wantMessages == 0 {
+			wantMessages = n
+		} else if n != wantMessages {
+			t.Errorf("%s holds %d messages, the other %d", m.home, n, wantMessages)
+		}
+		v, err := m.d.client.VerifyMirror(ctx, &apitype.MirrorVerifyRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range v.Tables {
+			if !d.OK() || d.Lance == 0 {
+				t.Errorf("%s: %+v", m.home, d)
+			}
+		}
+		st, err := m.d.client.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		this := 0
+		for _, h := range st.Hosts {
+			if h.This {
+				this++
+			}
+			if h.Writer == 0 || h.Hostname == "" || h.Sessions == 0 {
+				t.Errorf("%s: host %+v", m.home, h)
+			}
+		}
+		if len(st.Hosts) != 2 || this != 1 || st.Hosts[0].Sessions+st.Hosts[1].Sessions != int64(wantSessions) {
+			t.Errorf("%s: hosts %+v", m.home, st.Hosts)
+		}
+	}
+	// Machine b finds machine a's sessions, which it never captured.
+	if got := strings.Join(searchSessions(t, bin, ms[1].env), " "); !strings.Contains(got, "a0000000-") || !strings.Contains(got, "b0000000-") {
+		t.Errorf("b's search: %v", got)
+	}
+	out, code := run(t, bin, ms[1].env, "status", "--hosts")
+	if code != 0 || !strings.Contains(out, "machines: 2 writing this archive") || !strings.Contains(out, "(this machine)") {
+		t.Errorf("status --hosts exited %d:\n%s", code, out)
 	}
 }
 

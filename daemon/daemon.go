@@ -53,6 +53,9 @@ type Options struct {
 	// negative: every replaced version).
 	UpkeepEvery  time.Duration
 	KeepVersions time.Duration
+	// CatchUpEvery is how often, with the archive on an object store that other machines may
+	// write, the mirror takes in their rows (default 30 s).
+	CatchUpEvery time.Duration
 }
 
 // The daemon's defaults, for the options left zero and for the flags that set them.
@@ -60,6 +63,7 @@ const (
 	DefaultDebounce      = 50 * time.Millisecond
 	DefaultMemoryCeiling = 4 << 30
 	DefaultUpkeepEvery   = 10 * time.Minute
+	DefaultCatchUpEvery  = 30 * time.Second
 	// DefaultKeepVersions: a zero KeepVersions keeps replaced versions this long.
 	DefaultKeepVersions = view.KeepVersions
 )
@@ -81,6 +85,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if opts.UpkeepEvery <= 0 {
 		opts.UpkeepEvery = DefaultUpkeepEvery
+	}
+	if opts.CatchUpEvery <= 0 {
+		opts.CatchUpEvery = DefaultCatchUpEvery
 	}
 	cfg, _, err := config.Load(opts.Dirs.ConfigFile.Path)
 	if err != nil {
@@ -177,6 +184,9 @@ func Run(ctx context.Context, opts Options) error {
 	goRun("watcher", func(ctx context.Context) error { d.watch.run(ctx); return nil })
 	goRun("sync", d.syncLoop)
 	goRun("upkeep", d.upkeepLoop)
+	if st.Location().Remote() {
+		goRun("catch-up", d.catchUpLoop)
+	}
 	if opts.MemoryCeiling > 0 {
 		goRun("memory", d.memoryGuard)
 	}
@@ -221,6 +231,30 @@ func (d *daemon) upkeepLoop(ctx context.Context) error {
 		case <-tick.C:
 		}
 		for d.svc.AutoUpkeep(ctx, d.opts.KeepVersions) && ctx.Err() == nil {
+		}
+	}
+}
+
+// catchUpLoop brings the rows other machines commit to a shared archive (Lance on an object
+// store) into this machine's mirror, so its search and SQL see them: at start, then every
+// CatchUpEvery. A failure is reported in status and tried again at the next tick.
+func (d *daemon) catchUpLoop(ctx context.Context) error {
+	tick := time.NewTicker(d.opts.CatchUpEvery)
+	defer tick.Stop()
+	for {
+		got, err := d.svc.Store.CatchUp(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			d.log.Error("daemon: catching up with other machines' commits failed", "error", err)
+			d.setErr(fmt.Errorf("catching up with other machines' commits: %w", err))
+		case got.Sessions+got.Messages+got.Parts > 0:
+			d.log.Info("daemon: took in other machines' rows", "sessions", got.Sessions, "messages", got.Messages, "parts", got.Parts)
+			d.svc.publish(apitype.EventCaptured, view.Captured{Source: "catch-up", Inserted: got})
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
 		}
 	}
 }

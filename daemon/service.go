@@ -297,6 +297,9 @@ func (s *Service) Status(ctx context.Context) (*view.Status, error) {
 	if s.Daemon != nil {
 		st.Daemon = s.Daemon()
 	}
+	if st.Hosts, err = s.Store.Hosts(ctx); err != nil {
+		return nil, err
+	}
 	return st, nil
 }
 

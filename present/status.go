@@ -12,8 +12,9 @@ import (
 )
 
 // Status is what `pond status` prints: the archive under dataDir, per agent (sub-agent kinds
-// only with subagents), the last sync, consent, semantic search, the indexes and the daemon.
-func Status(st *view.Status, dataDir string, subagents bool) string {
+// only with subagents), the last sync, consent, semantic search, the indexes, the machines
+// that write the archive (when several do, or with hosts) and the daemon.
+func Status(st *view.Status, dataDir string, subagents, hosts bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "archive: %d sessions, %d messages, %d parts (%s)\n", st.Sessions, st.Messages, st.Parts, dataDir)
 	agents := slices.Clone(st.Agents)
@@ -94,6 +95,9 @@ func Status(st *view.Status, dataDir string, subagents bool) string {
 		}
 		b.WriteString("\n")
 	}
+	if len(st.Hosts) > 1 || hosts {
+		b.WriteString(Hosts(st.Hosts))
+	}
 	if dm := st.Daemon; dm != nil {
 		fmt.Fprintf(&b, "daemon: pid %d since %s, watching %d folders", dm.PID, dm.StartedAt.Local().Format(time.DateTime), dm.Watching)
 		if dm.LastError != "" {
@@ -102,6 +106,31 @@ func Status(st *view.Status, dataDir string, subagents bool) string {
 		b.WriteString("\n")
 	} else {
 		b.WriteString("daemon: not running\n")
+	}
+	return b.String()
+}
+
+// Hosts is the list of machines writing the archive, a line each.
+func Hosts(hosts []view.Host) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "machines: %d writing this archive\n", len(hosts))
+	for _, h := range hosts {
+		name := Escape(h.Hostname)
+		if name == "" {
+			name = "(unknown)"
+		}
+		if h.Username != "" {
+			name = Escape(h.Username) + "@" + name
+		}
+		this := ""
+		if h.This {
+			this = " (this machine)"
+		}
+		last := ""
+		if h.LastCapture != "" {
+			last = ", last capture " + Escape(h.LastCapture)
+		}
+		fmt.Fprintf(&b, "  %-32s writer %-6d %6d sessions %9d messages%s%s\n", name, h.Writer, h.Sessions, h.Messages, last, this)
 	}
 	return b.String()
 }

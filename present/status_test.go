@@ -11,7 +11,7 @@ import (
 // lines it skips, with the caps in binary units.
 func TestStatusLimits(t *testing.T) {
 	st := &view.Status{Limits: view.Limits{ValueBytes: 8 << 20, LineBytes: 64 << 20, DecompressedBytes: 1 << 30}}
-	got := Status(st, "/data", false)
+	got := Status(st, "/data", false, false)
 	want := "limits: a value over 8 MiB is stored as a size marker; a line over 64 MiB, or a compressed file's content past 1 GiB, is reported as malformed\n"
 	if !strings.Contains(got, want) {
 		t.Errorf("status:\n%s\nwant a line %q", got, want)
@@ -31,7 +31,7 @@ func TestStatusListsAgents(t *testing.T) {
 		{Name: "hermes", Configured: true, Restore: true},
 		{Name: "cursor", Path: "/data/cursor"},
 	}}
-	got := Status(st, "/data", false)
+	got := Status(st, "/data", false, false)
 	for _, want := range []string{
 		"agents: 3 known\n",
 		"  claude-code              enabled         data found          restores\n",
@@ -41,5 +41,28 @@ func TestStatusListsAgents(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("status:\n%s\nwant a line %q", got, want)
 		}
+	}
+}
+
+// TestStatusListsHosts: several machines writing one archive are listed, each with its share,
+// its name escaped (it comes from the archive), this one marked; one machine only on request.
+func TestStatusListsHosts(t *testing.T) {
+	st := &view.Status{Hosts: []view.Host{
+		{Writer: 0, Hostname: "laptop", Username: "ana", LastCapture: "2026-12-01T10:00:00Z", Sessions: 3, Messages: 40, This: true},
+		{Writer: 5121, Hostname: "ci\x1b[2J", Sessions: 1, Messages: 7},
+	}}
+	got := Status(st, "/data", false, false)
+	for _, want := range []string{
+		"machines: 2 writing this archive\n",
+		"  ana@laptop                       writer 0           3 sessions        40 messages, last capture 2026-12-01T10:00:00Z (this machine)\n",
+		`  ci\x1b[2J                        writer 5121        1 sessions         7 messages` + "\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("status:\n%s\nwant a line %q", got, want)
+		}
+	}
+	st.Hosts = st.Hosts[:1]
+	if strings.Contains(Status(st, "/data", false, false), "machines:") || !strings.Contains(Status(st, "/data", false, true), "machines: 1") {
+		t.Error("one machine: listed without --hosts, or not with it")
 	}
 }

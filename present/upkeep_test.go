@@ -83,7 +83,7 @@ func TestStatusHealth(t *testing.T) {
 		{Adapter: "codex-cli", Error: "permission denied", FailingSince: "2026-11-30T10:00:00Z"},
 		{Adapter: "pi-coding-agent", LastOK: "2026-12-01T10:00:00Z", Malformed: 3, Unknown: map[string]int{"x": 1}},
 	}}}
-	out := Status(st, "/data", true)
+	out := Status(st, "/data", true, false)
 	for _, want := range []string{"codex-cli", "failing since 2026-11-30T10:00:00Z: permission denied", "pi-coding-agent", "3 malformed records in its latest files; 1 record type kept but not read"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("status lacks %q:\n%s", want, out)

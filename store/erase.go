@@ -185,13 +185,9 @@ func (s *Store) purgeLocked(ctx context.Context, ids []string, progress func(vie
 	if err := s.mirror.Erase(ctx, ids); err != nil {
 		return err
 	}
-	for _, name := range tableNames {
-		v, err := s.tables[name].Version(ctx)
-		if err != nil {
-			return err
-		}
-		s.versions[name] = v
-	}
+	// The next write's catch-up looks at Lance again: another machine may have committed to a
+	// shared archive meanwhile.
+	clear(s.versions)
 	s.textIndex.checkedAt.Store(0)
 	return nil
 }

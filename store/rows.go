@@ -227,6 +227,8 @@ type batch struct {
 	// options of each new row as JSON text, rendered once for both stores.
 	sessionOpts, messageOpts, partOpts []string
 	seq                                map[session.Key]int64
+	// commits counts the Lance commits the batch made, per table.
+	commits map[string]int
 }
 
 // renderOptions renders every new row's options once; Lance's records and the mirror's rows

@@ -20,6 +20,7 @@ import (
 	"github.com/pondhq/pond/embed"
 	"github.com/pondhq/pond/internal/atomicfile"
 	"github.com/pondhq/pond/paths"
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/lance"
 	"github.com/pondhq/pond/store/sqlite"
 )
@@ -60,6 +61,8 @@ type Store struct {
 	// versions are the Lance table versions the mirror is known to reflect (set by the writer
 	// after catching up), so the next write skips the catch-up scan when nothing changed.
 	versions map[string]uint64
+	// writer is this machine's writer number in the archive (writer.go), once known.
+	writer int64
 	// appends counts the writer's Lance commits since lancedb-go's connection was last
 	// refreshed (see lance.DB.Refresh).
 	appends int
@@ -261,37 +264,66 @@ func (s *Store) Table(name string) *lance.Table { return s.tables[name] }
 // Mirror is the SQLite mirror.
 func (s *Store) Mirror() *sqlite.Mirror { return s.mirror }
 
-// catchUp applies to the mirror every Lance row it lacks (ingest_seq above its watermark): the
-// rows a crash left between a Lance commit and the mirror's transaction. Callers hold the
-// store lock.
+// catchUp applies to the mirror every Lance row it lacks (missingFilter): the rows a crash
+// left between a Lance commit and the mirror's transaction, and those other machines wrote to
+// a shared archive. Callers hold the store lock.
 func (s *Store) catchUp(ctx context.Context) error {
+	_, err := s.catchUpCount(ctx)
+	return err
+}
+
+// catchUpCount is catchUp, returning how many rows it applied, per table.
+func (s *Store) catchUpCount(ctx context.Context) (view.Tally, error) {
+	var total view.Tally
 	for _, name := range tableNames {
 		t := s.tables[name]
 		v, err := t.Version(ctx)
 		if err != nil {
-			return err
+			return total, err
 		}
 		if known, ok := s.versions[name]; ok && known == v {
 			continue
 		}
-		mark, err := s.mirror.Watermark(ctx, name)
+		marks, err := s.mirror.Watermarks(ctx, name)
 		if err != nil {
-			return err
+			return total, err
 		}
-		filter := fmt.Sprintf("ingest_seq > %d", mark)
+		filter := missingFilter(marks)
 		n, err := t.Count(ctx, filter)
 		if err != nil {
-			return err
+			return total, err
 		}
 		if n > 0 {
-			s.log.Info("store: mirror catching up from Lance", "table", name, "rows", n, "after_seq", mark)
+			s.log.Info("store: mirror catching up from Lance", "table", name, "rows", n)
 			if err := s.replay(ctx, name, filter); err != nil {
-				return err
+				return total, err
+			}
+			switch name {
+			case TableSessions:
+				total.Sessions += int(n)
+			case TableMessages:
+				total.Messages += int(n)
+			case TableParts:
+				total.Parts += int(n)
 			}
 		}
 		s.versions[name] = v
 	}
-	return nil
+	return total, nil
+}
+
+// CatchUp applies to the mirror the rows other machines committed to a shared archive since
+// it last looked (and any a crash left behind), under the store lock; it returns how many.
+func (s *Store) CatchUp(ctx context.Context) (view.Tally, error) {
+	if s.opts.ReadOnly {
+		return view.Tally{}, ErrReadOnly
+	}
+	lock, err := AcquireLock(ctx, s.opts.StateDir, s.opts.Command, nil)
+	if err != nil {
+		return view.Tally{}, err
+	}
+	defer lock.Release()
+	return s.catchUpCount(ctx)
 }
 
 // replay copies the Lance rows matching filter into the mirror, in bounded batches.

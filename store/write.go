@@ -196,7 +196,7 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 		refused[id] = fmt.Errorf("session %s was captured on this machine (%s): rows from %s never add to it; send them as a session of their own", id, agent, stamp.Adapter)
 	}
 
-	b := &batch{seq: map[session.Key]int64{}}
+	b := &batch{seq: map[session.Key]int64{}, commits: map[string]int{}}
 	labels := map[string]storedLabels{} // session id -> labels its messages carry
 	relabeled := map[string]bool{}
 	newMsgIndex := map[session.Key]int{} // new messages -> index into b.messages
@@ -350,8 +350,8 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 		b.body[i], b.data[i] = partBody(p)
 	}
 
-	// Sequence numbers continue after everything the mirror (now equal to Lance) holds.
-	seq, err := s.maxSeq(ctx)
+	// Sequence numbers continue after the last this machine gave (writer.go).
+	seq, err := s.lastSeq(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -409,13 +409,19 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	if err := s.countRedacted(redacted); err != nil {
 		s.log.Warn("store: count redacted secrets", "error", err)
 	}
-	// The mirror now reflects exactly these Lance versions.
+	// The mirror now reflects these Lance versions, unless another machine committed to the
+	// table since the catch-up: then the versions are more than this batch's commits past
+	// the known ones, and the next catch-up looks.
 	for _, name := range tableNames {
 		v, err := s.tables[name].Version(ctx)
 		if err != nil {
 			return nil, err
 		}
-		s.versions[name] = v
+		if known, ok := s.versions[name]; ok && v == known+uint64(b.commits[name]) {
+			s.versions[name] = v
+		} else {
+			delete(s.versions, name)
+		}
 	}
 	if s.appends >= refreshAfterAppends {
 		s.appends = 0
@@ -450,6 +456,7 @@ func (s *Store) writeLance(ctx context.Context, b *batch, updates []sqlite.Searc
 			rec := w.build(mem, c[0], c[1])
 			err := s.tables[w.table].Append(ctx, rec)
 			s.appends++
+			b.commits[w.table]++
 			rec.Release()
 			if err != nil {
 				return fmt.Errorf("store: append %d rows to %s: %w", c[1]-c[0], w.table, err)
@@ -466,6 +473,7 @@ func (s *Store) writeLance(ctx context.Context, b *batch, updates []sqlite.Searc
 		rec := reindexRecord(mem, updates[c[0]:c[1]])
 		_, err := s.tables[TableMessages].MergeInsert(ctx, lance.MergeSpec{On: []string{"session_id", "id"}, UpdateMatched: true}, rec)
 		s.appends++
+		b.commits[TableMessages]++
 		rec.Release()
 		if err != nil {
 			return fmt.Errorf("store: reindex %d messages: %w", c[1]-c[0], err)
@@ -563,20 +571,6 @@ func (s *Store) recomputeSearchText(ctx context.Context, stale map[session.Key]b
 // affectsSearch reports whether a part contributes to its message's search text.
 func affectsSearch(p *session.Part) bool {
 	return p.Provenance == session.Conversational && (p.Type == session.PartText || p.Type == session.PartFile)
-}
-
-func (s *Store) maxSeq(ctx context.Context) (int64, error) {
-	var max int64
-	for _, name := range tableNames {
-		m, err := s.mirror.Watermark(ctx, name)
-		if err != nil {
-			return 0, err
-		}
-		if m > max {
-			max = m
-		}
-	}
-	return max, nil
 }
 
 // capturedHere returns, of the sessions events name (as their own or as a parent), those a

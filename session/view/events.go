@@ -19,7 +19,7 @@ type SyncFinished struct {
 // Captured is a sessions_captured event's payload: rows a sync or an ingest added.
 type Captured struct {
 	Inserted Tally  `json:"inserted"`
-	Source   string `json:"source"` // sync, ingest or import
+	Source   string `json:"source"` // sync, ingest, import, or catch-up (other machines' rows of a shared archive)
 }
 
 // Failed is an error event's payload: what failed while doing what.

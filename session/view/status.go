@@ -25,6 +25,22 @@ type Status struct {
 	// ExcludedProjects the project globs never captured.
 	Redaction        *Redaction `json:"redaction,omitempty"`
 	ExcludedProjects []string   `json:"excluded_projects,omitempty"`
+	// Hosts are the machines whose captures the archive holds (several when they share it on
+	// an object store), as far as this machine's mirror has taken them in.
+	Hosts []Host `json:"hosts,omitempty"`
+}
+
+// Host is one machine that writes the archive: its writer number (the high bits of the rows'
+// ingest_seq), who it is by its newest capture record, and its share of the archive.
+type Host struct {
+	Writer      int64  `json:"writer"`
+	Hostname    string `json:"hostname"`
+	Username    string `json:"username,omitempty"`
+	LastCapture string `json:"last_capture,omitempty"`
+	Sessions    int64  `json:"sessions"`
+	Messages    int64  `json:"messages"`
+	// This is the machine answering.
+	This bool `json:"this,omitempty"`
 }
 
 // Limits are the bounds capture keeps to, so that no agent's file can exhaust memory: a value

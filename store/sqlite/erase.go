@@ -35,6 +35,14 @@ func (m *Mirror) Erase(ctx context.Context, ids []string) error {
 	}
 	defer tx.Rollback()
 	err = inChunks(ids, func(chunk []string) error {
+		// The writers' counts lose the rows first.
+		for col, table := range map[string]string{"sessions": "sessions", "messages": "message_rows"} {
+			if _, err := tx.ExecContext(ctx, `UPDATE _pond_writers SET `+col+` = `+col+` - (SELECT count(*) FROM `+table+`
+				WHERE session_id IN (`+placeholders(len(chunk))+`) AND ingest_seq >> `+fmt.Sprint(WriterShift)+` = _pond_writers.writer)`,
+				anys(chunk)...); err != nil {
+				return fmt.Errorf("mirror: erase: writers' counts: %w", err)
+			}
+		}
 		for _, table := range []string{"part_rows", "message_rows", "sessions"} {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE session_id IN (`+placeholders(len(chunk))+`)`, anys(chunk)...); err != nil {
 				return fmt.Errorf("mirror: erase from %s: %w", table, err)

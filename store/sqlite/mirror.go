@@ -16,9 +16,10 @@ import (
 // fast index of which keys are stored. Its tables and columns carry the original system's SQL
 // names (sessions.session_id, messages.message_id, …) so agents' learned queries work.
 //
-// Every row carries the ingest_seq the store gave it; the mirror records the highest sequence
-// applied, so after a crash between a Lance commit and the mirror's transaction the store can
-// replay the missing rows from Lance (Watermark, then Apply).
+// Every row carries the ingest_seq the store gave it; the mirror records, per writer, the
+// highest sequence applied, so after a crash between a Lance commit and the mirror's
+// transaction, or after other machines' commits to a shared archive, the store can replay the
+// rows it lacks from Lance (Watermarks, then Apply).
 type Mirror struct {
 	db   *sql.DB
 	path string
@@ -107,7 +108,12 @@ var mirrorDDL = []string{
 			(SELECT count(*) FROM parts p WHERE p.session_id = s.session_id AND p.type = 'tool_result' AND p.is_failure = 1) AS tool_failures
 		FROM sessions s LEFT JOIN messages m ON m.session_id = s.session_id
 		GROUP BY s.session_id`,
-	`CREATE TABLE IF NOT EXISTS _pond_watermarks (table_name TEXT PRIMARY KEY, seq INTEGER NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS _pond_marks (table_name TEXT NOT NULL, writer INTEGER NOT NULL, seq INTEGER NOT NULL,
+		PRIMARY KEY (table_name, writer)) WITHOUT ROWID`,
+	// Who each writer is, from the capture record of the newest message applied from it, and
+	// how many of its sessions and messages the mirror holds.
+	`CREATE TABLE IF NOT EXISTS _pond_writers (writer INTEGER PRIMARY KEY, hostname TEXT, username TEXT, last_capture TEXT,
+		sessions INTEGER NOT NULL DEFAULT 0, messages INTEGER NOT NULL DEFAULT 0)`,
 	`CREATE TABLE IF NOT EXISTS _pond_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
 }
 
@@ -191,6 +197,9 @@ func (m *Mirror) init(ctx context.Context) error {
 	if err := ensureFTS(ctx, tx); err != nil {
 		return fmt.Errorf("mirror: init: %w", err)
 	}
+	if err := migrateMarks(ctx, tx); err != nil {
+		return fmt.Errorf("mirror: init: %w", err)
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO _pond_meta(key, value) VALUES ('schema_version', ?)`, fmt.Sprint(SchemaVersion)); err != nil {
 		return fmt.Errorf("mirror: init: %w", err)
 	}
@@ -203,14 +212,85 @@ func (m *Mirror) Close() error { return errors.Join(m.ckpt.close(), m.db.Close()
 // Path is the mirror's file.
 func (m *Mirror) Path() string { return m.path }
 
-// Watermark is the highest ingest_seq applied to table (0 when none).
-func (m *Mirror) Watermark(ctx context.Context, table string) (int64, error) {
-	var seq int64
-	err := m.db.QueryRowContext(ctx, `SELECT seq FROM _pond_watermarks WHERE table_name = ?`, table).Scan(&seq)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
+// A row's ingest_seq holds its writer's number from bit WriterShift up and the writer's own
+// count below it: each machine writing one archive numbers its rows in a range of its own, so
+// a mirror can tell, per writer, up to where it holds that writer's rows. Rows written before
+// writers were numbered are writer 0's.
+const WriterShift = 47
+
+// WriterOf is the writer of the row numbered seq.
+func WriterOf(seq int64) int64 { return seq >> WriterShift }
+
+// Watermarks are the highest ingest_seq applied to table, per writer.
+func (m *Mirror) Watermarks(ctx context.Context, table string) (map[int64]int64, error) {
+	rows, err := m.db.QueryContext(ctx, `SELECT writer, seq FROM _pond_marks WHERE table_name = ?`, table)
+	if err != nil {
+		return nil, fmt.Errorf("mirror: watermarks: %w", err)
 	}
-	return seq, err
+	defer rows.Close()
+	out := map[int64]int64{}
+	for rows.Next() {
+		var w, seq int64
+		if err := rows.Scan(&w, &seq); err != nil {
+			return nil, err
+		}
+		out[w] = seq
+	}
+	return out, rows.Err()
+}
+
+// migrateMarks moves a mirror's single watermark per table (before writers were numbered, all
+// writer 0's) into _pond_marks, and counts writer 0's rows.
+func migrateMarks(ctx context.Context, tx *sql.Tx) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = '_pond_watermarks'`).Scan(&n); err != nil || n == 0 {
+		return err
+	}
+	for _, q := range []string{
+		`INSERT OR IGNORE INTO _pond_marks(table_name, writer, seq) SELECT table_name, seq >> ` + fmt.Sprint(WriterShift) + `, seq FROM _pond_watermarks`,
+		`DROP TABLE _pond_watermarks`,
+		// Every row so far is writer 0's; who that was, the newest message says.
+		`INSERT OR REPLACE INTO _pond_writers(writer, sessions, messages) VALUES (0, (SELECT count(*) FROM sessions), (SELECT count(*) FROM message_rows))`,
+		`UPDATE _pond_writers SET hostname = json_extract(o, '$.pond.ingest.host.hostname'),
+			username = json_extract(o, '$.pond.ingest.host.username'), last_capture = json_extract(o, '$.pond.ingest.at')
+			FROM (SELECT m.options AS o FROM messages m
+				JOIN (SELECT session_id, message_id FROM message_rows ORDER BY rowid DESC LIMIT 1) USING (session_id, message_id))
+			WHERE writer = 0 AND json_valid(o)`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Writer is one machine that wrote rows of the archive, as far as this mirror has applied them.
+type Writer struct {
+	Writer   int64
+	Hostname string
+	Username string
+	// LastCapture is when the newest message applied from it was captured (RFC 3339).
+	LastCapture        string
+	Sessions, Messages int64
+}
+
+// Writers lists the writers of the rows this mirror holds.
+func (m *Mirror) Writers(ctx context.Context) ([]Writer, error) {
+	rows, err := m.db.QueryContext(ctx, `SELECT writer, coalesce(hostname, ''), coalesce(username, ''), coalesce(last_capture, ''),
+		sessions, messages FROM _pond_writers WHERE sessions > 0 OR messages > 0 ORDER BY writer`)
+	if err != nil {
+		return nil, fmt.Errorf("mirror: writers: %w", err)
+	}
+	defer rows.Close()
+	var out []Writer
+	for rows.Next() {
+		var w Writer
+		if err := rows.Scan(&w.Writer, &w.Hostname, &w.Username, &w.LastCapture, &w.Sessions, &w.Messages); err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, rows.Err()
 }
 
 // SessionRow is a sessions row in the mirror's column names; times are ISO-8601 UTC text and
@@ -283,10 +363,25 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 		return fmt.Errorf("mirror: begin: %w", err)
 	}
 	defer tx.Rollback()
-	marks := map[string]int64{}
+	type mark struct {
+		table  string
+		writer int64
+	}
+	marks := map[mark]int64{}
+	added := map[int64]*[2]int64{} // per writer: sessions, messages inserted
+	count := func(res sql.Result, seq int64, i int) {
+		if n, err := res.RowsAffected(); err == nil && n > 0 {
+			w := WriterOf(seq)
+			if added[w] == nil {
+				added[w] = &[2]int64{}
+			}
+			added[w][i]++
+		}
+	}
 	raise := func(table string, seq int64) {
-		if seq > marks[table] {
-			marks[table] = seq
+		k := mark{table, WriterOf(seq)}
+		if seq > marks[k] {
+			marks[k] = seq
 		}
 	}
 	if len(r.Sessions) > 0 {
@@ -295,10 +390,12 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 			return fmt.Errorf("mirror: %w", err)
 		}
 		for _, s := range r.Sessions {
-			if _, err := st.ExecContext(ctx, s.SessionID, nullable(s.ParentSessionID), nullable(s.ParentMessageID),
-				s.SourceAgent, s.CreatedAt, s.Project, nullable(s.Options), s.IngestSeq); err != nil {
+			res, err := st.ExecContext(ctx, s.SessionID, nullable(s.ParentSessionID), nullable(s.ParentMessageID),
+				s.SourceAgent, s.CreatedAt, s.Project, nullable(s.Options), s.IngestSeq)
+			if err != nil {
 				return fmt.Errorf("mirror: insert session %s: %w", s.SessionID, err)
 			}
+			count(res, s.IngestSeq, 0)
 			raise("sessions", s.IngestSeq)
 		}
 		st.Close()
@@ -327,6 +424,7 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 			if n, err := res.RowsAffected(); err == nil && n == 0 {
 				present = append(present, x)
 			}
+			count(res, x.IngestSeq, 1)
 			raise("messages", x.IngestSeq)
 		}
 		st.Close()
@@ -368,11 +466,14 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 		}
 		raise("messages", u.IngestSeq)
 	}
-	for table, seq := range marks {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO _pond_watermarks(table_name, seq) VALUES (?, ?)
-			ON CONFLICT(table_name) DO UPDATE SET seq = max(seq, excluded.seq)`, table, seq); err != nil {
+	for k, seq := range marks {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO _pond_marks(table_name, writer, seq) VALUES (?, ?, ?)
+			ON CONFLICT(table_name, writer) DO UPDATE SET seq = max(seq, excluded.seq)`, k.table, k.writer, seq); err != nil {
 			return fmt.Errorf("mirror: watermark: %w", err)
 		}
+	}
+	if err := noteWriters(ctx, tx, r.Messages, added); err != nil {
+		return err
 	}
 	if ready != nil {
 		if err := ready(); err != nil {
@@ -383,6 +484,36 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 		return fmt.Errorf("mirror: commit: %w", err)
 	}
 	m.ckpt.committed()
+	return nil
+}
+
+// noteWriters adds the sessions and messages inserted per writer to their counts and records
+// who each writer is, from the capture record (options.pond.ingest) of its newest message
+// among msgs.
+func noteWriters(ctx context.Context, tx *sql.Tx, msgs []MessageRow, added map[int64]*[2]int64) error {
+	for w, n := range added {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO _pond_writers(writer, sessions, messages) VALUES (?, ?, ?)
+			ON CONFLICT(writer) DO UPDATE SET sessions = sessions + excluded.sessions, messages = messages + excluded.messages`,
+			w, n[0], n[1]); err != nil {
+			return fmt.Errorf("mirror: writers: %w", err)
+		}
+	}
+	newest := map[int64]int{}
+	for i, x := range msgs {
+		w := WriterOf(x.IngestSeq)
+		if j, ok := newest[w]; !ok || x.IngestSeq > msgs[j].IngestSeq {
+			newest[w] = i
+		}
+	}
+	for w, i := range newest {
+		if _, err := tx.ExecContext(ctx, `UPDATE _pond_writers SET
+				hostname = coalesce(json_extract(?2, '$.pond.ingest.host.hostname'), hostname),
+				username = coalesce(json_extract(?2, '$.pond.ingest.host.username'), username),
+				last_capture = max(coalesce(last_capture, ''), coalesce(json_extract(?2, '$.pond.ingest.at'), ''))
+			WHERE writer = ?1 AND json_valid(?2)`, w, msgs[i].Options); err != nil {
+			return fmt.Errorf("mirror: writers: %w", err)
+		}
+	}
 	return nil
 }
 

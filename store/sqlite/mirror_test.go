@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 )
@@ -60,8 +61,8 @@ func TestApplyAgainKeepsTheNewestMessage(t *testing.T) {
 		}
 		check(st.name, st.want, st.wantSeq)
 	}
-	if w, _ := m.Watermark(ctx, "messages"); w != 9 {
-		t.Fatalf("watermark %d, want 9", w)
+	if w, _ := m.Watermarks(ctx, "messages"); w[0] != 9 || len(w) != 1 {
+		t.Fatalf("watermarks %v, want writer 0 at 9", w)
 	}
 }
 
@@ -74,4 +75,78 @@ func tempMirror(t *testing.T) *Mirror {
 	}
 	t.Cleanup(func() { m.Close() })
 	return m
+}
+
+// A mirror from before writers were numbered keeps its watermarks, as writer 0's.
+func TestOldWatermarksBecomeWriterZeros(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "mirror.db")
+	m, err := OpenMirror(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`DELETE FROM _pond_marks`,
+		`CREATE TABLE _pond_watermarks (table_name TEXT PRIMARY KEY, seq INTEGER NOT NULL)`,
+		`INSERT INTO _pond_watermarks VALUES ('messages', 41), ('parts', 57)`,
+	} {
+		if _, err := m.DB().Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.Close()
+	if m, err = OpenMirror(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	for table, want := range map[string]int64{"messages": 41, "parts": 57, "sessions": 0} {
+		if w, err := m.Watermarks(ctx, table); err != nil || w[0] != want {
+			t.Errorf("%s: %v, %v; want writer 0 at %d", table, w, err, want)
+		}
+	}
+	var n int
+	m.DB().QueryRow(`SELECT count(*) FROM sqlite_master WHERE name = '_pond_watermarks'`).Scan(&n)
+	if n != 0 {
+		t.Error("the old watermark table is still there")
+	}
+	if w, err := m.Writers(ctx); err != nil || len(w) != 0 {
+		t.Errorf("writers of an empty mirror: %+v, %v", w, err)
+	}
+}
+
+// The writers' counts follow what is applied and erased, and name each writer's machine from
+// its newest message's capture record.
+func TestWritersCounted(t *testing.T) {
+	ctx := context.Background()
+	m := tempMirror(t)
+	w7 := int64(7) << WriterShift
+	ingest := func(host, at string) string {
+		return `{"pond":{"ingest":{"host":{"hostname":"` + host + `","username":"u"},"at":"` + at + `"}}}`
+	}
+	rows := &Rows{}
+	for i, sid := range []string{"s0", "s7"} {
+		seq := int64(i) * w7
+		rows.Sessions = append(rows.Sessions, SessionRow{SessionID: sid, SourceAgent: "a", CreatedAt: "2026-01-01T00:00:00Z", Project: "/p", IngestSeq: seq + 1})
+		for j := range 3 {
+			rows.Messages = append(rows.Messages, MessageRow{SessionID: sid, MessageID: fmt.Sprint(j), Timestamp: "2026-01-01T00:00:00Z",
+				Role: "user", SourceAgent: "a", Project: "/p", Options: ingest(sid+"-host", fmt.Sprintf("2026-01-0%dT00:00:00Z", j+1)), IngestSeq: seq + 2 + int64(j)})
+		}
+	}
+	if err := m.Apply(ctx, rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Apply(ctx, rows); err != nil { // applied twice: counted once
+		t.Fatal(err)
+	}
+	got, err := m.Writers(ctx)
+	want := []Writer{{0, "s0-host", "u", "2026-01-03T00:00:00Z", 1, 3}, {7, "s7-host", "u", "2026-01-03T00:00:00Z", 1, 3}}
+	if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("writers %+v, %v; want %+v", got, err, want)
+	}
+	if err := m.Erase(ctx, []string{"s7"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = m.Writers(ctx); err != nil || len(got) != 1 || got[0].Writer != 0 {
+		t.Errorf("after erasing writer 7's session: %+v, %v", got, err)
+	}
 }

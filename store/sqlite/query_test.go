@@ -122,7 +122,8 @@ func TestReadOnlyGateRefusesEverythingElse(t *testing.T) {
 		"EXPLAIN DELETE FROM parts",
 		"EXPLAIN QUERY PLAN INSERT INTO sessions(session_id) VALUES ('x')",
 		// internal tables
-		"SELECT * FROM _pond_watermarks",
+		"SELECT * FROM _pond_marks",
+		"SELECT * FROM _pond_writers",
 		"SELECT * FROM _pond_meta",
 		// garbage
 		"",
