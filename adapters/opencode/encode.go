@@ -359,10 +359,13 @@ func openCodeForeign(t *restore.Transcript, id, parent string) (json.RawMessage,
 	// session's history in id order up to the message it adds. Ids minted from a 2025 session's
 	// time sort after the ones Kilo mints today (the count wrapped in between), so `kilo run
 	// --session` sent the model its new message alone; ids from zero sort before any it mints.
+	// Their random-looking tail comes from the restored session's id, not the stored one's:
+	// two stored sessions of one id (agents' ids are theirs; two fixtures named "small") must
+	// not restore messages of one id into one database, where the second import lost them.
 	var seq int64
 	next := func(prefix string) string {
 		seq++
-		return openCodeID(prefix, fmt.Sprint(t.Session.ID, seq), seq)
+		return openCodeID(prefix, fmt.Sprint(id, "\x00", seq), seq)
 	}
 	updated := created
 	if n := len(c.Turns); n > 0 {
