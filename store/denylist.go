@@ -170,5 +170,14 @@ func (s *Store) Lift(ctx context.Context, ids []string) (lifted, notFound []stri
 	if len(lifted) == 0 {
 		return lifted, notFound, nil
 	}
-	return lifted, notFound, s.saveDenylistLocked()
+	if err := s.saveDenylistLocked(); err != nil {
+		return nil, nil, err
+	}
+	// Other machines sharing the archive take them off their lists too.
+	entries := make([]erasure, 0, len(lifted))
+	now := time.Now().UTC()
+	for _, id := range lifted {
+		entries = append(entries, erasure{SessionID: id, At: now, Lifted: true})
+	}
+	return lifted, notFound, s.logErasures(ctx, entries)
 }

@@ -101,6 +101,16 @@ func (s *Store) Erase(ctx context.Context, req view.EraseRequest, progress func(
 	if err := s.deny(agents); err != nil {
 		return nil, err
 	}
+	// Logged in the archive before any row goes, so other machines sharing it learn of the
+	// erase (erasures.go) even if this one stops half-way.
+	logged := make([]erasure, 0, len(ids))
+	now := time.Now().UTC()
+	for _, id := range ids {
+		logged = append(logged, erasure{SessionID: id, Agent: agents[id], At: now})
+	}
+	if err := s.logErasures(ctx, logged); err != nil {
+		return nil, err
+	}
 	if err := s.purgeLocked(ctx, ids, progress, rep); err != nil {
 		return nil, err
 	}

@@ -63,6 +63,9 @@ type Store struct {
 	versions map[string]uint64
 	// writer is this machine's writer number in the archive (writer.go), once known.
 	writer int64
+	// erasures is the archive's log of erasures and lifts (erasures.go); nil in a read-only
+	// archive that predates it.
+	erasures *lance.Table
 	// appends counts the writer's Lance commits since lancedb-go's connection was last
 	// refreshed (see lance.DB.Refresh).
 	appends int
@@ -219,7 +222,7 @@ func (s *Store) openTables(ctx context.Context) error {
 			return err
 		}
 	}
-	return nil
+	return s.openErasures(ctx, existing)
 }
 
 // migrate adds the columns of want that the table lacks, as nulls.
@@ -248,6 +251,9 @@ func (s *Store) Close() error {
 	for _, t := range s.tables {
 		errs = append(errs, t.Close())
 	}
+	if s.erasures != nil {
+		errs = append(errs, s.erasures.Close())
+	}
 	if s.mirror != nil {
 		errs = append(errs, s.mirror.Close())
 	}
@@ -266,7 +272,8 @@ func (s *Store) Mirror() *sqlite.Mirror { return s.mirror }
 
 // catchUp applies to the mirror every Lance row it lacks (missingFilter): the rows a crash
 // left between a Lance commit and the mirror's transaction, and those other machines wrote to
-// a shared archive. Callers hold the store lock.
+// a shared archive; then the erasures and lifts other machines logged (erasures.go). Callers
+// hold the store lock.
 func (s *Store) catchUp(ctx context.Context) error {
 	_, err := s.catchUpCount(ctx)
 	return err
@@ -309,7 +316,7 @@ func (s *Store) catchUpCount(ctx context.Context) (view.Tally, error) {
 		}
 		s.versions[name] = v
 	}
-	return total, nil
+	return total, s.catchUpErasures(ctx)
 }
 
 // CatchUp applies to the mirror the rows other machines committed to a shared archive since

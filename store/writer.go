@@ -115,7 +115,7 @@ func (s *Store) lastSeq(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	last := w<<sqlite.WriterShift - 1
-	for _, name := range tableNames {
+	for _, name := range append(tableNames[:len(tableNames):len(tableNames)], TableErasures) {
 		marks, err := s.mirror.Watermarks(ctx, name)
 		if err != nil {
 			return 0, err

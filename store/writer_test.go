@@ -137,3 +137,55 @@ func TestMissingFilter(t *testing.T) {
 		}
 	}
 }
+
+// An erase on one machine reaches the other through the archive's erasures log: its mirror
+// loses the session, its denylist gains it (a write of it is refused), and a lift on the first
+// machine takes it off the second's list.
+func TestErasureReachesTheOtherMachine(t *testing.T) {
+	ctx := context.Background()
+	shared := filepath.Join(t.TempDir(), "lance")
+	a := openShared(t, t.TempDir(), shared)
+	b := openShared(t, t.TempDir(), shared)
+	upsert(t, a, everyKind("gone"))
+	upsert(t, a, everyKind("kept"))
+	upsert(t, b, everyKind("mine"))
+	if _, err := b.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := b.Mirror().Counts(ctx); c.Sessions != 3 {
+		t.Fatalf("b before the erase: %+v", c)
+	}
+	if _, err := a.Erase(ctx, view.EraseRequest{Sessions: []string{"gone"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := b.Mirror().Counts(ctx); c.Sessions != 2 || c.Messages != 6 {
+		t.Errorf("b after the erase: %+v", c)
+	}
+	drift, err := b.Verify(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range drift {
+		if !d.OK() {
+			t.Errorf("b drifts: %+v", d)
+		}
+	}
+	if out := upsert(t, b, everyKind("gone")); out.Erased.Sessions != 1 || out.Inserted != (view.Tally{}) {
+		t.Errorf("b re-capturing the erased session: erased %+v, inserted %+v", out.Erased, out.Inserted)
+	}
+	if lifted, _, err := a.Lift(ctx, []string{"gone"}); err != nil || len(lifted) != 1 {
+		t.Fatalf("lift: %v, %v", lifted, err)
+	}
+	if _, err := b.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if denied, _ := b.Denied(); len(denied) != 0 {
+		t.Errorf("b's denylist after the lift: %v", denied)
+	}
+	if out := upsert(t, b, everyKind("gone")); out.Inserted.Sessions != 1 {
+		t.Errorf("b capturing the lifted session: %+v", out.Inserted)
+	}
+}

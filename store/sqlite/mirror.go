@@ -239,6 +239,18 @@ func (m *Mirror) Watermarks(ctx context.Context, table string) (map[int64]int64,
 	return out, rows.Err()
 }
 
+// RaiseMarks raises table's watermarks to marks (per writer) where they are lower: for a
+// table whose rows the mirror does not copy (the erasures log), once they are applied.
+func (m *Mirror) RaiseMarks(ctx context.Context, table string, marks map[int64]int64) error {
+	for w, seq := range marks {
+		if _, err := m.db.ExecContext(ctx, `INSERT INTO _pond_marks(table_name, writer, seq) VALUES (?, ?, ?)
+			ON CONFLICT(table_name, writer) DO UPDATE SET seq = max(seq, excluded.seq)`, table, w, seq); err != nil {
+			return fmt.Errorf("mirror: watermark: %w", err)
+		}
+	}
+	return nil
+}
+
 // migrateMarks moves a mirror's single watermark per table (before writers were numbered, all
 // writer 0's) into _pond_marks, and counts writer 0's rows.
 func migrateMarks(ctx context.Context, tx *sql.Tx) error {
