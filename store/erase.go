@@ -500,8 +500,10 @@ func (s *Store) pruneAll(ctx context.Context, name string) (int, error) {
 	if t.Location().Remote() {
 		// In an object store a removed object is gone from the API at once; what the provider
 		// keeps (versioning, replicas) is the bucket's policy, beyond Pond's reach. Nothing to
-		// overwrite from here.
-		_, err := t.Optimize(ctx, lance.OptimizeSpec{PruneOlderThanSecs: &zero, DeleteUnverified: true})
+		// overwrite from here. Files no version names are left alone: another machine sharing
+		// the archive may be writing them for a commit to come (the erased rows' files are
+		// named by the older versions, so they go).
+		_, err := t.Optimize(ctx, lance.OptimizeSpec{PruneOlderThanSecs: &zero})
 		return 0, err
 	}
 	shadow := filepath.Join(s.opts.DataDir, ".erase-"+name)
