@@ -369,6 +369,7 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 		}
 		return nil
 	}
+	packed := packRows(r)
 	m.ckpt.settle(ctx, m.db)
 	tx, err := m.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -427,9 +428,9 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 			return fmt.Errorf("mirror: %w", err)
 		}
 		var present []MessageRow
-		for _, x := range r.Messages {
+		for i, x := range r.Messages {
 			res, err := st.ExecContext(ctx, x.SessionID, x.MessageID, x.Timestamp, x.Role, x.SourceAgent, x.Project,
-				nullable(x.Content), nullable(x.SearchText), nullable(x.EmbeddingModel), pack(x.Options), x.IngestSeq)
+				nullable(x.Content), nullable(x.SearchText), nullable(x.EmbeddingModel), packed.messageOptions[i], x.IngestSeq)
 			if err != nil {
 				return fmt.Errorf("mirror: insert message %s/%s: %w", x.SessionID, x.MessageID, err)
 			}
@@ -458,13 +459,13 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 		if err != nil {
 			return fmt.Errorf("mirror: %w", err)
 		}
-		for _, p := range r.Parts {
+		for i, p := range r.Parts {
 			var fail any
 			if p.IsFailure != nil {
 				fail = *p.IsFailure
 			}
 			if _, err := st.ExecContext(ctx, p.SessionID, p.MessageID, p.ID, p.Ordinal, p.Type, p.Provenance,
-				nullable(p.ToolName), nullable(p.CallID), fail, pack(p.VariantData), pack(p.Options), p.IngestSeq); err != nil {
+				nullable(p.ToolName), nullable(p.CallID), fail, packed.partData[i], packed.partOptions[i], p.IngestSeq); err != nil {
 				return fmt.Errorf("mirror: insert part %s/%s/%s: %w", p.SessionID, p.MessageID, p.ID, err)
 			}
 			raise("parts", p.IngestSeq)
