@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -260,4 +263,152 @@ func TestStorageCheckExitCodes(t *testing.T) {
 	if out, code := run(t, bin, creds, "storage", "use", fakeURL); code != 5 {
 		t.Errorf("storage use of an unfit store exited %d: %s", code, out)
 	}
+}
+
+// A writer to an archive on moto's S3 server is killed (-9) in the middle of its start-up
+// sync, started again, and converges: every session, no row doubled. Then the server goes
+// away for a while (its port refuses connections): the sessions written meanwhile are
+// captured once it is back, nothing lost.
+func TestObjectStorageKillAndOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the pond binary")
+	}
+	srv := s3test.Start(t)
+	proxy := newOnOffProxy(t, strings.TrimPrefix(srv.Endpoint, "http://"))
+	url := strings.Replace(srv.Bucket(t, "pond-outage", "archive"), srv.Endpoint, "http://"+proxy.addr, 1)
+	bin := pondBinary(t)
+	home, env := isolatedHome(t)
+	env = append(env, "AWS_ACCESS_KEY_ID=testing", "AWS_SECRET_ACCESS_KEY=testing", "AWS_REGION=us-east-1")
+	const n = 150
+	if err := os.RemoveAll(filepath.Join(home, ".claude")); err != nil { // only the sessions below
+		t.Fatal(err)
+	}
+	gen := filepath.Join(home, ".claude", "projects", "-srv-gen")
+	for i := range n {
+		writeSession(t, gen, fmt.Sprintf("9d9d9d9d-0000-4000-8000-%012d", i))
+	}
+	for _, args := range [][]string{{"storage", "use", url}, {"consent", "grant"}} {
+		if out, code := run(t, bin, env, args...); code != 0 {
+			t.Fatalf("%v exited %d: %s", args, code, out)
+		}
+	}
+	d := startDaemon(t, bin, env, home, "--sync-every", "2s")
+	killed := false
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		got := sqlCount(t, d.client, "SELECT count(*) AS n FROM sessions")
+		if got > 0 && got < n {
+			killed = true
+			break
+		}
+		if got >= n {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	d.cmd.Process.Kill()
+	<-d.done
+	d.done <- nil
+	if !killed {
+		t.Log("the sync finished before the kill; the restart still has to converge")
+	}
+	d = startDaemon(t, bin, env, home, "--sync-every", "2s")
+	want := n
+	waitCount := func(what string, want int) {
+		t.Helper()
+		deadline := time.Now().Add(3 * time.Minute)
+		for sqlCount(t, d.client, "SELECT count(*) AS n FROM sessions") != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %d sessions, want %d", what, sqlCount(t, d.client, "SELECT count(*) AS n FROM sessions"), want)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	waitCount("after the restart", want)
+
+	// The server away: sessions written meanwhile wait for it.
+	proxy.down()
+	for i := n; i < n+5; i++ {
+		writeSession(t, gen, fmt.Sprintf("9d9d9d9d-0000-4000-8000-%012d", i))
+	}
+	time.Sleep(6 * time.Second)
+	proxy.up()
+	waitCount("after the outage", want+5)
+	ctx := context.Background()
+	v, err := d.client.VerifyMirror(ctx, &apitype.MirrorVerifyRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dr := range v.Tables {
+		if !dr.OK() {
+			t.Errorf("after the kill and the outage: %+v", dr)
+		}
+	}
+}
+
+// onOffProxy forwards TCP connections to a server, and can refuse them for a while (down: the
+// listener closed and every open connection cut; up: listening again on the same port).
+type onOffProxy struct {
+	t      *testing.T
+	addr   string
+	target string
+	mu     sync.Mutex
+	ln     net.Listener
+	conns  []net.Conn
+}
+
+func newOnOffProxy(t *testing.T, target string) *onOffProxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &onOffProxy{t: t, addr: ln.Addr().String(), target: target}
+	p.serve(ln)
+	t.Cleanup(p.down)
+	return p
+}
+
+func (p *onOffProxy) serve(ln net.Listener) {
+	p.mu.Lock()
+	p.ln = ln
+	p.mu.Unlock()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", p.target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, s)
+			p.mu.Unlock()
+			go func() { io.Copy(s, c); s.Close() }()
+			go func() { io.Copy(c, s); c.Close() }()
+		}
+	}()
+}
+
+func (p *onOffProxy) down() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ln != nil {
+		p.ln.Close()
+		p.ln = nil
+	}
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+func (p *onOffProxy) up() {
+	ln, err := net.Listen("tcp", p.addr)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.serve(ln)
 }
