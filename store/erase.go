@@ -62,6 +62,14 @@ func (s *Store) Erase(ctx context.Context, req view.EraseRequest, progress func(
 	if err := s.catchUp(ctx); err != nil {
 		return nil, fmt.Errorf("store: catch up the mirror: %w", err)
 	}
+	if !req.DryRun {
+		// One machine at a time rewrites and prunes a shared archive (lease.go).
+		lease, err := s.acquireLease(ctx, LeaseUpkeep, upkeepLeaseTTL)
+		if err != nil {
+			return nil, err
+		}
+		defer lease.Release(context.WithoutCancel(ctx))
+	}
 	rep := &view.EraseReport{DryRun: req.DryRun, Sessions: []view.ErasedSession{}}
 	found, notFound, err := s.eraseTargets(ctx, req)
 	if err != nil {

@@ -66,6 +66,8 @@ type Store struct {
 	// erasures is the archive's log of erasures and lifts (erasures.go); nil in a read-only
 	// archive that predates it.
 	erasures *lance.Table
+	// leases holds the claims of the archive's leases (lease.go), opened on first use.
+	leases *lance.Table
 	// appends counts the writer's Lance commits since lancedb-go's connection was last
 	// refreshed (see lance.DB.Refresh).
 	appends int
@@ -253,6 +255,9 @@ func (s *Store) Close() error {
 	}
 	if s.erasures != nil {
 		errs = append(errs, s.erasures.Close())
+	}
+	if s.leases != nil {
+		errs = append(errs, s.leases.Close())
 	}
 	if s.mirror != nil {
 		errs = append(errs, s.mirror.Close())

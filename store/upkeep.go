@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -159,6 +160,10 @@ type UpkeepOptions struct {
 	Diagnosis *view.Diagnosis
 }
 
+// upkeepLeaseTTL bounds how long a machine that died in an upkeep or erase keeps the others
+// from theirs.
+const upkeepLeaseTTL = time.Hour
+
 // Upkeep runs the steps opts asks for (by default the due ones) and reports what it did and
 // what is still due. Each commit takes the store lock (and opts.Hold); embedding, the slow
 // part, holds neither, so the daemon's syncs go on meanwhile. An error stops the run: what was
@@ -244,6 +249,20 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*view.UpkeepRep
 			tu.Prune = (*view.Prune)(res.Prune)
 		}
 		return nil
+	}
+	// In an archive other machines share, compaction, index builds and version cleanup run on
+	// one machine at a time (lease.go); another's turn leaves them to the next run.
+	if asked(view.StepCompact) || asked(view.StepIndex) || asked(view.StepPrune) {
+		lease, err := s.acquireLease(ctx, LeaseUpkeep, upkeepLeaseTTL)
+		var busy *LeaseBusyError
+		if errors.As(err, &busy) {
+			rep.Deferred = busy.Error()
+			return finish(nil)
+		}
+		if err != nil {
+			return finish(err)
+		}
+		defer lease.Release(context.WithoutCancel(ctx))
 	}
 	if asked(view.StepCompact) {
 		rep.Ran = append(rep.Ran, view.StepCompact)

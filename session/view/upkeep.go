@@ -119,6 +119,9 @@ type UpkeepReport struct {
 	Tables        []TableUpkeep   `json:"tables,omitempty"`
 	SearchIndexes string          `json:"search_indexes,omitempty"`
 	VectorIndex   string          `json:"vector_index,omitempty"`
+	// Deferred says why the steps that rewrite the archive were left for later: another
+	// machine sharing it holds its upkeep lease.
+	Deferred string `json:"deferred,omitempty"`
 	// After is the diagnosis once the run finished: what is still to do.
 	After   *Diagnosis    `json:"after,omitempty"`
 	Elapsed time.Duration `json:"elapsed_ns"`
@@ -166,6 +169,9 @@ type BackfillReport struct {
 // Summary says in a line per step what the run did, for logs, status and the CLI.
 func (r *UpkeepReport) Summary() []string {
 	var out []string
+	if r.Deferred != "" {
+		out = append(out, "left for later: "+r.Deferred)
+	}
 	if e := r.Embed; e != nil {
 		line := fmt.Sprintf("embedded %d messages with %s", e.Embedded, e.Model)
 		if e.Embedded > 0 && e.Elapsed > 0 {
