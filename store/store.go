@@ -138,10 +138,16 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// namedStorage says whether opts name where the Lance tables live ("", "local" and "default"
+// are the data directory's own lance/ folder).
+func (opts Options) namedStorage() bool {
+	return opts.Storage != "" && opts.Storage != "local" && opts.Storage != "default"
+}
+
 // storageLocation is where opts puts the Lance tables.
 func storageLocation(opts Options) (lance.Location, error) {
 	loc := lance.LocalDir(paths.LanceDir(opts.DataDir))
-	if opts.Storage != "" && opts.Storage != "local" && opts.Storage != "default" {
+	if opts.namedStorage() {
 		var err error
 		if loc, err = lance.ParseLocation(opts.Storage); err != nil {
 			return loc, fmt.Errorf("store: %w", err)

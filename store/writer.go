@@ -20,7 +20,9 @@ import (
 // (ingest_seq) in a range of its own, its writer number in the high bits (sqlite.WriterShift),
 // so that a machine's mirror can tell, per writer, which rows it already holds. The number is
 // this machine's, per archive: drawn at the first write, checked free in the archive, and kept
-// in the state directory (writers.json, by the archive's location).
+// in the state directory (writers.json, by the archive's location). The archive in the data
+// directory (no storage path configured) is this machine's alone: its writer is 0, as every
+// row written before writers were numbered.
 
 // writersFile is the state file of this machine's writer numbers, by archive location.
 const writersFile = "writers.json"
@@ -31,7 +33,7 @@ const maxWriter = 1<<(63-sqlite.WriterShift) - 1
 // writerNumber is this machine's writer number for the archive, drawn and recorded on first
 // use. Callers hold the store lock.
 func (s *Store) writerNumber(ctx context.Context) (int64, error) {
-	if s.writer != 0 {
+	if s.writer != 0 || !s.shared() {
 		return s.writer, nil
 	}
 	path := filepath.Join(s.opts.StateDir, writersFile)
@@ -85,12 +87,19 @@ func readWriters(path string) (map[string]int64, error) {
 // knownWriter is this machine's writer number for the archive as its state records it (0:
 // none yet, or unreadable), without drawing one.
 func (s *Store) knownWriter() int64 {
+	if !s.shared() {
+		return 0
+	}
 	known, err := readWriters(filepath.Join(s.opts.StateDir, writersFile))
 	if err != nil {
 		return 0
 	}
 	return known[s.db.Location().String()]
 }
+
+// shared says whether the archive may have other writers: one named by a storage path (an
+// object store, a network folder), not the data directory's own.
+func (s *Store) shared() bool { return s.opts.namedStorage() }
 
 // writerTaken says whether any row of the archive is numbered in writer w's range.
 func (s *Store) writerTaken(ctx context.Context, w int64) (bool, error) {
@@ -107,14 +116,14 @@ func (s *Store) writerTaken(ctx context.Context, w int64) (bool, error) {
 	return false, nil
 }
 
-// lastSeq is the highest ingest_seq this machine gave a row of the archive (its writer's
-// first number less one when none): the next batch's numbers follow it.
+// lastSeq is the highest ingest_seq this machine gave a row of the archive (its writer's base,
+// w << WriterShift, when none): the next batch's numbers follow it.
 func (s *Store) lastSeq(ctx context.Context) (int64, error) {
 	w, err := s.writerNumber(ctx)
 	if err != nil {
 		return 0, err
 	}
-	last := w<<sqlite.WriterShift - 1
+	last := w << sqlite.WriterShift
 	for _, name := range append(tableNames[:len(tableNames):len(tableNames)], TableErasures) {
 		marks, err := s.mirror.Watermarks(ctx, name)
 		if err != nil {
@@ -153,6 +162,9 @@ func (s *Store) Hosts(ctx context.Context) ([]view.Host, error) {
 	mine := s.writer
 	if mine == 0 {
 		mine = s.knownWriter()
+	}
+	if !s.shared() {
+		mine = 0
 	}
 	out := make([]view.Host, 0, len(ws))
 	for _, w := range ws {

@@ -83,7 +83,7 @@ func TestTwoWritersOneArchive(t *testing.T) {
 		t.Errorf("second catch-up applied %d, %v", n, err)
 	}
 	last, err := b.lastSeq(ctx)
-	if err != nil || sqlite.WriterOf(last) != b.writer || last&(1<<sqlite.WriterShift-1) != 14*batches-1 { // numbered from 0
+	if err != nil || sqlite.WriterOf(last) != b.writer || last&(1<<sqlite.WriterShift-1) != 14*batches {
 		t.Errorf("b's last number %d (writer %d), %v", last, sqlite.WriterOf(last), err)
 	}
 }
@@ -187,5 +187,21 @@ func TestErasureReachesTheOtherMachine(t *testing.T) {
 	}
 	if out := upsert(t, b, everyKind("gone")); out.Inserted.Sessions != 1 {
 		t.Errorf("b capturing the lifted session: %+v", out.Inserted)
+	}
+}
+
+// The archive in the data directory is this machine's alone: its rows stay writer 0's, as
+// before writers were numbered, and it lists one host, this one.
+func TestOwnArchiveIsWriterZero(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, t.TempDir())
+	upsert(t, s, everyKind("x"))
+	last, err := s.lastSeq(ctx)
+	if err != nil || last != 14 {
+		t.Errorf("last number %d, %v; want 14 (14 rows numbered from 1)", last, err)
+	}
+	hosts, err := s.Hosts(ctx)
+	if err != nil || len(hosts) != 1 || hosts[0].Writer != 0 || !hosts[0].This || hosts[0].Messages != 3 || hosts[0].Hostname == "" {
+		t.Errorf("hosts %+v, %v", hosts, err)
 	}
 }
