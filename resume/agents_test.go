@@ -198,8 +198,8 @@ type agentRunner struct {
 	// a session. Their whole passes take about 20 minutes each here (docs/build.md).
 	costly  bool
 	sampled bool
-	bin   string   // what must be installed
-	also  []string // and what else it runs on (its own Node)
+	bin     string   // what must be installed
+	also    []string // and what else it runs on (its own Node)
 	// resume resumes one restored file (the root of o, or a child where the agent resumes
 	// children on their own) and returns what the agent sent to the model, with its output.
 	resume func(t *testing.T, fake *fakeModel, o *resume.Outcome, f resume.File) (seen, string, error)

@@ -293,7 +293,9 @@ func (s *Store) catchUp(ctx context.Context) error {
 // catchUpCount is catchUp, returning how many rows it applied, per table.
 func (s *Store) catchUpCount(ctx context.Context) (view.Tally, error) {
 	var total view.Tally
-	for _, name := range tableNames {
+	// In the order writers commit (messages, parts, then sessions): a session another machine
+	// stored shows here with its messages, not before them.
+	for _, name := range []string{TableMessages, TableParts, TableSessions} {
 		t := s.tables[name]
 		v, err := t.Version(ctx)
 		if err != nil {
