@@ -17,6 +17,18 @@ func newStatusCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show what the archive holds and how the last sync went",
+		Long: `status shows the archive (sessions, messages and parts, per agent), every agent Pond knows
+and whether its data is here, the last sync and each agent's health, capture consent, semantic
+search, redaction, the indexes and the daemon.
+
+When several machines write one archive (pond storage use s3://…, on each), it also lists them:
+each machine's sessions and messages as far as this machine's mirror has taken them in, and
+when it last captured. --hosts lists them even when this machine is the only one.
+
+Examples:
+  pond status
+  pond status --hosts
+  pond status --format json`,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			d, err := resolveDirs()

@@ -127,7 +127,9 @@ func Hosts(hosts []view.Host) string {
 			this = " (this machine)"
 		}
 		last := ""
-		if h.LastCapture != "" {
+		if t, err := time.Parse(time.RFC3339Nano, h.LastCapture); err == nil {
+			last = ", last capture " + t.Local().Format(time.DateTime)
+		} else if h.LastCapture != "" {
 			last = ", last capture " + Escape(h.LastCapture)
 		}
 		fmt.Fprintf(&b, "  %-32s writer %-6d %6d sessions %9d messages%s%s\n", name, h.Writer, h.Sessions, h.Messages, last, this)

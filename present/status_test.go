@@ -3,6 +3,7 @@ package present
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pondhq/pond/session/view"
 )
@@ -54,7 +55,8 @@ func TestStatusListsHosts(t *testing.T) {
 	got := Status(st, "/data", false, false)
 	for _, want := range []string{
 		"machines: 2 writing this archive\n",
-		"  ana@laptop                       writer 0           3 sessions        40 messages, last capture 2026-12-01T10:00:00Z (this machine)\n",
+		"  ana@laptop                       writer 0           3 sessions        40 messages, last capture " +
+			time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC).Local().Format(time.DateTime) + " (this machine)\n",
 		`  ci\x1b[2J                        writer 5121        1 sessions         7 messages` + "\n",
 	} {
 		if !strings.Contains(got, want) {
