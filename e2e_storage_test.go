@@ -72,6 +72,19 @@ func TestObjectStorage(t *testing.T) {
 	if code != 0 || storageSQLCount(t, countB) != storageSQLCount(t, countA) || storageSQLCount(t, countA) == 0 {
 		t.Errorf("home B counts %s (exit %d), home A %s", countB, code, countA)
 	}
+
+	// An erase on A reaches B at B's next sync: the session leaves B's mirror too.
+	const erased = "7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b"
+	if out, code := run(t, bin, envA, "erase", erased, "--yes"); code != 0 {
+		t.Fatalf("erase on A exited %d: %s", code, out)
+	}
+	if out, code := run(t, bin, envB, "sync"); code != 0 {
+		t.Fatalf("sync on B exited %d: %s", code, out)
+	}
+	out, code := run(t, bin, envB, "sql", "SELECT count(*) AS n FROM sessions WHERE session_id = '"+erased+"'", "--format", "json")
+	if code != 0 || storageSQLCount(t, out) != 0 {
+		t.Errorf("B still holds the session A erased: %s (exit %d)", out, code)
+	}
 }
 
 // Two machines (two HOMEs) run their daemons at the same time against one archive on moto's S3

@@ -53,8 +53,9 @@ type Options struct {
 	// negative: every replaced version).
 	UpkeepEvery  time.Duration
 	KeepVersions time.Duration
-	// CatchUpEvery is how often, with the archive on an object store that other machines may
-	// write, the mirror takes in their rows (default 30 s).
+	// CatchUpEvery is how often, with an archive other machines may write (one named by a
+	// storage path: an object store, a network folder), the mirror takes in their rows
+	// (default 30 s).
 	CatchUpEvery time.Duration
 }
 
@@ -184,7 +185,7 @@ func Run(ctx context.Context, opts Options) error {
 	goRun("watcher", func(ctx context.Context) error { d.watch.run(ctx); return nil })
 	goRun("sync", d.syncLoop)
 	goRun("upkeep", d.upkeepLoop)
-	if st.Location().Remote() {
+	if st.Shared() {
 		goRun("catch-up", d.catchUpLoop)
 	}
 	if opts.MemoryCeiling > 0 {

@@ -686,6 +686,17 @@ func (s *Service) runSync(ctx context.Context, targets []capture.Target, opts ca
 	if err := s.Store.SetRedaction(cfg.Privacy.Redact); err != nil {
 		return nil, err
 	}
+	// In an archive other machines write too, their rows and erasures come in first: this
+	// sync's rows are checked against them, and searches here see them.
+	if !opts.DryRun && s.Store.Shared() {
+		got, err := s.Store.CatchUp(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("catching up with other machines' commits: %w", err)
+		}
+		if got != (view.Tally{}) {
+			s.publish(apitype.EventCaptured, view.Captured{Source: "catch-up", Inserted: got})
+		}
+	}
 	rep, runErr := eng.Sync(ctx, targets, opts)
 	if !opts.DryRun && rep != nil && rep.Inserted.Messages > 0 {
 		// Keep the text index caught up, so common-word searches stay on it (a fold, when the

@@ -33,7 +33,7 @@ const maxWriter = 1<<(63-sqlite.WriterShift) - 1
 // writerNumber is this machine's writer number for the archive, drawn and recorded on first
 // use. Callers hold the store lock.
 func (s *Store) writerNumber(ctx context.Context) (int64, error) {
-	if s.writer != 0 || !s.shared() {
+	if s.writer != 0 || !s.Shared() {
 		return s.writer, nil
 	}
 	path := filepath.Join(s.opts.StateDir, writersFile)
@@ -87,7 +87,7 @@ func readWriters(path string) (map[string]int64, error) {
 // knownWriter is this machine's writer number for the archive as its state records it (0:
 // none yet, or unreadable), without drawing one.
 func (s *Store) knownWriter() int64 {
-	if !s.shared() {
+	if !s.Shared() {
 		return 0
 	}
 	known, err := readWriters(filepath.Join(s.opts.StateDir, writersFile))
@@ -97,9 +97,9 @@ func (s *Store) knownWriter() int64 {
 	return known[s.db.Location().String()]
 }
 
-// shared says whether the archive may have other writers: one named by a storage path (an
+// Shared says whether the archive may have other writers: one named by a storage path (an
 // object store, a network folder), not the data directory's own.
-func (s *Store) shared() bool { return s.opts.namedStorage() }
+func (s *Store) Shared() bool { return s.opts.namedStorage() }
 
 // writerTaken says whether any row of the archive is numbered in writer w's range.
 func (s *Store) writerTaken(ctx context.Context, w int64) (bool, error) {
@@ -163,7 +163,7 @@ func (s *Store) Hosts(ctx context.Context) ([]view.Host, error) {
 	if mine == 0 {
 		mine = s.knownWriter()
 	}
-	if !s.shared() {
+	if !s.Shared() {
 		mine = 0
 	}
 	out := make([]view.Host, 0, len(ws))
