@@ -29,7 +29,7 @@ Examples:
   pond status
   pond status --hosts
   pond status --format json`,
-		Args:  cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			d, err := resolveDirs()
 			if err != nil {

@@ -318,10 +318,32 @@ func TestDaemonKilledMidSync(t *testing.T) {
 		writeSession(t, gen, fmt.Sprintf("9d9d9d9d-0000-4000-8000-%012d", i))
 	}
 	run(t, bin, env, "consent", "grant")
+	killMidSync(t, startDaemon(t, bin, env, home), n, time.Minute)
 	d := startDaemon(t, bin, env, home)
-	// Kill it once the start-up sync has stored something but not everything.
+	if out, code := run(t, bin, env, "sync", "--format", "json"); code != 0 {
+		t.Fatalf("sync after restart: %d %s", code, out)
+	}
+	if got := sqlCount(t, d.client, "SELECT count(*) AS n FROM sessions WHERE project = '/srv/demo' AND session_id LIKE '9d9d9d9d-%'"); got != n {
+		t.Errorf("generated sessions stored: %d, want %d", got, n)
+	}
+	perSession := sqlCount(t, d.client, "SELECT count(*) AS n FROM messages WHERE session_id = '7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b'")
+	if got := sqlCount(t, d.client, "SELECT count(*) AS n FROM messages WHERE session_id LIKE '9d9d9d9d-%'"); got != n*perSession {
+		t.Errorf("generated messages: %d, want %d (%d per session)", got, n*perSession, perSession)
+	}
+	if got := sqlCount(t, d.client, "SELECT count(*) - count(DISTINCT session_id || '/' || message_id || '/' || id) AS n FROM parts"); got != 0 {
+		t.Errorf("%d duplicate parts", got)
+	}
+	if out, code := run(t, bin, env, "doctor", "--verify", "--format", "json"); code != 0 {
+		t.Errorf("doctor --verify after the kill: %s", out)
+	}
+}
+
+// killMidSync kills d (-9) once its start-up sync has stored some of its n sessions but not
+// all, or when it has stored them all, or after wait.
+func killMidSync(t *testing.T, d *daemonProc, n int, wait time.Duration) {
+	t.Helper()
 	killed := false
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(wait)
 	for time.Now().Before(deadline) {
 		got := sqlCount(t, d.client, "SELECT count(*) AS n FROM sessions")
 		if got > 0 && got < n {
@@ -338,23 +360,6 @@ func TestDaemonKilledMidSync(t *testing.T) {
 	d.done <- nil
 	if !killed {
 		t.Log("the sync finished before the kill; the restart still has to converge")
-	}
-	d = startDaemon(t, bin, env, home)
-	if out, code := run(t, bin, env, "sync", "--format", "json"); code != 0 {
-		t.Fatalf("sync after restart: %d %s", code, out)
-	}
-	if got := sqlCount(t, d.client, "SELECT count(*) AS n FROM sessions WHERE project = '/srv/demo' AND session_id LIKE '9d9d9d9d-%'"); got != n {
-		t.Errorf("generated sessions stored: %d, want %d", got, n)
-	}
-	perSession := sqlCount(t, d.client, "SELECT count(*) AS n FROM messages WHERE session_id = '7f3c2a10-5b4e-4d21-9a8f-0c1d2e3f4a5b'")
-	if got := sqlCount(t, d.client, "SELECT count(*) AS n FROM messages WHERE session_id LIKE '9d9d9d9d-%'"); got != n*perSession {
-		t.Errorf("generated messages: %d, want %d (%d per session)", got, n*perSession, perSession)
-	}
-	if got := sqlCount(t, d.client, "SELECT count(*) - count(DISTINCT session_id || '/' || message_id || '/' || id) AS n FROM parts"); got != 0 {
-		t.Errorf("%d duplicate parts", got)
-	}
-	if out, code := run(t, bin, env, "doctor", "--verify", "--format", "json"); code != 0 {
-		t.Errorf("doctor --verify after the kill: %s", out)
 	}
 }
 
