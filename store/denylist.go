@@ -177,7 +177,7 @@ func (s *Store) Lift(ctx context.Context, ids []string) (lifted, notFound []stri
 	entries := make([]erasure, 0, len(lifted))
 	now := time.Now().UTC()
 	for _, id := range lifted {
-		entries = append(entries, erasure{SessionID: id, At: now, Lifted: true})
+		entries = append(entries, erasure{SessionID: id, At: now, Action: actionLifted})
 	}
 	return lifted, notFound, s.logErasures(ctx, entries)
 }

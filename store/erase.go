@@ -114,7 +114,7 @@ func (s *Store) Erase(ctx context.Context, req view.EraseRequest, progress func(
 	logged := make([]erasure, 0, len(ids))
 	now := time.Now().UTC()
 	for _, id := range ids {
-		logged = append(logged, erasure{SessionID: id, Agent: agents[id], At: now})
+		logged = append(logged, erasure{SessionID: id, Agent: agents[id], At: now, Action: actionErased})
 	}
 	if err := s.logErasures(ctx, logged); err != nil {
 		return nil, err

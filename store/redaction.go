@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/pondhq/pond/internal/atomicfile"
 	"github.com/pondhq/pond/paths"
@@ -167,10 +168,17 @@ func (s *Store) RedactAll(ctx context.Context, progress func(done, total int)) (
 	if err := s.purgeLocked(ctx, changed, nil, erase); err != nil {
 		return nil, err
 	}
+	rewritten := make([]erasure, 0, len(changed))
+	now := time.Now().UTC()
 	for _, id := range changed {
 		if _, err := s.upsertLocked(ctx, redacted[id], Stamp{Adapter: "redact", KeepIngest: true}); err != nil {
 			return nil, fmt.Errorf("store: write %s back redacted: %w", id, err)
 		}
+		rewritten = append(rewritten, erasure{SessionID: id, At: now, Action: actionRewritten})
+	}
+	// Other machines sharing the archive replace their mirrors' copies (erasures.go).
+	if err := s.logErasures(ctx, rewritten); err != nil {
+		return nil, err
 	}
 	if err := s.countRedacted(total); err != nil {
 		return nil, err

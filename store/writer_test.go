@@ -205,3 +205,49 @@ func TestOwnArchiveIsWriterZero(t *testing.T) {
 		t.Errorf("hosts %+v, %v", hosts, err)
 	}
 }
+
+// pond redact --all on one machine rewrites sessions with their secrets replaced: the other
+// machine's mirror, caught up, holds the redacted copy, not the secret.
+func TestRewriteReachesTheOtherMachine(t *testing.T) {
+	ctx := context.Background()
+	shared := filepath.Join(t.TempDir(), "lance")
+	a := openShared(t, t.TempDir(), shared)
+	b := openShared(t, t.TempDir(), shared)
+	const secret = "AKIAQYLPMN5HHHFPZAM2"
+	ev := everyKind("leaky")
+	for _, e := range ev {
+		if p := e.Part; p != nil && p.ID == "p0" && p.MessageID == "m1" {
+			p.Text = "deploy with " + secret + " tonight"
+		}
+	}
+	upsert(t, a, ev)
+	if _, err := b.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	has := func(s *Store) int {
+		var n int
+		if err := s.Mirror().DB().QueryRow(`SELECT (SELECT count(*) FROM messages WHERE search_text LIKE '%' || ?1 || '%')
+			+ (SELECT count(*) FROM parts WHERE variant_data LIKE '%' || ?1 || '%')`, secret).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if has(b) != 2 {
+		t.Fatalf("b's mirror holds the secret %d times before the rewrite, want 2 (the message's search text, the part)", has(b))
+	}
+	if rep, err := a.RedactAll(ctx, nil); err != nil || rep.Sessions != 1 {
+		t.Fatalf("redact --all: %+v, %v", rep, err)
+	}
+	if _, err := b.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if has(a) != 0 || has(b) != 0 {
+		t.Errorf("the secret is still in a's mirror (%d) or b's (%d)", has(a), has(b))
+	}
+	if c, _ := b.Mirror().Counts(ctx); c.Sessions != 1 || c.Messages != 3 || c.Parts != 10 {
+		t.Errorf("b after the rewrite: %+v", c)
+	}
+	if denied, _ := b.Denied(); len(denied) != 0 {
+		t.Errorf("a rewrite put %v on b's denylist", denied)
+	}
+}
