@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Issue 26's first number: a cold sync of benchgen's corpus into a local archive and into one
-# on moto's S3 server on loopback (scripts/moto-venv.sh), same binary, same corpus; prints both
-# wall times and their ratio.
+# Issue 26's numbers: a cold sync of benchgen's corpus into a local archive and into one on
+# moto's S3 server on loopback (scripts/moto-venv.sh), same binary, same corpus, both wall times
+# and their ratio; then a second machine (another installation, its mirror empty) starts a
+# daemon on the S3 archive: the time until it answers, until its mirror holds every message
+# (its catch-up), and the p50 / p95 of searches on its socket (full-text, and the mirror is
+# this machine's, so the archive's place matters only to the catch-up and the vector arm).
 #
 #   scripts/bench-storage.sh [DIR]        (POND_BENCH_SESSIONS, default 100)
 set -euo pipefail
@@ -40,3 +43,33 @@ run() { # name storage-path
 run local "$dir/pond-local/lance"
 run s3 "s3+http://127.0.0.1:$port/pond-bench/archive"
 echo "ratio s3/local: $(echo "scale=2; $(cat "$dir/pond-s3/wall") / $(cat "$dir/pond-local/wall")" | bc)"
+
+# The second machine.
+b="$dir/pond-b"
+rm -rf "$b" "$dir/home-empty"
+mkdir -p "$b" "$dir/home-empty"
+want=$(python3 -c "import json; print(json.load(open('$dir/pond-s3/cold.json'))['inserted']['messages'])")
+sock="$b/run/pond.sock"
+t0=$(date +%s.%N)
+env -u XDG_CONFIG_HOME -u XDG_DATA_HOME -u XDG_STATE_HOME -u XDG_RUNTIME_DIR \
+	HOME="$dir/home-empty" POND_CONFIG_FILE="$b/config.toml" POND_DATA_DIR="$b/data" POND_STATE_DIR="$b/state" \
+	POND_RUNTIME_DIR="$b/run" POND_STORAGE_PATH="s3+http://127.0.0.1:$port/pond-bench/archive" \
+	bin/pond daemon --catch-up-every 1s >"$b/daemon.log" 2>&1 &
+daemon_pid=$!
+trap 'kill $daemon_pid 2>/dev/null; kill $moto_pid' EXIT
+until curl -sf -o /dev/null --unix-socket "$sock" http://pond/v1/status; do sleep 0.05; done
+t1=$(date +%s.%N)
+until [ "$(curl -sf --unix-socket "$sock" http://pond/v1/status | python3 -c 'import json,sys; print(json.load(sys.stdin)["messages"])')" = "$want" ]; do sleep 0.2; done
+t2=$(date +%s.%N)
+echo "second machine: daemon answering after $(echo "$t1 - $t0" | bc) s; mirror holding all $want messages after $(echo "$t2 - $t0" | bc) s"
+rm -f "$b/search"
+for i in $(seq 3); do
+	for q in "error handling" "database migration" "fix the flaky test" "timeout" "refactor"; do
+		curl -s -o /dev/null -w '%{time_total}\n' --unix-socket "$sock" -H 'Content-Type: application/json' \
+			-d "{\"protocol_version\":1,\"query\":\"$q\"}" http://pond/v1/search >>"$b/search"
+	done
+done
+python3 -c "
+import statistics
+v = sorted(float(x) * 1000 for x in open('$b/search'))
+print('searches on the second machine: %d, p50 %.1f ms, p95 %.1f ms' % (len(v), statistics.median(v), v[int(0.95 * (len(v) - 1))]))"
