@@ -98,4 +98,20 @@ func TestLeaseOneMachineAtATime(t *testing.T) {
 	if rep, err = b.Upkeep(ctx, UpkeepOptions{Steps: []view.Step{view.StepCompact}}); err != nil || rep.Deferred != "" || !slices.Contains(rep.Ran, view.StepCompact) {
 		t.Errorf("upkeep after the lease was released: %+v, %v", rep, err)
 	}
+
+	// Version cleanup of the remote archive: due after enough commits since this machine last
+	// pruned, not right after it did.
+	defer func(n uint64) { remotePruneAfter = n }(remotePruneAfter)
+	remotePruneAfter = 2
+	upsert(t, b, everyKind("y"))
+	d, err := b.Diagnose(ctx, 0)
+	if err != nil || !d.IsDue(view.StepPrune) {
+		t.Fatalf("prune not due after commits: %+v, %v", d, err)
+	}
+	if _, err := b.Upkeep(ctx, UpkeepOptions{Steps: []view.Step{view.StepPrune}}); err != nil {
+		t.Fatal(err)
+	}
+	if d, err = b.Diagnose(ctx, 0); err != nil || d.IsDue(view.StepPrune) {
+		t.Errorf("prune still due right after one: %+v, %v", d, err)
+	}
 }

@@ -3,13 +3,19 @@ package store
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/pondhq/pond/internal/atomicfile"
+	"github.com/pondhq/pond/paths"
 	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/lance"
 )
@@ -55,6 +61,13 @@ func (s *Store) Diagnose(ctx context.Context, keep time.Duration) (*view.Diagnos
 		v, err := t.Versions(ctx, cutoff)
 		if err != nil {
 			return nil, err
+		}
+		if t.Location().Remote() {
+			// An object store's manifests are not listed here (a request per thousand, and the
+			// server's clock): the commits since this machine last pruned stand in for them.
+			if v.Older, err = s.commitsSincePrune(ctx, name); err != nil {
+				return nil, err
+			}
 		}
 		ixs, err := t.Indexes(ctx)
 		if err != nil {
@@ -310,6 +323,9 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*view.UpkeepRep
 				if err := optimize(view.StepPrune, ts, lance.OptimizeSpec{PruneOlderThanSecs: &keepSecs}); err != nil {
 					return finish(err)
 				}
+				if err := s.notePrune(ctx, ts.Table); err != nil {
+					return finish(err)
+				}
 			}
 		}
 	}
@@ -342,4 +358,64 @@ func (s *Store) optimizeTable(ctx context.Context, hold Hold, name string, spec 
 		return nil
 	})
 	return res, err
+}
+
+// remotePruneAfter is how many commits to a table of an archive on an object store make its
+// version cleanup due: a sync commits a few times per batch, so a busy day's worth. A variable
+// for tests.
+var remotePruneAfter uint64 = 200
+
+// prunedFile, in the state directory, records per archive and table the version this machine
+// last pruned at (remote archives only: see Diagnose).
+const prunedFile = "pruned.json"
+
+// commitsSincePrune is, for an archive on an object store, the commits to table since this
+// machine last pruned it, when there are remotePruneAfter of them or more (else 0: not due).
+func (s *Store) commitsSincePrune(ctx context.Context, table string) (int, error) {
+	v, err := s.tables[table].Version(ctx)
+	if err != nil {
+		return 0, err
+	}
+	marks, err := s.readPruned()
+	if err != nil {
+		return 0, err
+	}
+	since := v - min(v, marks[s.db.Location().String()+" "+table])
+	if since < remotePruneAfter {
+		return 0, nil
+	}
+	return int(since), nil
+}
+
+// notePrune records the table's version as pruned at, for an archive on an object store.
+func (s *Store) notePrune(ctx context.Context, table string) error {
+	if !s.tables[table].Location().Remote() {
+		return nil
+	}
+	v, err := s.tables[table].Version(ctx)
+	if err != nil {
+		return err
+	}
+	marks, err := s.readPruned()
+	if err != nil {
+		return err
+	}
+	marks[s.db.Location().String()+" "+table] = v
+	b, _ := json.MarshalIndent(marks, "", "  ")
+	return atomicfile.Write(filepath.Join(s.opts.StateDir, prunedFile), append(b, '\n'), paths.FileMode)
+}
+
+func (s *Store) readPruned() (map[string]uint64, error) {
+	marks := map[string]uint64{}
+	b, err := os.ReadFile(filepath.Join(s.opts.StateDir, prunedFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return marks, nil
+	}
+	if err == nil {
+		err = json.Unmarshal(b, &marks)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: %s: %w", prunedFile, err)
+	}
+	return marks, nil
 }

@@ -392,8 +392,8 @@ func (t *Table) Versions(ctx context.Context, before time.Time) (VersionCount, e
 	var c VersionCount
 	if t.loc.Remote() {
 		// Listing an object store's manifests costs a request per thousand versions and their
-		// times come from the server's clock; remote upkeep (issue 26's later slice) will
-		// count them through Lance. Until then no version is reported as due for pruning.
+		// times come from the server's clock: the store counts commits instead (its
+		// commitsSincePrune).
 		return c, nil
 	}
 	entries, err := os.ReadDir(filepath.Join(t.loc.Dir(), "_versions"))
