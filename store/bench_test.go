@@ -88,3 +88,33 @@ func benchIngest(b *testing.B, cfg sessiongen.Config) {
 		s.Close()
 	}
 }
+
+// storeCorpus stores sessiongen's corpus cfg in s, 100 sessions a batch, and returns the
+// messages stored and the first batch's middle session.
+func storeCorpus(b *testing.B, s *Store, cfg sessiongen.Config) (messages int, middle string) {
+	g := sessiongen.New(cfg)
+	for {
+		var batch []session.Event
+		for n := 0; n < 100; n++ {
+			ev := g.Next()
+			if ev == nil {
+				break
+			}
+			batch = append(batch, ev...)
+		}
+		if len(batch) == 0 {
+			return messages, middle
+		}
+		if middle == "" {
+			middle = batch[len(batch)/2].Key().SessionID
+		}
+		for _, e := range batch {
+			if e.Message != nil {
+				messages++
+			}
+		}
+		if _, err := s.Upsert(context.Background(), batch, Stamp{Adapter: "bench"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/pondhq/pond/internal/procstat"
 	"github.com/pondhq/pond/internal/s3test"
-	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/session/sessiongen"
 )
 
@@ -37,32 +36,7 @@ func BenchmarkCatchUpFromAnotherMachine(b *testing.B) {
 			b.Cleanup(func() { s.Close() })
 			return s
 		}
-		writer := open()
-		g := sessiongen.New(cfg)
-		msgs := 0
-		t0 := time.Now()
-		for {
-			var batch []session.Event
-			for n := 0; n < 100; n++ {
-				ev := g.Next()
-				if ev == nil {
-					break
-				}
-				batch = append(batch, ev...)
-			}
-			if len(batch) == 0 {
-				break
-			}
-			for _, e := range batch {
-				if e.Message != nil {
-					msgs++
-				}
-			}
-			if _, err := writer.Upsert(ctx, batch, Stamp{Adapter: "bench"}); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.ReportMetric(time.Since(t0).Seconds(), "write-s")
+		msgs, _ := storeCorpus(b, open(), cfg)
 		reader := open()
 		b.ResetTimer()
 		t1, c1 := time.Now(), procstat.CPU()

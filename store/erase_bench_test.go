@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/pondhq/pond/internal/procstat"
-	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/session/sessiongen"
 	"github.com/pondhq/pond/session/view"
 )
@@ -29,27 +28,7 @@ func BenchmarkEraseOneSession(b *testing.B) {
 		b.StopTimer()
 		t0 := time.Now()
 		s := openTestStore(b, b.TempDir())
-		g := sessiongen.New(cfg)
-		var victim string
-		for {
-			var batch []session.Event
-			for n := 0; n < 100; n++ {
-				ev := g.Next()
-				if ev == nil {
-					break
-				}
-				batch = append(batch, ev...)
-			}
-			if len(batch) == 0 {
-				break
-			}
-			if victim == "" {
-				victim = batch[len(batch)/2].Key().SessionID
-			}
-			if _, err := s.Upsert(ctx, batch, Stamp{Adapter: "bench"}); err != nil {
-				b.Fatal(err)
-			}
-		}
+		_, victim := storeCorpus(b, s, cfg)
 		s.textIndex.routeLimit = 1
 		if _, err := s.Upkeep(ctx, UpkeepOptions{Steps: []view.Step{view.StepCompact, view.StepIndex, view.StepPrune}, KeepVersions: -1}); err != nil {
 			b.Fatal(err)
