@@ -63,7 +63,7 @@ export POND_VERIFY_AIDER=
 if [[ -z ${POND_VERIFY_ONLY:-} || ${POND_VERIFY_ONLY:-} == aider ]]; then
 	POND_VERIFY_AIDER=$(scripts/aider-venv.sh)
 fi
-POND_VERIFY_AGENTS="$dir" scripts/go test ./resume/ -run TestAgentLoaders -count=1 -timeout 80m -parallel "${POND_VERIFY_PARALLEL:-2}" -v "$@" | grep -v -E '^\s*(=== RUN|--- PASS)' | tail -n 80
+POND_VERIFY_AGENTS="$dir" scripts/go test ./resume/ -run TestAgentLoaders -count=1 -timeout 100m -parallel "${POND_VERIFY_PARALLEL:-2}" -v "$@" | grep -v -E '^\s*(=== RUN|--- PASS)' | tail -n 80
 if [[ -z ${POND_VERIFY_ONLY:-} || ${POND_VERIFY_ONLY:-} == copilot-cli ]]; then
 	POND_VERIFY_AGENTS="$dir" scripts/go test ./adapters/copilot/ -run TestSchema -count=1 -v | grep -E '^(\s*--- |ok|FAIL|PASS)|schema_test' | tail -n 40
 fi
