@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -119,17 +120,7 @@ func (s *Store) firstClaim(ctx context.Context, name string) (claim, error) {
 	if len(live) == 0 {
 		return claim{}, fmt.Errorf("store: the claim on the %s lease is not in the archive", name)
 	}
-	return slices.MinFunc(live, func(a, b claim) int { return cmpUint(a.row, b.row) }), nil
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return slices.MinFunc(live, func(a, b claim) int { return cmp.Compare(a.row, b.row) }), nil
 }
 
 // Release withdraws the claim (and clears claims that ran out).

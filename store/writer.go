@@ -159,12 +159,9 @@ func (s *Store) Hosts(ctx context.Context) ([]view.Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	mine := s.writer
+	mine := s.writer // 0 for an archive only this machine writes
 	if mine == 0 {
 		mine = s.knownWriter()
-	}
-	if !s.Shared() {
-		mine = 0
 	}
 	out := make([]view.Host, 0, len(ws))
 	for _, w := range ws {
