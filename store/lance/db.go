@@ -14,6 +14,7 @@ import "C"
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -38,6 +39,29 @@ type Options struct {
 	// (6 GiB and 1 GiB), which suit a server rather than a desktop daemon.
 	IndexCacheBytes    int64
 	MetadataCacheBytes int64
+	// DiskCache keeps an object store's immutable files (manifests, index, deletion and data
+	// files) on local disk, so they are read over the network once; local tables ignore it.
+	DiskCache DiskCache
+}
+
+// DiskCache is a folder on local disk for one archive's files on an object store, and its
+// bound. The zero DiskCache is none.
+type DiskCache struct {
+	Dir   string
+	Bytes int64
+}
+
+// DiskCacheStats is what a database's disk cache has done since it was opened, and holds.
+type DiskCacheStats struct {
+	Hits       int64 `json:"hits"`
+	Misses     int64 `json:"misses"`
+	Bypassed   int64 `json:"bypassed"` // reads it may not answer: conditional, versioned, mutable files
+	Stored     int64 `json:"stored"`
+	Evicted    int64 `json:"evicted"`
+	Errors     int64 `json:"errors"` // local failures, each answered by the store instead
+	Files      int64 `json:"files"`
+	Bytes      int64 `json:"bytes"`
+	LimitBytes int64 `json:"limit_bytes"`
 }
 
 // DB is an open database of Lance tables, in a local directory or an object store.
@@ -73,6 +97,10 @@ func Open(ctx context.Context, loc Location, opts Options) (*DB, error) {
 	if opts.MetadataCacheBytes > 0 {
 		spec["metadata_cache_bytes"] = opts.MetadataCacheBytes
 	}
+	if loc.Remote() && opts.DiskCache.Dir != "" && opts.DiskCache.Bytes > 0 {
+		spec["disk_cache_dir"] = opts.DiskCache.Dir
+		spec["disk_cache_bytes"] = opts.DiskCache.Bytes
+	}
 	db := &DB{loc: loc, conn: conn}
 	curi := cString(uri)
 	defer freeCString(curi)
@@ -82,6 +110,27 @@ func Open(ctx context.Context, loc Location, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("lance: open %s: %w", loc, err)
 	}
 	return db, nil
+}
+
+// DiskCacheStats reports the disk cache; ok is false when the database has none.
+func (db *DB) DiskCacheStats() (stats DiskCacheStats, ok bool, err error) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	if db.native == nil {
+		return stats, false, errors.New("lance: database closed")
+	}
+	var raw *C.char
+	if err := nativeErr(C.pond_db_disk_cache_stats(db.native, &raw)); err != nil {
+		return stats, false, fmt.Errorf("lance: disk cache stats: %w", err)
+	}
+	js := takeString(raw)
+	if js == "null" {
+		return stats, false, nil
+	}
+	if err := json.Unmarshal([]byte(js), &stats); err != nil {
+		return stats, false, fmt.Errorf("lance: disk cache stats: %w", err)
+	}
+	return stats, true, nil
 }
 
 // Location is where the database's tables live.

@@ -28,8 +28,13 @@ void pond_string_free(char *s);
 void pond_bytes_free(uint8_t *p, size_t len);
 char *pond_native_versions(char **out_json);
 
-/* options_json: {"read_consistency_ms": n, "index_cache_bytes": n, "metadata_cache_bytes": n} */
+/* options_json: {"read_consistency_ms": n, "index_cache_bytes": n, "metadata_cache_bytes": n,
+ *                "disk_cache_dir": "path", "disk_cache_bytes": n} (the disk cache serves an
+ *                object store's immutable files from local disk; local tables ignore it) */
 char *pond_db_open(const char *uri, const char *options_json, PondDb **out);
+/* result: {"hits", "misses", "bypassed", "stored", "evicted", "errors", "files", "bytes",
+ * "limit_bytes"}, or null for a database opened without a disk cache */
+char *pond_db_disk_cache_stats(PondDb *db, char **out_json);
 void pond_db_close(PondDb *db);
 char *pond_table_open(PondDb *db, const char *name, PondTable **out);
 void pond_table_close(PondTable *t);

@@ -1,6 +1,6 @@
 //! Pond's native module: the parts of Lance that lancedb-go v0.1.2 does not expose (full-text
 //! search, merge-insert, optimize, schema evolution, filtered counts, index parameters, read
-//! consistency, cache sizes, Arrow IPC result streams) and Hugging Face's tokenizer, behind a
+//! consistency, cache sizes, a disk cache for object stores, Arrow IPC result streams) and Hugging Face's tokenizer, behind a
 //! small C ABI declared in `pond_native.h`.
 //!
 //! Conventions of every exported function: pointers in, results through out-pointers, and the
@@ -11,6 +11,7 @@
 // lancedb-go's Go package calls. Naming the crate keeps the linker from dropping it.
 pub use lancedb_go;
 
+mod diskcache;
 mod ffi;
 mod query;
 mod runtime;

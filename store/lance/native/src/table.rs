@@ -16,6 +16,7 @@ use lancedb::DistanceType;
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::diskcache::{Cache, CachingProvider};
 use crate::ffi::{arg_bytes, arg_str, guard, opt_str, write_string, Result};
 use crate::runtime::block_on;
 
@@ -26,6 +27,8 @@ const DEFAULT_METADATA_CACHE_BYTES: usize = 1 << 30;
 /// An open Lance database (a directory of tables) sharing one cache session.
 pub struct PondDb {
     conn: lancedb::Connection,
+    /// The disk cache of an archive on an object store, when the caller asked for one.
+    cache: Option<Arc<Cache>>,
 }
 
 /// An open table. Reads honour the database's read-consistency interval, so commits made by
@@ -40,6 +43,10 @@ struct DbOptions {
     read_consistency_ms: Option<u64>,
     index_cache_bytes: Option<usize>,
     metadata_cache_bytes: Option<usize>,
+    /// A folder for the disk cache of an object store's immutable files (diskcache.rs), and
+    /// its bound in bytes. Local tables ignore it.
+    disk_cache_dir: Option<String>,
+    disk_cache_bytes: Option<u64>,
 }
 
 fn parse_json<T: for<'de> Deserialize<'de> + Default>(p: *const c_char, what: &str) -> Result<T> {
@@ -71,21 +78,43 @@ pub extern "C" fn pond_db_open(
         }
         // Lance's defaults (6 GiB of index cache, 1 GiB of metadata cache) suit a server, not a
         // desktop daemon; the caller bounds them.
-        let session = match (opts.index_cache_bytes, opts.metadata_cache_bytes) {
-            (None, None) => lancedb::Session::default(),
-            (index, metadata) => lancedb::Session::new(
-                index.unwrap_or(DEFAULT_INDEX_CACHE_BYTES),
-                metadata.unwrap_or(DEFAULT_METADATA_CACHE_BYTES),
-                Arc::new(lancedb::ObjectStoreRegistry::default()),
-            ),
+        let registry = lancedb::ObjectStoreRegistry::default();
+        let cache = match (opts.disk_cache_dir, opts.disk_cache_bytes) {
+            (Some(dir), Some(bytes)) if bytes > 0 => {
+                let cache = Cache::open(dir.clone().into(), bytes)
+                    .map_err(|e| format!("open the disk cache {dir}: {e}"))?;
+                let cache = Arc::new(cache);
+                let s3 = registry.get_provider("s3").ok_or("this build has no S3 support")?;
+                registry.insert("s3", Arc::new(CachingProvider { inner: s3, cache: cache.clone() }));
+                Some(cache)
+            }
+            _ => None,
         };
+        let session = lancedb::Session::new(
+            opts.index_cache_bytes.unwrap_or(DEFAULT_INDEX_CACHE_BYTES),
+            opts.metadata_cache_bytes.unwrap_or(DEFAULT_METADATA_CACHE_BYTES),
+            Arc::new(registry),
+        );
         let mut builder = lancedb::connect(uri).session(Arc::new(session));
         if let Some(ms) = opts.read_consistency_ms {
             builder = builder.read_consistency_interval(Duration::from_millis(ms));
         }
         let conn = block_on(builder.execute()).map_err(|e| format!("open database {uri}: {e}"))?;
-        unsafe { *out = Box::into_raw(Box::new(PondDb { conn })) };
+        unsafe { *out = Box::into_raw(Box::new(PondDb { conn, cache })) };
         Ok(())
+    })
+}
+
+/// What the database's disk cache has done and holds, as JSON (`null` without one).
+#[no_mangle]
+pub extern "C" fn pond_db_disk_cache_stats(db: *mut PondDb, out_json: *mut *mut c_char) -> *mut c_char {
+    guard(|| {
+        if db.is_null() {
+            return Err("database handle is null".into());
+        }
+        let db = unsafe { &*db };
+        let stats = db.cache.as_ref().map(|c| c.stats());
+        write_string(out_json, json!(stats).to_string())
     })
 }
 
