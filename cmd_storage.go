@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,7 +16,14 @@ import (
 )
 
 func newStorageCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "storage", Short: "Where the archive lives: check a location, switch to one"}
+	cmd := &cobra.Command{Use: "storage", Short: "Where the archive lives: check a location, switch to one",
+		Long: "The archive's Lance tables live in the data directory, or anywhere else: a path, or an S3-compatible\n" +
+			"object store (s3://bucket/prefix, s3+http(s)://host:port/bucket/prefix) that several machines can\n" +
+			"share, each capturing into it and each searching the union. The SQLite mirror search reads stays on\n" +
+			"each machine. For an object store, the files Lance never changes are kept in a disk cache under the\n" +
+			"cache directory, bounded by [storage] cache_mib in the config (default 1024; -1 turns it off);\n" +
+			"pond status shows what it holds.",
+		Example: "  pond storage check s3://team-bucket/pond\n  pond storage use s3://team-bucket/pond\n  pond copy --from @ --to s3://team-bucket/pond   (bring the current archive along)"}
 	var format string
 	check := &cobra.Command{
 		Use:   "check [URL]",
@@ -66,19 +74,31 @@ func newStorageCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if raw == "local" || raw == "default" {
+			// The disk cache's bound, when set, stays whatever the location.
+			var cacheMiB int64
+			if cfg.Storage != nil {
+				cacheMiB = cfg.Storage.CacheMiB
+			}
+			switch {
+			case raw != "local" && raw != "default":
+				cfg.Storage = &config.Storage{Path: raw, CacheMiB: cacheMiB}
+			case cacheMiB != 0:
+				cfg.Storage = &config.Storage{CacheMiB: cacheMiB}
+			default:
 				cfg.Storage = nil
-			} else {
-				cfg.Storage = &config.Storage{Path: raw}
 			}
 			if err := cfg.Save(d.ConfigFile.Path); err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
-			if cfg.Storage == nil {
+			if cfg.StoragePath() == "" {
 				fmt.Fprintf(out, "storage: the data directory's archive (%s)\n", d.Data.Path)
 			} else {
 				fmt.Fprintf(out, "storage: %s\n", raw)
+				if mib := cfg.StorageCacheMiB(); mib > 0 {
+					fmt.Fprintf(out, "The files Lance never changes (manifests, indexes, data files) are kept in a disk cache of up to %d MiB under %s ([storage] cache_mib).\n",
+						mib, filepath.Join(d.Cache.Path, "lance"))
+				}
 			}
 			fmt.Fprintln(out, "Nothing was copied; the mirror stays in the data directory and is rebuilt from the new archive when it differs.")
 			if d.Storage.Path != "" {

@@ -20,7 +20,6 @@ import (
 	"github.com/pondhq/pond/paths"
 	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store"
-	"github.com/pondhq/pond/store/lance"
 )
 
 // ExitRestart is the exit code for "restart me": the daemon passed its memory ceiling.
@@ -134,12 +133,12 @@ func Run(ctx context.Context, opts Options) error {
 	// pond-native's, and with a 1 s interval an upkeep right after a capture pruned from a stale
 	// view (it found the newest versions "not yet written" and kept them). On a local disk the
 	// check is a directory lookup.
-	storage, err := StoragePath(opts.Dirs)
+	sopts, err := StoreOptions(opts.Dirs, "pond daemon", log)
 	if err != nil {
 		return err
 	}
-	st, err := store.Open(ctx, store.Options{DataDir: opts.Dirs.Data.Path, Storage: storage, StateDir: opts.Dirs.State.Path, Command: "pond daemon",
-		Logger: log, Lance: lance.Options{ReadConsistency: 0, IndexCacheBytes: 64 << 20, MetadataCacheBytes: 32 << 20}})
+	sopts.Lance.ReadConsistency, sopts.Lance.IndexCacheBytes, sopts.Lance.MetadataCacheBytes = 0, 64<<20, 32<<20
+	st, err := store.Open(ctx, sopts)
 	if err != nil {
 		return err
 	}

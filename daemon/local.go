@@ -51,12 +51,11 @@ func Local(ctx context.Context, opts LocalOptions) (api ipc.API, close func(), e
 		}
 	}
 	if opts.Archive {
-		storage, err := StoragePath(opts.Dirs)
+		sopts, err := StoreOptions(opts.Dirs, opts.Command, opts.Log)
 		if err != nil {
 			return nil, nil, err
 		}
-		if svc.Store, err = store.Open(ctx, store.Options{DataDir: opts.Dirs.Data.Path, Storage: storage, StateDir: opts.Dirs.State.Path,
-			Command: opts.Command, Logger: opts.Log}); err != nil {
+		if svc.Store, err = store.Open(ctx, sopts); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -1,8 +1,15 @@
 package daemon
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
+	"path/filepath"
+
 	"github.com/pondhq/pond/daemon/config"
 	"github.com/pondhq/pond/paths"
+	"github.com/pondhq/pond/store"
+	"github.com/pondhq/pond/store/lance"
 )
 
 // StoragePath is where the archive's Lance tables live, as written: --storage-path or
@@ -17,4 +24,27 @@ func StoragePath(d paths.Dirs) (string, error) {
 		return "", err
 	}
 	return cfg.StoragePath(), nil
+}
+
+// StoreOptions are what every command opens this Pond's own archive with: the data, state and
+// storage locations, and for an archive on an object store its disk cache, a folder per
+// location under the cache directory (bounded by [storage] cache_mib).
+func StoreOptions(d paths.Dirs, command string, log *slog.Logger) (store.Options, error) {
+	storage, err := StoragePath(d)
+	if err != nil {
+		return store.Options{}, err
+	}
+	cfg, _, err := config.Load(d.ConfigFile.Path)
+	if err != nil {
+		return store.Options{}, err
+	}
+	opts := store.Options{DataDir: d.Data.Path, Storage: storage, StateDir: d.State.Path, Command: command, Logger: log}
+	if loc, err := lance.ParseLocation(storage); err == nil && loc.Remote() {
+		sum := sha256.Sum256([]byte(loc.URI() + "\n" + loc.String()))
+		opts.Lance.DiskCache = lance.DiskCache{
+			Dir:   filepath.Join(d.Cache.Path, "lance", hex.EncodeToString(sum[:8])),
+			Bytes: cfg.StorageCacheMiB() << 20,
+		}
+	}
+	return opts, nil
 }

@@ -98,6 +98,9 @@ func Status(st *view.Status, dataDir string, subagents, hosts bool) string {
 	if len(st.Hosts) > 1 || hosts {
 		b.WriteString(Hosts(st.Hosts))
 	}
+	if c := st.DiskCache; c != nil {
+		b.WriteString(DiskCache(c))
+	}
 	if dm := st.Daemon; dm != nil {
 		fmt.Fprintf(&b, "daemon: pid %d since %s, watching %d folders", dm.PID, dm.StartedAt.Local().Format(time.DateTime), dm.Watching)
 		if dm.LastError != "" {
@@ -135,6 +138,15 @@ func Hosts(hosts []view.Host) string {
 		fmt.Fprintf(&b, "  %-32s writer %-6d %6d sessions %9d messages%s%s\n", name, h.Writer, h.Sessions, h.Messages, last, this)
 	}
 	return b.String()
+}
+
+// DiskCache is the line about the local cache of an archive on an object store.
+func DiskCache(c *view.DiskCache) string {
+	reads := ""
+	if n := c.Hits + c.Misses; n > 0 {
+		reads = fmt.Sprintf("; %d of %d reads answered from it since the archive was opened", c.Hits, n)
+	}
+	return fmt.Sprintf("disk cache: %s of %s in %d files%s (%s)\n", sizeText(c.Bytes), bytesText(c.LimitBytes), c.Files, reads, c.Dir)
 }
 
 // Plural is one when n is 1, else many.

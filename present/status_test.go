@@ -68,3 +68,15 @@ func TestStatusListsHosts(t *testing.T) {
 		t.Error("one machine: listed without --hosts, or not with it")
 	}
 }
+
+func TestStatusShowsTheDiskCache(t *testing.T) {
+	st := &view.Status{}
+	if strings.Contains(Status(st, "/data", false, false), "disk cache") {
+		t.Error("a local archive's status mentions a disk cache")
+	}
+	st.DiskCache = &view.DiskCache{Dir: "/c/lance/ab", Files: 12, Bytes: 3 << 20, LimitBytes: 1 << 30, Hits: 90, Misses: 10}
+	want := "disk cache: 3.0 MiB of 1 GiB in 12 files; 90 of 100 reads answered from it since the archive was opened (/c/lance/ab)\n"
+	if got := Status(st, "/data", false, false); !strings.Contains(got, want) {
+		t.Errorf("status:\n%s\nwant a line %q", got, want)
+	}
+}

@@ -168,6 +168,16 @@ func storageLocation(opts Options) (lance.Location, error) {
 // Location is where the Lance tables live.
 func (s *Store) Location() lance.Location { return s.db.Location() }
 
+// DiskCache reports the disk cache of an archive on an object store; nil without one.
+func (s *Store) DiskCache() (*view.DiskCache, error) {
+	st, ok, err := s.db.DiskCacheStats()
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &view.DiskCache{Dir: s.opts.Lance.DiskCache.Dir, Files: st.Files, Bytes: st.Bytes, LimitBytes: st.LimitBytes,
+		Hits: st.Hits, Misses: st.Misses}, nil
+}
+
 // layoutFile records the Lance layout's version, so an older Pond refuses a newer archive instead
 // of misreading it.
 const layoutFile = "store.json"

@@ -87,11 +87,30 @@ type Config struct {
 //
 //	[storage]
 //	path = "s3://bucket/pond"
+//	cache_mib = 1024   # disk cache of an archive on an object store
 type Storage struct {
 	// Path is where the Lance archive lives: a local path, s3://bucket/prefix or
 	// s3+http(s)://host:port/bucket/prefix; empty: the data directory. The mirror stays in the
 	// data directory either way. Credentials never go here: they come from the AWS environment.
 	Path string `toml:"path,omitempty"`
+	// CacheMiB bounds the disk cache of an archive on an object store: the files Lance never
+	// changes (manifests, indexes, data files) kept under the cache directory, so a restart
+	// does not read them over the network again. 0: DefaultStorageCacheMiB; negative: none.
+	CacheMiB int64 `toml:"cache_mib,omitempty"`
+}
+
+// DefaultStorageCacheMiB is the disk cache's bound when the config sets none.
+const DefaultStorageCacheMiB = 1024
+
+// StorageCacheMiB is the disk cache's bound in MiB; 0 turns it off.
+func (c *Config) StorageCacheMiB() int64 {
+	switch {
+	case c.Storage == nil || c.Storage.CacheMiB == 0:
+		return DefaultStorageCacheMiB
+	case c.Storage.CacheMiB < 0:
+		return 0
+	}
+	return c.Storage.CacheMiB
 }
 
 // StoragePath is the configured storage location, "" for the data directory.

@@ -78,3 +78,27 @@ func TestLoadRefusesAnUnknownAgentAnswer(t *testing.T) {
 		t.Errorf("got %v, want an error naming consent.agents.claude-code", err)
 	}
 }
+
+func TestStorageCacheBound(t *testing.T) {
+	for _, c := range []struct {
+		toml string
+		want int64
+	}{
+		{"", DefaultStorageCacheMiB},
+		{"[storage]\npath = \"s3://b/p\"\n", DefaultStorageCacheMiB},
+		{"[storage]\ncache_mib = 256\n", 256},
+		{"[storage]\ncache_mib = -1\n", 0},
+	} {
+		p := filepath.Join(t.TempDir(), "config.toml")
+		if err := os.WriteFile(p, []byte(c.toml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, _, err := Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.StorageCacheMiB(); got != c.want {
+			t.Errorf("%q: %d MiB, want %d", c.toml, got, c.want)
+		}
+	}
+}

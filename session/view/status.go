@@ -28,6 +28,20 @@ type Status struct {
 	// Hosts are the machines whose captures the archive holds (several when they share it on
 	// an object store), as far as this machine's mirror has taken them in.
 	Hosts []Host `json:"hosts,omitempty"`
+	// DiskCache is the local cache of an archive on an object store (absent for a local one).
+	DiskCache *DiskCache `json:"disk_cache,omitempty"`
+}
+
+// DiskCache is the folder where the files of an archive on an object store that Lance never
+// changes are kept, so they are read over the network once: what it holds, its bound, and
+// how the reads it could answer went since the archive was opened.
+type DiskCache struct {
+	Dir        string `json:"dir"`
+	Files      int64  `json:"files"`
+	Bytes      int64  `json:"bytes"`
+	LimitBytes int64  `json:"limit_bytes"`
+	Hits       int64  `json:"hits"`
+	Misses     int64  `json:"misses"`
 }
 
 // Host is one machine that writes the archive: its writer number (the high bits of the rows'
