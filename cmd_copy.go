@@ -49,9 +49,11 @@ Either side is one of:
   FILE.jsonl or -        (--to only) canonical JSONL, as pond export writes it; read it back
                          with pond import
 
-Copied rows keep their capture record (options.pond.ingest). They carry no vectors: the
-destination's daemon (or pond optimize --embed) embeds them with its own model. Sessions the
-destination erased are left out (and counted as erased, not missing).
+Copied rows keep their capture record (options.pond.ingest), and copied messages their vectors
+(the destination's daemon, or pond optimize --embed, embeds the rest with its own model).
+Sessions the destination erased are left out (and counted as erased, not missing). Sessions
+the source erased are not copied, and go on the destination's erase list, so no machine
+writing it captures them again; where the destination holds one, copy names it and leaves it.
 
 A running daemon is the only writer of its archive: copy refuses to write into this Pond's
 archive while the daemon runs (stop it with pond service stop, or copy into another location).
@@ -92,10 +94,11 @@ func runCopy(cmd *cobra.Command, from, to, format string, verifyOnly, force bool
 	if err != nil {
 		return err
 	}
-	storage, err := daemon.StoragePath(d)
+	own, err := daemon.StoreOptions(d, "pond copy", logger())
 	if err != nil {
 		return err
 	}
+	storage := own.Storage
 	configured := lance.LocalDir(paths.LanceDir(d.Data.Path))
 	if storage != "" && storage != "local" && storage != "default" {
 		if configured, err = lance.ParseLocation(storage); err != nil {
@@ -132,7 +135,7 @@ func runCopy(cmd *cobra.Command, from, to, format string, verifyOnly, force bool
 	}
 	defer os.RemoveAll(scratch)
 	env := transfer.Env{Scratch: scratch, PondVersion: version, Logger: logger(),
-		Configured: store.Options{DataDir: d.Data.Path, Storage: storage, StateDir: d.State.Path, Logger: logger()}}
+		Configured: own}
 
 	source, err := transfer.OpenSource(ctx, src, env)
 	if err != nil {

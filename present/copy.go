@@ -23,6 +23,18 @@ func Copy(r *view.CopyReport) string {
 			}
 		}
 		b.WriteString("\n")
+		if r.Vectors > 0 {
+			fmt.Fprintf(&b, "vectors: %d messages keep their embeddings\n", r.Vectors)
+		}
+		if r.ErasedAtSource > 0 {
+			fmt.Fprintf(&b, "not copied: %d sessions erased at the source\n", r.ErasedAtSource)
+		}
+		if r.ErasuresCarried > 0 {
+			fmt.Fprintf(&b, "erasures: %d sessions erased at the source are on the destination's erase list now\n", r.ErasuresCarried)
+		}
+		if len(r.ErasedHeld) > 0 {
+			fmt.Fprintf(&b, "erased at the source but held here (pond erase them to follow): %s\n", Escape(strings.Join(r.ErasedHeld, " ")))
+		}
 		if n := r.Erased; n != (view.Tally{}) {
 			fmt.Fprintf(&b, "left out: %d sessions, %d messages, %d parts the destination erased\n", n.Sessions, n.Messages, n.Parts)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -180,4 +181,51 @@ func (s *Store) Lift(ctx context.Context, ids []string) (lifted, notFound []stri
 		entries = append(entries, erasure{SessionID: id, At: now, Action: actionLifted})
 	}
 	return lifted, notFound, s.logErasures(ctx, entries)
+}
+
+// DenyAbsent puts on the erase denylist the sessions of entries (another archive's erasures,
+// which pond copy carries) that this archive neither holds nor lists already, and logs them
+// for the other machines sharing it, so no machine captures them again. A session this
+// archive holds is left alone and returned in held: erasing it here is the user's call.
+func (s *Store) DenyAbsent(ctx context.Context, entries map[string]ErasedEntry) (added, held []string, err error) {
+	if len(entries) == 0 {
+		return nil, nil, nil
+	}
+	lock, err := AcquireLock(ctx, s.opts.StateDir, s.opts.Command, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer lock.Release()
+	if err := s.loadDenylist(); err != nil {
+		return nil, nil, err
+	}
+	ids := slices.Sorted(maps.Keys(entries))
+	stored, err := s.mirror.Sessions(ctx, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.denied.mu.Lock()
+	defer s.denied.mu.Unlock()
+	var log []erasure
+	for _, id := range ids {
+		if _, ok := stored[id]; ok {
+			held = append(held, id)
+			continue
+		}
+		if _, ok := s.denied.entries[id]; ok {
+			continue
+		}
+		e := entries[id]
+		e.Pending = false
+		s.denied.entries[id] = e
+		added = append(added, id)
+		log = append(log, erasure{SessionID: id, Agent: e.Agent, At: e.ErasedAt, Action: actionErased})
+	}
+	if len(added) == 0 {
+		return added, held, nil
+	}
+	if err := s.saveDenylistLocked(); err != nil {
+		return nil, nil, err
+	}
+	return added, held, s.logErasures(ctx, log)
 }

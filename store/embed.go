@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -282,4 +284,66 @@ func (s *Store) setMirrorEmbeddingModel(ctx context.Context, keys []messageKey, 
 		return fmt.Errorf("store: %w", err)
 	}
 	return nil
+}
+
+// Vector is one message's embedding as the archive holds it, with the text it was made from,
+// so that another archive (pond copy's destination) can take it without a model.
+type Vector struct {
+	SessionID, MessageID string
+	Text, Model          string
+	Values               []float32
+}
+
+// ReadVectors calls f with the embedded messages of sessions ids, a Lance batch at a time.
+func (s *Store) ReadVectors(ctx context.Context, ids []string, f func([]Vector) error) error {
+	for _, chunk := range chunkIDs(ids, 200) {
+		q := lance.Query{Columns: []string{"session_id", "id", "search_text", "vector", "embedding_model"},
+			Filter: inFilter("session_id", chunk) + " AND embedding_model IS NOT NULL", BatchRows: 2048}
+		err := s.tables[TableMessages].Scan(ctx, q, func(r arrow.Record) error {
+			sess, ids := r.Column(0).(*array.String), r.Column(1).(*array.String)
+			text, model := r.Column(2).(*array.String), r.Column(4).(*array.String)
+			list := r.Column(3).(*array.FixedSizeList)
+			vals := list.ListValues().(*array.Float32).Float32Values()
+			out := make([]Vector, 0, r.NumRows())
+			for i := range int(r.NumRows()) {
+				if list.IsNull(i) {
+					continue
+				}
+				lo, hi := list.ValueOffsets(i)
+				out = append(out, Vector{SessionID: sess.Value(i), MessageID: ids.Value(i), Text: text.Value(i), Model: model.Value(i),
+					Values: slices.Clone(vals[lo:hi])})
+			}
+			return f(out)
+		})
+		if err != nil {
+			return fmt.Errorf("store: read vectors: %w", err)
+		}
+	}
+	return nil
+}
+
+// PutVectors gives messages the vectors another archive made for them, where the message's
+// text here is still the text embedded (else the backfill embeds it anew), and returns how
+// many it wrote.
+func (s *Store) PutVectors(ctx context.Context, vecs []Vector) (int, error) {
+	byModel := map[string][]Vector{}
+	for _, v := range vecs {
+		byModel[v.Model] = append(byModel[v.Model], v)
+	}
+	wrote := 0
+	for _, model := range slices.Sorted(maps.Keys(byModel)) {
+		group := byModel[model]
+		keys := make([]messageKey, len(group))
+		texts := make([]string, len(group))
+		values := make([][]float32, len(group))
+		for i, v := range group {
+			keys[i], texts[i], values[i] = messageKey{v.SessionID, v.MessageID}, v.Text, v.Values
+		}
+		n, err := s.writeVectors(ctx, keys, texts, values, model)
+		wrote += n
+		if err != nil {
+			return wrote, err
+		}
+	}
+	return wrote, nil
 }

@@ -5,7 +5,7 @@ import "time"
 // CopyProgress is how far pond copy has come: its phase, and in the copy phase the source
 // sessions that needed rows, done of total, and the messages inserted so far.
 type CopyProgress struct {
-	Phase    string `json:"phase"` // "plan", "copy", "upkeep", "verify"
+	Phase    string `json:"phase"` // "plan", "copy", "vectors", "upkeep", "verify"
 	Done     int    `json:"done"`
 	Total    int    `json:"total"`
 	Messages int    `json:"messages"`
@@ -26,6 +26,16 @@ type CopyReport struct {
 	Erased   Tally    `json:"erased"`
 	Rejected Tally    `json:"rejected"`
 	Errors   []string `json:"errors,omitempty"`
+	// Vectors are the copied messages' embeddings taken along (the rest the destination's
+	// backfill embeds).
+	Vectors int `json:"vectors"`
+	// ErasedAtSource counts the source's sessions on its erase denylist, never copied (an
+	// unfinished erase may have left rows of them). ErasuresCarried counts the source's
+	// erasures put on the destination's denylist; ErasedHeld lists the sessions erased at the
+	// source that the destination holds (left there: `pond erase` them there to follow).
+	ErasedAtSource  int      `json:"erased_at_source,omitempty"`
+	ErasuresCarried int      `json:"erasures_carried"`
+	ErasedHeld      []string `json:"erased_held,omitempty"`
 	// Upkeep names the upkeep steps run at the destination afterwards (indexes, compaction,
 	// pruning).
 	Upkeep  []Step        `json:"upkeep"`

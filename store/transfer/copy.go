@@ -41,7 +41,9 @@ type need struct {
 }
 
 // Copy adds to dst every row of src it lacks: sessions absent at dst are appended whole, and a
-// session dst holds gets only its missing messages and parts. Nothing is written to src, and
+// session dst holds gets only its missing messages and parts; the copied messages keep their
+// vectors. Sessions erased at src are not copied, and go on dst's erase denylist where dst
+// does not hold them (so no machine writing dst captures them again). Nothing is written to src, and
 // nothing dst holds is changed or duplicated. Then the destination's indexes are brought up to
 // date (store.Upkeep: fold and build, compact, prune) and the copy is verified key by key.
 func Copy(ctx context.Context, src, dst *store.Store, opts Options) (*view.CopyReport, error) {
@@ -57,10 +59,18 @@ func Copy(ctx context.Context, src, dst *store.Store, opts Options) (*view.CopyR
 	if err != nil {
 		return nil, err
 	}
+	// Sessions erased at the source stay behind, even where an unfinished erase left rows of
+	// them there; the destination learns of the erasures instead.
+	denied, err := src.Denied()
+	if err != nil {
+		return nil, err
+	}
 	var todo []string
 	for _, id := range ids {
 		n := needs[id]
-		switch {
+		switch _, erased := denied[id]; {
+		case erased:
+			rep.ErasedAtSource++
 		case n == nil:
 			rep.Unchanged++
 		case n.session:
@@ -122,6 +132,16 @@ func Copy(ctx context.Context, src, dst *store.Store, opts Options) (*view.CopyR
 		return rep, err
 	}
 	progress(view.CopyProgress{Phase: "copy", Done: len(todo), Total: len(todo), Messages: rep.Inserted.Messages})
+
+	progress(view.CopyProgress{Phase: "vectors"})
+	if rep.Vectors, err = copyVectors(ctx, src, dst, todo, needs); err != nil {
+		return rep, err
+	}
+	added, held, err := dst.DenyAbsent(ctx, denied)
+	if err != nil {
+		return rep, fmt.Errorf("transfer: carry the source's erasures: %w", err)
+	}
+	rep.ErasuresCarried, rep.ErasedHeld = len(added), held
 
 	progress(view.CopyProgress{Phase: "upkeep"})
 	if rep.Upkeep, err = upkeep(ctx, dst, opts.KeepVersions); err != nil {
@@ -208,8 +228,43 @@ func missing(t *store.Transcript, n *need) []session.Event {
 	return out
 }
 
+// vectorBatch is how many vectors go to the destination per commit.
+const vectorBatch = 4096
+
+// copyVectors gives the messages just copied the vectors the source holds for them, so the
+// destination searches them by meaning without embedding them again (a message whose text the
+// destination changed, by redaction, is left to its backfill).
+func copyVectors(ctx context.Context, src, dst *store.Store, ids []string, needs map[string]*need) (int, error) {
+	var pending []store.Vector
+	wrote := 0
+	flush := func() error {
+		n, err := dst.PutVectors(ctx, pending)
+		wrote += n
+		pending = pending[:0]
+		return err
+	}
+	err := src.ReadVectors(ctx, ids, func(vs []store.Vector) error {
+		for _, v := range vs {
+			if n := needs[v.SessionID]; n != nil && (n.session || n.messages[v.MessageID]) {
+				pending = append(pending, v)
+			}
+		}
+		if len(pending) >= vectorBatch {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil && len(pending) > 0 {
+		err = flush()
+	}
+	if err != nil {
+		return wrote, fmt.Errorf("transfer: copy vectors: %w", err)
+	}
+	return wrote, nil
+}
+
 // upkeep runs at dst the upkeep that is due but embedding (a copy brings no model; the daemon
-// or pond optimize embeds the copied messages later): fold new rows into the indexes or build
+// or pond optimize embeds what came without a vector later): fold new rows into the indexes or build
 // them, compact the commits the copy made, prune replaced versions.
 func upkeep(ctx context.Context, dst *store.Store, keep time.Duration) ([]view.Step, error) {
 	d, err := dst.Diagnose(ctx, keep)

@@ -411,3 +411,160 @@ func TestUnpackRefusesEntriesOutsideTheArchive(t *testing.T) {
 		t.Errorf("newer version: %v", err)
 	}
 }
+
+// embedSome gives the archive in data a vector (made from its text: no model needed) for every
+// searchable message of every other session, as model, and returns how many it wrote.
+func embedSome(t *testing.T, dir, model string) int {
+	t.Helper()
+	ctx := context.Background()
+	s, err := store.Open(ctx, store.Options{DataDir: filepath.Join(dir, "data"), StateDir: filepath.Join(dir, "state"), Command: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rows, err := s.Mirror().DB().QueryContext(ctx, `SELECT session_id, message_id, search_text FROM messages
+		WHERE search_text != '' ORDER BY session_id, message_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vecs []store.Vector
+	seen := map[string]int{}
+	for rows.Next() {
+		var v store.Vector
+		if err := rows.Scan(&v.SessionID, &v.MessageID, &v.Text); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := seen[v.SessionID]; !ok {
+			seen[v.SessionID] = len(seen)
+		}
+		if seen[v.SessionID]%2 == 1 {
+			continue
+		}
+		v.Model, v.Values = model, make([]float32, store.VectorDim)
+		for i := range v.Values {
+			v.Values[i] = float32(len(v.Text)%97+i) / 1000
+		}
+		vecs = append(vecs, v)
+	}
+	rows.Close()
+	n, err := s.PutVectors(ctx, vecs)
+	if err != nil || n != len(vecs) || n == 0 {
+		t.Fatalf("put %d of %d vectors: %v", n, len(vecs), err)
+	}
+	return n
+}
+
+// vectorsOf reads every vector of the archive at raw, by message key.
+func vectorsOf(t *testing.T, raw string) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	o, err := OpenSource(ctx, endpoint(t, raw), env(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	ids, err := o.Store.SessionIDs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	err = o.Store.ReadVectors(ctx, ids, func(vs []store.Vector) error {
+		for _, v := range vs {
+			out[v.SessionID+"/"+v.MessageID] = fmt.Sprint(v.Model, v.Values)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The copied messages keep their vectors, through a .pond file and back, without a model.
+func TestCopyKeepsVectors(t *testing.T) {
+	home := t.TempDir()
+	srcData := archiveIn(t, home, generate(5, 6))
+	embedded := embedSome(t, home, "test-model")
+	want := vectorsOf(t, srcData)
+	if len(want) != embedded {
+		t.Fatalf("the source holds %d vectors, %d written", len(want), embedded)
+	}
+	file := filepath.Join(t.TempDir(), "backup.pond")
+	if rep := copyAll(t, srcData, file); rep.Vectors != embedded {
+		t.Errorf("copy into .pond took %d vectors, want %d", rep.Vectors, embedded)
+	}
+	back := filepath.Join(t.TempDir(), "restored")
+	copyAll(t, file, back)
+	got := vectorsOf(t, back)
+	if len(got) != len(want) {
+		t.Fatalf("%d vectors after the round trip, want %d", len(got), len(want))
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Fatalf("vector of %s: %.60s…, want %.60s…", k, got[k], v)
+		}
+	}
+	// A re-copy with nothing new takes no vector again.
+	if rep := copyAll(t, srcData, back); rep.Vectors != 0 || rep.Unchanged != 6 {
+		t.Errorf("unchanged re-copy: %d vectors, %d unchanged", rep.Vectors, rep.Unchanged)
+	}
+}
+
+// An erase at the source travels with a copy: the session is not copied, it goes on the
+// destination's erase list (so a sync there refuses it), and a destination that holds the
+// session is told, not changed.
+func TestCopyCarriesErasures(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	sessions := generate(6, 4)
+	srcData := archiveIn(t, home, sessions)
+	gone := sessions[1][0].Session.ID
+	// Another destination already holds every session, the erased one too.
+	holder := archiveIn(t, t.TempDir(), sessions)
+
+	s, err := store.Open(ctx, store.Options{DataDir: srcData, StateDir: filepath.Join(home, "state"), Command: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Erase(ctx, view.EraseRequest{Sessions: []string{gone}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	dst := filepath.Join(t.TempDir(), "copy")
+	rep := copyAll(t, srcData, dst)
+	if rep.Appended != 3 || rep.ErasuresCarried != 1 || len(rep.ErasedHeld) != 0 {
+		t.Errorf("copy of an archive with an erase: %+v", rep)
+	}
+	o, err := OpenDestination(ctx, endpoint(t, dst), env(t), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	denied, err := o.Store.Denied()
+	if _, ok := denied[gone]; err != nil || !ok {
+		t.Errorf("the destination's erase list %v, %v; want %s on it", denied, err, gone)
+	}
+	out, err := o.Store.Upsert(ctx, clone(sessions[1]), store.Stamp{Adapter: "claude-code"})
+	if err != nil || out.Inserted != (view.Tally{}) || out.Erased.Sessions != 1 {
+		t.Errorf("a sync of the erased session at the destination: %+v, %v", out, err)
+	}
+	o.Close()
+
+	rep = copyAll(t, srcData, holder)
+	if rep.ErasuresCarried != 0 || len(rep.ErasedHeld) != 1 || rep.ErasedHeld[0] != gone {
+		t.Errorf("copy into an archive holding the erased session: %+v", rep)
+	}
+	if got := transcripts(t, holder); got[gone] == "" {
+		t.Errorf("the destination's own copy of %s was changed", gone)
+	}
+}
+
+// clone deep-copies events through JSON, so a second write does not share the first's structs.
+func clone(events []session.Event) []session.Event {
+	out := make([]session.Event, len(events))
+	for i, e := range events {
+		b, _ := json.Marshal(e)
+		json.Unmarshal(b, &out[i])
+	}
+	return out
+}
