@@ -5,6 +5,10 @@
 # daemon on the S3 archive: the time until it answers, until its mirror holds every message
 # (its catch-up), and the p50 / p95 of searches on its socket (full-text, and the mirror is
 # this machine's, so the archive's place matters only to the catch-up and the vector arm).
+# Then semantic search on S3: the first machine embeds the archive with the test model
+# (scripts/testmodel.sh), and the second, the model installed there too, runs vector searches
+# (they read the vectors from the archive): after a start with an empty disk cache, after a
+# restart with the cache warm, and after one with the cache off ([storage] cache_mib = -1).
 #
 #   scripts/bench-storage.sh [DIR]        (POND_BENCH_SESSIONS, default 100)
 set -euo pipefail
@@ -73,3 +77,53 @@ python3 -c "
 import statistics
 v = sorted(float(x) * 1000 for x in open('$b/search'))
 print('searches on the second machine: %d, p50 %.1f ms, p95 %.1f ms' % (len(v), statistics.median(v), v[int(0.95 * (len(v) - 1))]))"
+
+# Semantic search against the archive on S3.
+eval "$(make -s print-env)"
+model=$(scripts/testmodel.sh)
+kill $daemon_pid
+wait $daemon_pid 2>/dev/null || true
+pond_as() { # installation home-dir args...
+	local inst=$1 home=$2
+	shift 2
+	env -u XDG_CONFIG_HOME -u XDG_DATA_HOME -u XDG_STATE_HOME -u XDG_RUNTIME_DIR \
+		HOME="$home" POND_CONFIG_FILE="$inst/config.toml" POND_DATA_DIR="$inst/data" POND_STATE_DIR="$inst/state" \
+		POND_RUNTIME_DIR="$inst/run" POND_CACHE_DIR="$inst/cache" POND_STORAGE_PATH="s3+http://127.0.0.1:$port/pond-bench/archive" \
+		bin/pond "$@"
+}
+a="$dir/pond-s3"
+pond_as "$a" "$dir/home-empty" model install --from "$model" >/dev/null
+t0=$(date +%s.%N)
+pond_as "$a" "$dir/home-empty" optimize --embed --format json >"$a/embed.json"
+echo "first machine: embedded the archive on S3 in $(echo "$(date +%s.%N) - $t0" | bc) s: $(python3 -c "import json; r=json.load(open('$a/embed.json')); print(r['report'].get('embedded', r['report']))" 2>/dev/null || head -c 300 "$a/embed.json")"
+pond_as "$b" "$dir/home-empty" model install --from "$model" >/dev/null
+vector_round() { # label
+	pond_as "$b" "$dir/home-empty" daemon --catch-up-every 1s >>"$b/daemon.log" 2>&1 &
+	daemon_pid=$!
+	trap 'kill $daemon_pid 2>/dev/null; kill $moto_pid' EXIT
+	until curl -sf -o /dev/null --unix-socket "$sock" http://pond/v1/status; do sleep 0.05; done
+	rm -f "$b/vsearch"
+	for i in $(seq 3); do
+		for q in "error handling" "database migration" "fix the flaky test" "timeout" "refactor"; do
+			curl -s -o /dev/null -w '%{time_total}\n' --unix-socket "$sock" -H 'Content-Type: application/json' \
+				-d "{\"protocol_version\":1,\"query\":\"$q\",\"mode\":\"vector\"}" http://pond/v1/search >>"$b/vsearch"
+		done
+	done
+	local cache
+	cache=$(curl -sf --unix-socket "$sock" http://pond/v1/status | python3 -c '
+import json, sys
+c = json.load(sys.stdin).get("disk_cache")
+print("no disk cache" if not c else "disk cache %.1f MiB in %d files, %d hits / %d misses" % (c["bytes"] / 2**20, c["files"], c["hits"], c["misses"]))')
+	python3 -c "
+import statistics
+v = [float(x) * 1000 for x in open('$b/vsearch')]
+first, rest = v[0], sorted(v[1:])
+print('vector searches, $1: first %.0f ms; the next %d p50 %.1f ms, p95 %.1f ms; $cache' % (first, len(rest), statistics.median(rest), rest[int(0.95 * (len(rest) - 1))]))"
+	kill $daemon_pid
+	wait $daemon_pid 2>/dev/null || true
+}
+rm -rf "$b/cache"
+vector_round "empty disk cache"
+vector_round "disk cache warm"
+printf '[storage]\ncache_mib = -1\n' >>"$b/config.toml"
+vector_round "disk cache off"
