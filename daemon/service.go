@@ -300,6 +300,9 @@ func (s *Service) Status(ctx context.Context) (*view.Status, error) {
 	if st.Hosts, err = s.Store.Hosts(ctx); err != nil {
 		return nil, err
 	}
+	if s.Store.Shared() {
+		st.Storage = s.Store.Location().String()
+	}
 	if st.DiskCache, err = s.Store.DiskCache(); err != nil {
 		return nil, err
 	}

@@ -16,7 +16,11 @@ import (
 // that write the archive (when several do, or with hosts) and the daemon.
 func Status(st *view.Status, dataDir string, subagents, hosts bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "archive: %d sessions, %d messages, %d parts (%s)\n", st.Sessions, st.Messages, st.Parts, dataDir)
+	if st.Storage != "" {
+		fmt.Fprintf(&b, "archive: %d sessions, %d messages, %d parts (%s; its mirror in %s)\n", st.Sessions, st.Messages, st.Parts, Escape(st.Storage), dataDir)
+	} else {
+		fmt.Fprintf(&b, "archive: %d sessions, %d messages, %d parts (%s)\n", st.Sessions, st.Messages, st.Parts, dataDir)
+	}
 	agents := slices.Clone(st.Agents)
 	sort.SliceStable(agents, func(i, j int) bool { return agents[i].Sessions > agents[j].Sessions })
 	for _, a := range agents {

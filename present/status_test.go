@@ -69,14 +69,20 @@ func TestStatusListsHosts(t *testing.T) {
 	}
 }
 
-func TestStatusShowsTheDiskCache(t *testing.T) {
+func TestStatusShowsAnArchiveOnObjectStorage(t *testing.T) {
 	st := &view.Status{}
 	if strings.Contains(Status(st, "/data", false, false), "disk cache") {
 		t.Error("a local archive's status mentions a disk cache")
 	}
+	st.Storage = "s3://team/pond"
 	st.DiskCache = &view.DiskCache{Dir: "/c/lance/ab", Files: 12, Bytes: 3 << 20, LimitBytes: 1 << 30, Hits: 90, Misses: 10}
-	want := "disk cache: 3.0 MiB of 1 GiB in 12 files; 90 of 100 reads answered from it since the archive was opened (/c/lance/ab)\n"
-	if got := Status(st, "/data", false, false); !strings.Contains(got, want) {
-		t.Errorf("status:\n%s\nwant a line %q", got, want)
+	got := Status(st, "/data", false, false)
+	for _, want := range []string{
+		"archive: 0 sessions, 0 messages, 0 parts (s3://team/pond; its mirror in /data)\n",
+		"disk cache: 3.0 MiB of 1 GiB in 12 files; 90 of 100 reads answered from it since the archive was opened (/c/lance/ab)\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("status:\n%s\nwant a line %q", got, want)
+		}
 	}
 }

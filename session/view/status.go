@@ -28,6 +28,9 @@ type Status struct {
 	// Hosts are the machines whose captures the archive holds (several when they share it on
 	// an object store), as far as this machine's mirror has taken them in.
 	Hosts []Host `json:"hosts,omitempty"`
+	// Storage is where the archive's Lance tables live when not in the data directory (a path,
+	// or an object store's location without secrets).
+	Storage string `json:"storage,omitempty"`
 	// DiskCache is the local cache of an archive on an object store (absent for a local one).
 	DiskCache *DiskCache `json:"disk_cache,omitempty"`
 }
