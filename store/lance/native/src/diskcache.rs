@@ -20,7 +20,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::SystemTime;
 
 use async_trait::async_trait;
@@ -64,6 +64,9 @@ pub struct Cache {
     evicted: AtomicU64,
     errors: AtomicU64,
     tmp_seq: AtomicU64,
+    /// Files being written in the background, and the signal that one finished.
+    writing: Mutex<u64>,
+    written: Condvar,
 }
 
 /// The files held: name → (size, last use on a logical clock), and their total size.
@@ -133,6 +136,8 @@ impl Cache {
             evicted: AtomicU64::new(0),
             errors: AtomicU64::new(0),
             tmp_seq: AtomicU64::new(0),
+            writing: Mutex::new(0),
+            written: Condvar::new(),
         };
         let removed = cache.evict_to(cache.limit);
         cache.evicted.fetch_add(removed, Ordering::Relaxed);
@@ -243,6 +248,27 @@ impl Cache {
         self.evicted.fetch_add(removed, Ordering::Relaxed);
     }
 
+    /// Keeps bytes as name on a blocking thread, so that the read that fetched them returns
+    /// without waiting for the disk.
+    fn store_later(self: &Arc<Self>, name: String, bytes: Bytes) {
+        *self.writing.lock().unwrap() += 1;
+        let cache = self.clone();
+        tokio::task::spawn_blocking(move || {
+            cache.store(&name, &bytes);
+            *cache.writing.lock().unwrap() -= 1;
+            cache.written.notify_all();
+        });
+    }
+
+    /// Waits for the background writes to finish (when the database closes, so that the next
+    /// process to open the folder finds them).
+    pub fn drain(&self) {
+        let mut writing = self.writing.lock().unwrap();
+        while *writing > 0 {
+            writing = self.written.wait(writing).unwrap();
+        }
+    }
+
     /// Removes the least recently used files until the folder holds at most limit bytes.
     fn evict_to(&self, limit: u64) -> u64 {
         let mut removed = 0;
@@ -307,6 +333,14 @@ fn immutable(location: &Path) -> bool {
         || (under("data") && name.ends_with(".lance"))
 }
 
+/// Whether location is a table version's manifest, a deletion file or a transaction file: small
+/// files, each read whole.
+fn small_kind(location: &Path) -> bool {
+    location
+        .parts()
+        .any(|p| matches!(p.as_ref(), "_versions" | "_deletions" | "_transactions"))
+}
+
 /// A plain read: no condition, no object version, so any copy of the file answers it.
 fn plain(o: &GetOptions) -> bool {
     o.if_match.is_none()
@@ -364,6 +398,26 @@ impl CachedStore {
         if options.head {
             return self.inner.get_opts(location, options).await;
         }
+        if let (Some(want), true) = (options.range.clone(), small_kind(location)) {
+            // A manifest, deletion or transaction file is small and read whole soon after a
+            // first range of it: one request for all of it rather than two.
+            let got = self.inner.get(location).await?;
+            let (meta, attributes) = (got.meta.clone(), got.attributes.clone());
+            let file = got.bytes().await?;
+            if let Ok(range) = want.as_range(meta.size) {
+                let part = file.slice(range.start as usize..range.end as usize);
+                if meta.size <= self.cache.max_file {
+                    self.cache.store_later(name, file);
+                }
+                return Ok(GetResult {
+                    payload: GetResultPayload::Stream(futures::stream::once(async move { Ok(part) }).boxed()),
+                    meta,
+                    range,
+                    attributes,
+                });
+            }
+            // A range the file does not have: the store's own answer says so.
+        }
         let whole = options.range.is_none();
         let got = self.inner.get_opts(location, options).await?;
         let (meta, range, attributes) = (got.meta.clone(), got.range.clone(), got.attributes.clone());
@@ -379,8 +433,7 @@ impl CachedStore {
                 }
             };
             if let Some(file) = file {
-                let cache = self.cache.clone();
-                let _ = tokio::task::spawn_blocking(move || cache.store(&name, &file)).await;
+                self.cache.store_later(name, file);
             }
         }
         Ok(GetResult {

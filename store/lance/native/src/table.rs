@@ -121,6 +121,9 @@ pub extern "C" fn pond_db_disk_cache_stats(db: *mut PondDb, out_json: *mut *mut 
 #[no_mangle]
 pub extern "C" fn pond_db_close(db: *mut PondDb) {
     if !db.is_null() {
+        if let Some(cache) = unsafe { &*db }.cache.as_ref() {
+            cache.drain();
+        }
         unsafe { drop(Box::from_raw(db)) };
     }
 }
