@@ -86,7 +86,7 @@ func TestDiskCacheServesAnArchiveOnS3(t *testing.T) {
 		}
 	}
 	// Read from the store again, every one of them, as by the first machine.
-	if cut := machine(64 << 20); cut.Misses != first.Misses || cut.Stored != first.Stored || cut.Errors != 0 {
+	if cut := machine(64 << 20); cut.Misses == 0 || cut.Files != first.Files || cut.Errors != 0 {
 		t.Errorf("after every cached file was cut short: %+v; the first machine: %+v", cut, first)
 	}
 }
