@@ -20,7 +20,7 @@ import (
 // every row. docs/benchmarks.md, "One archive for many machines".
 func BenchmarkCatchUpFromAnotherMachine(b *testing.B) {
 	ctx := context.Background()
-	srv := s3test.Start(b)
+	srv := s3test.Shared(b)
 	cfg := sessiongen.Default()
 	if n, err := strconv.Atoi(os.Getenv("POND_BENCH_CATCHUP_SESSIONS")); err == nil && n > 0 {
 		cfg.Sessions = n

@@ -17,7 +17,7 @@ import (
 // mirror; a small bound holds; files cut short in the folder are read from the store instead.
 func TestDiskCacheServesAnArchiveOnS3(t *testing.T) {
 	ctx := context.Background()
-	srv := s3test.Start(t)
+	srv := s3test.Shared(t)
 	url := srv.Bucket(t, "pond-cache", "archive")
 	w := openShared(t, t.TempDir(), url)
 	for i := range 4 {

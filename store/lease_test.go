@@ -17,7 +17,7 @@ import (
 // who does; released, the other gets it; machines claiming at the same time never both hold it.
 func TestLeaseOneMachineAtATime(t *testing.T) {
 	ctx := context.Background()
-	srv := s3test.Start(t)
+	srv := s3test.Shared(t)
 	url := srv.Bucket(t, "pond-lease", "archive")
 	a := openShared(t, t.TempDir(), url)
 	b := openShared(t, t.TempDir(), url)
