@@ -493,6 +493,9 @@ func TestCopyKeepsVectors(t *testing.T) {
 	if rep := copyAll(t, srcData, file); rep.Vectors != embedded {
 		t.Errorf("copy into .pond took %d vectors, want %d", rep.Vectors, embedded)
 	}
+	if m, err := ReadManifest(file); err != nil || m.EmbeddingModel != "test-model" {
+		t.Errorf("the .pond manifest's embedding model: %+v, %v", m, err)
+	}
 	back := filepath.Join(t.TempDir(), "restored")
 	copyAll(t, file, back)
 	got := vectorsOf(t, back)
