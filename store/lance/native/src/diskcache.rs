@@ -21,7 +21,7 @@ use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -252,21 +252,16 @@ impl Cache {
     /// without waiting for the disk.
     fn store_later(self: &Arc<Self>, name: String, bytes: Bytes) {
         *self.writing.lock().unwrap() += 1;
-        let cache = self.clone();
-        tokio::task::spawn_blocking(move || {
-            cache.store(&name, &bytes);
-            *cache.writing.lock().unwrap() -= 1;
-            cache.written.notify_all();
-        });
+        // Counted down when the write is done, or when a runtime shutting down drops it unrun.
+        let pending = Pending(self.clone());
+        tokio::task::spawn_blocking(move || pending.0.store(&name, &bytes));
     }
 
     /// Waits for the background writes to finish (when the database closes, so that the next
-    /// process to open the folder finds them).
+    /// process to open the folder finds them), for a minute at most.
     pub fn drain(&self) {
-        let mut writing = self.writing.lock().unwrap();
-        while *writing > 0 {
-            writing = self.written.wait(writing).unwrap();
-        }
+        let writing = self.writing.lock().unwrap();
+        let _ = self.written.wait_timeout_while(writing, Duration::from_secs(60), |n| *n > 0);
     }
 
     /// Removes the least recently used files until the folder holds at most limit bytes.
@@ -293,6 +288,16 @@ impl Cache {
             index.total -= size;
             let _ = fs::remove_file(self.file(name, size));
         }
+    }
+}
+
+/// One background write in flight.
+struct Pending(Arc<Cache>);
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        *self.0.writing.lock().unwrap() -= 1;
+        self.0.written.notify_all();
     }
 }
 
