@@ -99,22 +99,30 @@ func copyAll(t *testing.T, from, to string) *view.CopyReport {
 	return rep
 }
 
+// openSessions opens the archive at raw to read, closed at the test's end, and lists its
+// sessions.
+func openSessions(t *testing.T, raw string) (*store.Store, []string) {
+	t.Helper()
+	o, err := OpenSource(context.Background(), endpoint(t, raw), env(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { o.Close() })
+	ids, err := o.Store.SessionIDs(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o.Store, ids
+}
+
 // transcripts reads every session of the archive at raw as JSON lines, one string per session.
 func transcripts(t *testing.T, raw string) map[string]string {
 	t.Helper()
 	ctx := context.Background()
-	o, err := OpenSource(ctx, endpoint(t, raw), env(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer o.Close()
-	ids, err := o.Store.SessionIDs(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, ids := openSessions(t, raw)
 	out := map[string]string{}
 	for _, id := range ids {
-		tr, err := o.Store.ReadTranscript(ctx, id)
+		tr, err := s.ReadTranscript(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -457,18 +465,9 @@ func embedSome(t *testing.T, dir, model string) int {
 // vectorsOf reads every vector of the archive at raw, by message key.
 func vectorsOf(t *testing.T, raw string) map[string]string {
 	t.Helper()
-	ctx := context.Background()
-	o, err := OpenSource(ctx, endpoint(t, raw), env(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer o.Close()
-	ids, err := o.Store.SessionIDs(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, ids := openSessions(t, raw)
 	out := map[string]string{}
-	err = o.Store.ReadVectors(ctx, ids, func(vs []store.Vector) error {
+	err := s.ReadVectors(context.Background(), ids, func(vs []store.Vector) error {
 		for _, v := range vs {
 			out[v.SessionID+"/"+v.MessageID] = fmt.Sprint(v.Model, v.Values)
 		}
