@@ -147,17 +147,27 @@ func (s *Store) Denied() (map[string]ErasedEntry, error) {
 	return out, nil
 }
 
+// lockDenylist takes the store lock, under which the list changes, and loads the list.
+func (s *Store) lockDenylist(ctx context.Context) (release func(), err error) {
+	lock, err := AcquireLock(ctx, s.opts.StateDir, s.opts.Command, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.loadDenylist(); err != nil {
+		lock.Release()
+		return nil, err
+	}
+	return func() { lock.Release() }, nil
+}
+
 // Lift takes ids off the denylist, under the store lock, so the next sync captures them again.
 // It returns the ids that were on it.
 func (s *Store) Lift(ctx context.Context, ids []string) (lifted, notFound []string, err error) {
-	lock, err := AcquireLock(ctx, s.opts.StateDir, s.opts.Command, nil)
+	release, err := s.lockDenylist(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer lock.Release()
-	if err := s.loadDenylist(); err != nil {
-		return nil, nil, err
-	}
+	defer release()
 	s.denied.mu.Lock()
 	defer s.denied.mu.Unlock()
 	for _, id := range ids {
@@ -191,14 +201,11 @@ func (s *Store) DenyAbsent(ctx context.Context, entries map[string]ErasedEntry) 
 	if len(entries) == 0 {
 		return nil, nil, nil
 	}
-	lock, err := AcquireLock(ctx, s.opts.StateDir, s.opts.Command, nil)
+	release, err := s.lockDenylist(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer lock.Release()
-	if err := s.loadDenylist(); err != nil {
-		return nil, nil, err
-	}
+	defer release()
 	ids := slices.Sorted(maps.Keys(entries))
 	stored, err := s.mirror.Sessions(ctx, ids)
 	if err != nil {
