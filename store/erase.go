@@ -28,12 +28,17 @@ import (
 //  1. the sessions (and their sub-agent sessions, recursively) go on the denylist first, marked
 //     pending, so a sync never brings them back and an interrupted erase is finished by the
 //     next one;
-//  2. in each Lance table, the rows of other sessions that share a data fragment with an erased
-//     row are written again elsewhere (an update that sets a column to itself), then the erased
-//     rows are deleted: every fragment that held one is then empty, and Lance drops it from the
-//     table instead of keeping it with a deletion file;
+//  2. in each Lance table the erased rows are deleted, and every fragment that held one is
+//     rewritten by a compaction that materialises every deletion: the other sessions' rows go
+//     to new files, and the compaction remaps each index without the erased rows (the vector
+//     index keeps its trained centroids and codebook: no k-means again). When a fragment held
+//     erased rows only, the delete drops it whole and no compaction would remap the indexes
+//     from it: then the other sessions' rows sharing a fragment with an erased row are written
+//     again elsewhere first (an update that sets a column to itself), so every affected
+//     fragment is dropped, and step 3 builds every index again;
 //  3. every index of a table that lost rows is built again from what is left (an index folds
-//     new rows in, but keeps the terms and codes of rows deleted since);
+//     new rows in, and a remap keeps the terms and values only the erased rows had in its
+//     dictionary), but the vector index after a compaction's remap, which dropped their codes;
 //  4. every older version is pruned, and each file the prune removes is overwritten with zeros
 //     before its last link goes;
 //  5. the mirror deletes the rows with secure_delete, merges its full-text indexes into one
@@ -162,12 +167,13 @@ func (s *Store) purgeLocked(ctx context.Context, ids []string, progress func(vie
 	}
 	s.appends = 0
 	changed := map[string]bool{}
+	remapped := map[string]bool{}
 	for _, name := range []string{TableMessages, TableParts, TableSessions} {
-		removed, moved, err := s.eraseRows(ctx, name, ids, progress)
+		removed, moved, rm, err := s.eraseRows(ctx, name, ids, progress)
 		if err != nil {
 			return err
 		}
-		changed[name] = removed > 0 || moved > 0
+		changed[name], remapped[name] = removed > 0 || moved > 0, rm
 		switch name {
 		case TableMessages:
 			rep.Rewritten.Messages = int(moved)
@@ -182,7 +188,7 @@ func (s *Store) purgeLocked(ctx context.Context, ids []string, progress func(vie
 			continue
 		}
 		progress(view.EraseProgress{Step: "index", Table: name})
-		rebuilt, err := s.rebuildIndexes(ctx, name)
+		rebuilt, err := s.rebuildIndexes(ctx, name, remapped[name])
 		if err != nil {
 			return err
 		}
@@ -369,7 +375,7 @@ const eraseChunk = 500
 // the other sessions' rows in those fragments are written again first (they land in new
 // fragments), then the erased rows are deleted, which leaves each such fragment empty and
 // drops it. It returns the rows deleted and the rows rewritten.
-func (s *Store) eraseRows(ctx context.Context, name string, ids []string, progress func(view.EraseProgress)) (removed, moved int64, err error) {
+func (s *Store) eraseRows(ctx context.Context, name string, ids []string, progress func(view.EraseProgress)) (removed, moved int64, remapped bool, err error) {
 	t := s.tables[name]
 	col := "session_id"
 	if name == TableSessions {
@@ -383,6 +389,7 @@ func (s *Store) eraseRows(ctx context.Context, name string, ids []string, progre
 	// high half is the fragment's id.
 	affected := map[uint64]bool{}
 	sessionsIn := map[uint64]map[string]bool{}
+	others := map[uint64]int64{} // rows of other sessions, by fragment
 	err = t.Scan(ctx, lance.Query{Columns: []string{col}, WithRowID: true, BatchRows: 8192}, func(r arrow.Record) error {
 		keys, ok := r.Column(r.Schema().FieldIndices(col)[0]).(*array.String)
 		if !ok {
@@ -403,14 +410,36 @@ func (s *Store) eraseRows(ctx context.Context, name string, ids []string, progre
 				sessionsIn[frag] = map[string]bool{}
 			}
 			sessionsIn[frag][k] = true
+			others[frag]++
 		}
 		return nil
 	})
 	if err != nil {
-		return 0, 0, fmt.Errorf("store: erase from %s: find fragments: %w", name, err)
+		return 0, 0, false, fmt.Errorf("store: erase from %s: find fragments: %w", name, err)
 	}
 	if len(affected) == 0 {
-		return 0, 0, nil
+		return 0, 0, false, nil
+	}
+	alone := false // a fragment holds erased rows only: the delete drops it whole, uncompacted
+	for frag := range affected {
+		alone = alone || others[frag] == 0
+	}
+	if !alone {
+		// Delete, then compact every fragment with a deleted row: the other sessions' rows are
+		// written to new files, and every index is remapped without the erased rows (the
+		// vector index keeps its trained centroids and codebook, docs/benchmarks.md).
+		if removed, err = s.deleteRows(ctx, t, name, col, ids, progress); err != nil {
+			return 0, 0, false, err
+		}
+		progress(view.EraseProgress{Step: "rewrite", Table: name})
+		zero := 0.0
+		if _, err := t.Optimize(ctx, lance.OptimizeSpec{Compact: true, TargetRowsPerFragment: fragmentRows, MaterializeDeletionsAbove: &zero}); err != nil {
+			return 0, 0, false, fmt.Errorf("store: erase from %s: rewrite the fragments that held erased rows: %w", name, err)
+		}
+		for frag := range affected {
+			moved += others[frag]
+		}
+		return removed, moved, true, nil
 	}
 	neighbours := map[string]bool{}
 	for frag := range affected {
@@ -425,21 +454,28 @@ func (s *Store) eraseRows(ctx context.Context, name string, ids []string, progre
 			chunk := list[i:min(i+eraseChunk, len(list))]
 			n, err := t.Update(ctx, inFilter(col, chunk), map[string]string{col: col})
 			if err != nil {
-				return 0, 0, fmt.Errorf("store: erase from %s: rewrite rows sharing a fragment: %w", name, err)
+				return 0, 0, false, fmt.Errorf("store: erase from %s: rewrite rows sharing a fragment: %w", name, err)
 			}
 			moved += n
 		}
 	}
+	removed, err = s.deleteRows(ctx, t, name, col, ids, progress)
+	return removed, moved, false, err
+}
+
+// deleteRows deletes the rows whose col is one of ids.
+func (s *Store) deleteRows(ctx context.Context, t *lance.Table, name, col string, ids []string, progress func(view.EraseProgress)) (int64, error) {
 	progress(view.EraseProgress{Step: "delete", Table: name})
+	var removed int64
 	for i := 0; i < len(ids); i += eraseChunk {
 		chunk := ids[i:min(i+eraseChunk, len(ids))]
 		n, err := t.Delete(ctx, inFilter(col, chunk))
 		if err != nil {
-			return 0, 0, fmt.Errorf("store: erase from %s: %w", name, err)
+			return removed, fmt.Errorf("store: erase from %s: %w", name, err)
 		}
 		removed += n
 	}
-	return removed, moved, nil
+	return removed, nil
 }
 
 func inFilter(col string, values []string) string {
@@ -457,8 +493,11 @@ func inFilter(col string, values []string) string {
 
 // rebuildIndexes builds every index of the table again from its current rows and returns the
 // names built. The messages table's indexes are built from their own specs; an index of
-// another kind is folded (Lance drops the rows of removed fragments from it).
-func (s *Store) rebuildIndexes(ctx context.Context, name string) ([]string, error) {
+// another kind is folded (Lance drops the rows of removed fragments from it). After a
+// compaction remapped the table's indexes (remapped), the vector index is left as the remap
+// made it, without the erased rows' codes; the others are built again all the same, since a
+// remap keeps the terms and values only the erased rows had in their dictionaries.
+func (s *Store) rebuildIndexes(ctx context.Context, name string, remapped bool) ([]string, error) {
 	t := s.tables[name]
 	ixs, err := t.Indexes(ctx)
 	if err != nil {
@@ -466,6 +505,9 @@ func (s *Store) rebuildIndexes(ctx context.Context, name string) ([]string, erro
 	}
 	var done []string
 	for _, ix := range ixs {
+		if remapped && isVectorIndex(ix) {
+			continue
+		}
 		var spec *lance.IndexSpec
 		switch {
 		case name != TableMessages:

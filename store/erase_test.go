@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/session/sessiongen"
 	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/lance"
 )
@@ -339,5 +342,109 @@ func TestEraseByFilters(t *testing.T) {
 	}
 	if _, err := s.Erase(ctx, view.EraseRequest{}, nil); err == nil {
 		t.Error("an erase without a selection was accepted")
+	}
+}
+
+// vectorIndexBytes is the size of the messages table's vector index files (the folders under
+// _indices holding IVF_PQ's auxiliary.idx, where its codes are).
+func vectorIndexBytes(t *testing.T, s *Store) int64 {
+	t.Helper()
+	root := filepath.Join(s.Location().Dir(), TableMessages+".lance", "_indices")
+	dirs, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(root, d.Name(), "auxiliary.idx")); err != nil {
+			continue
+		}
+		files, _ := os.ReadDir(filepath.Join(root, d.Name()))
+		for _, f := range files {
+			if info, err := f.Info(); err == nil {
+				total += info.Size()
+			}
+		}
+	}
+	return total
+}
+
+// An erase drops the erased messages' codes from the vector index: by the compaction's remap,
+// without training the index again, when the session shares its fragments with others; by a
+// rebuild when it had fragments of its own (the delete drops those whole, and no remap would
+// see them).
+func TestEraseDropsVectorCodes(t *testing.T) {
+	for _, shared := range []bool{true, false} {
+		t.Run(map[bool]string{true: "shared_fragments", false: "own_fragments"}[shared], func(t *testing.T) {
+			ctx := context.Background()
+			s := openTestStore(t, t.TempDir())
+			s.vectorIndexMin = 100
+			cfg := sessiongen.Default()
+			cfg.Seed, cfg.Sessions, cfg.MessagesPerSess = 7, 12, 30
+			all := sessiongen.New(cfg).All()
+			victim := all[5][0].Session.ID
+			var batch []session.Event
+			for i, ev := range all {
+				if !shared && i == 5 {
+					upsert(t, s, ev) // its own Lance commit: fragments of its own
+					continue
+				}
+				batch = append(batch, ev...)
+			}
+			upsert(t, s, batch)
+			rows, err := s.mirror.DB().QueryContext(ctx, `SELECT session_id, message_id, search_text FROM messages WHERE search_text != ''`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var vecs []Vector
+			erasedVectors := 0
+			rng := rand.New(rand.NewPCG(7, uint64(len(all))))
+			for rows.Next() {
+				v := Vector{Model: "test", Values: make([]float32, VectorDim)}
+				if err := rows.Scan(&v.SessionID, &v.MessageID, &v.Text); err != nil {
+					t.Fatal(err)
+				}
+				for i := range v.Values {
+					v.Values[i] = float32(rng.NormFloat64())
+				}
+				if v.SessionID == victim {
+					erasedVectors++
+				}
+				vecs = append(vecs, v)
+			}
+			rows.Close()
+			if _, err := s.PutVectors(ctx, vecs); err != nil {
+				t.Fatal(err)
+			}
+			if built, err := s.EnsureVectorIndex(ctx); err != nil || !built {
+				t.Fatalf("vector index: %v, %v", built, err)
+			}
+			before := vectorIndexBytes(t, s)
+
+			rep, err := s.Erase(ctx, view.EraseRequest{Sessions: []string{victim}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			after := vectorIndexBytes(t, s)
+			rebuilt := slices.Contains(rep.IndexesRebuilt, vectorIndexName)
+			if rebuilt == shared {
+				t.Errorf("vector index rebuilt: %v (indexes rebuilt %v)", rebuilt, rep.IndexesRebuilt)
+			}
+			// Each erased message took its PQ code (vectorSubSpaces bytes) and row id along (a
+			// few bytes of the file's metadata change with them).
+			if want := int64(erasedVectors * (vectorSubSpaces + 8)); shared && (before-after < want || before-after > want+256) {
+				t.Errorf("vector index %d -> %d bytes; want about %d fewer (%d erased vectors)", before, after, want, erasedVectors)
+			}
+			if !shared && (after >= before || after == 0) {
+				t.Errorf("rebuilt vector index %d -> %d bytes", before, after)
+			}
+			ixs, err := s.tables[TableMessages].Indexes(ctx)
+			if err != nil || !slices.ContainsFunc(ixs, isCurrentVectorIndex) {
+				t.Fatalf("no vector index after the erase: %+v %v", ixs, err)
+			}
+			if n, err := s.tables[TableMessages].Count(ctx, "session_id = "+lance.Quote(victim)); err != nil || n != 0 {
+				t.Errorf("%d rows of the erased session left, %v", n, err)
+			}
+		})
 	}
 }

@@ -333,7 +333,11 @@ func (t *Table) Indexes(ctx context.Context) ([]IndexInfo, error) {
 type OptimizeSpec struct {
 	Compact               bool `json:"compact,omitempty"`
 	TargetRowsPerFragment int  `json:"target_rows_per_fragment,omitempty"`
-	Index                 bool `json:"index,omitempty"`
+	// MaterializeDeletionsAbove, when set, has the compaction rewrite every fragment whose
+	// share of deleted rows is above it (Lance's default: 0.1); at 0 any deleted row's fragment
+	// is rewritten, so the row leaves its files and every index is remapped without it.
+	MaterializeDeletionsAbove *float64 `json:"materialize_deletions_threshold,omitempty"`
+	Index                     bool     `json:"index,omitempty"`
 	// IndexNames limits Index to the indexes named (empty: every index).
 	IndexNames         []string `json:"index_names,omitempty"`
 	PruneOlderThanSecs *int64   `json:"prune_older_than_secs,omitempty"`

@@ -52,8 +52,8 @@ char *pond_table_add_null_columns(PondTable *t, const uint8_t *schema_ipc, size_
  *             "fts": {Lance InvertedIndexParams}, "distance", "num_partitions", "num_sub_vectors",
  *             "sample_rate", "max_iterations"} */
 char *pond_table_create_index(PondTable *t, const char *spec_json);
-/* spec_json: {"compact", "target_rows_per_fragment", "index", "prune_older_than_secs",
- *             "delete_unverified"} */
+/* spec_json: {"compact", "target_rows_per_fragment", "materialize_deletions_threshold", "index",
+ *             "index_names", "prune_older_than_secs", "delete_unverified"} */
 char *pond_table_optimize(PondTable *t, const char *spec_json, char **out_json);
 char *pond_table_indexes(PondTable *t, char **out_json);
 char *pond_table_stats(PondTable *t, char **out_json);

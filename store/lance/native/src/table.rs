@@ -401,6 +401,10 @@ struct OptimizeSpec {
     #[serde(default)]
     compact: bool,
     target_rows_per_fragment: Option<usize>,
+    /// Rewrite every fragment whose share of deleted rows is above this (Lance's default is
+    /// 0.1; 0 rewrites any fragment with a deleted row, so the rows leave its files and every
+    /// index the compaction remaps).
+    materialize_deletions_threshold: Option<f32>,
     #[serde(default)]
     index: bool,
     /// Fold only the indexes named (absent: every index).
@@ -427,6 +431,10 @@ pub extern "C" fn pond_table_optimize(
             let mut options = CompactionOptions::default();
             if let Some(n) = spec.target_rows_per_fragment {
                 options.target_rows_per_fragment = n;
+            }
+            if let Some(t) = spec.materialize_deletions_threshold {
+                options.materialize_deletions = true;
+                options.materialize_deletions_threshold = t;
             }
             let stats = block_on(t.table.optimize(OptimizeAction::Compact {
                 options,
