@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"testing"
@@ -16,7 +17,9 @@ import (
 // (POND_BENCH_ERASE_SESSIONS sessions of ~50 messages, default 200), compacted into full
 // fragments and with its text and filter indexes built, as upkeep leaves it: the time, CPU,
 // rows of other sessions rewritten (those sharing the erased one's fragments) and bytes the
-// data directory lost, and the wall time of each step. Run with -benchtime=1x.
+// data directory lost, and the wall time of each step. POND_BENCH_ERASE_VECTORS=1 also gives
+// every searchable message a (random) vector and builds the IVF_PQ index first, reporting its
+// build time beside the erase's. Run with -benchtime=1x.
 func BenchmarkEraseOneSession(b *testing.B) {
 	ctx := context.Background()
 	cfg := sessiongen.Default()
@@ -30,8 +33,20 @@ func BenchmarkEraseOneSession(b *testing.B) {
 		s := openTestStore(b, b.TempDir())
 		_, victim := storeCorpus(b, s, cfg)
 		s.textIndex.routeLimit = 1
+		if os.Getenv("POND_BENCH_ERASE_VECTORS") == "1" {
+			s.vectorIndexMin = 100
+			randomVectors(b, s)
+		}
 		if _, err := s.Upkeep(ctx, UpkeepOptions{Steps: []view.Step{view.StepCompact, view.StepIndex, view.StepPrune}, KeepVersions: -1}); err != nil {
 			b.Fatal(err)
+		}
+		if s.vectorIndexMin > 0 {
+			// What an erase cost before it let the compaction remap this index: a build.
+			t1 := time.Now()
+			if err := s.tables[TableMessages].CreateIndex(ctx, vectorIndexSpec()); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(time.Since(t1).Seconds(), "s-vector-index-build")
 		}
 		c, _ := s.mirror.Counts(ctx)
 		built := time.Since(t0)
@@ -64,5 +79,32 @@ func BenchmarkEraseOneSession(b *testing.B) {
 		b.ReportMetric(float64(rep.BytesBefore)/(1<<20), "MiB-before")
 		b.ReportMetric(float64(rep.BytesReclaimed)/(1<<20), "MiB-reclaimed")
 		s.Close()
+	}
+}
+
+// randomVectors gives every searchable message of s a random vector.
+func randomVectors(b *testing.B, s *Store) {
+	ctx := context.Background()
+	rows, err := s.mirror.DB().QueryContext(ctx, `SELECT session_id, message_id, search_text FROM messages WHERE search_text != ''`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rows.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var vecs []Vector
+	for rows.Next() {
+		v := Vector{Model: "bench", Values: make([]float32, VectorDim)}
+		if err := rows.Scan(&v.SessionID, &v.MessageID, &v.Text); err != nil {
+			b.Fatal(err)
+		}
+		for i := range v.Values {
+			v.Values[i] = float32(rng.NormFloat64())
+		}
+		vecs = append(vecs, v)
+	}
+	for lo := 0; lo < len(vecs); lo += 4096 {
+		if _, err := s.PutVectors(ctx, vecs[lo:min(lo+4096, len(vecs))]); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
