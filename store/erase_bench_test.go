@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"math/rand/v2"
 	"os"
 	"strconv"
 	"testing"
@@ -35,7 +34,7 @@ func BenchmarkEraseOneSession(b *testing.B) {
 		s.textIndex.routeLimit = 1
 		if os.Getenv("POND_BENCH_ERASE_VECTORS") == "1" {
 			s.vectorIndexMin = 100
-			randomVectors(b, s)
+			randomVectors(b, s, 1)
 		}
 		if _, err := s.Upkeep(ctx, UpkeepOptions{Steps: []view.Step{view.StepCompact, view.StepIndex, view.StepPrune}, KeepVersions: -1}); err != nil {
 			b.Fatal(err)
@@ -79,32 +78,5 @@ func BenchmarkEraseOneSession(b *testing.B) {
 		b.ReportMetric(float64(rep.BytesBefore)/(1<<20), "MiB-before")
 		b.ReportMetric(float64(rep.BytesReclaimed)/(1<<20), "MiB-reclaimed")
 		s.Close()
-	}
-}
-
-// randomVectors gives every searchable message of s a random vector.
-func randomVectors(b *testing.B, s *Store) {
-	ctx := context.Background()
-	rows, err := s.mirror.DB().QueryContext(ctx, `SELECT session_id, message_id, search_text FROM messages WHERE search_text != ''`)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rows.Close()
-	rng := rand.New(rand.NewPCG(1, 2))
-	var vecs []Vector
-	for rows.Next() {
-		v := Vector{Model: "bench", Values: make([]float32, VectorDim)}
-		if err := rows.Scan(&v.SessionID, &v.MessageID, &v.Text); err != nil {
-			b.Fatal(err)
-		}
-		for i := range v.Values {
-			v.Values[i] = float32(rng.NormFloat64())
-		}
-		vecs = append(vecs, v)
-	}
-	for lo := 0; lo < len(vecs); lo += 4096 {
-		if _, err := s.PutVectors(ctx, vecs[lo:min(lo+4096, len(vecs))]); err != nil {
-			b.Fatal(err)
-		}
 	}
 }

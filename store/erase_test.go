@@ -392,29 +392,11 @@ func TestEraseDropsVectorCodes(t *testing.T) {
 				batch = append(batch, ev...)
 			}
 			upsert(t, s, batch)
-			rows, err := s.mirror.DB().QueryContext(ctx, `SELECT session_id, message_id, search_text FROM messages WHERE search_text != ''`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var vecs []Vector
 			erasedVectors := 0
-			rng := rand.New(rand.NewPCG(7, uint64(len(all))))
-			for rows.Next() {
-				v := Vector{Model: "test", Values: make([]float32, VectorDim)}
-				if err := rows.Scan(&v.SessionID, &v.MessageID, &v.Text); err != nil {
-					t.Fatal(err)
-				}
-				for i := range v.Values {
-					v.Values[i] = float32(rng.NormFloat64())
-				}
+			for _, v := range randomVectors(t, s, 7) {
 				if v.SessionID == victim {
 					erasedVectors++
 				}
-				vecs = append(vecs, v)
-			}
-			rows.Close()
-			if _, err := s.PutVectors(ctx, vecs); err != nil {
-				t.Fatal(err)
 			}
 			if built, err := s.EnsureVectorIndex(ctx); err != nil || !built {
 				t.Fatalf("vector index: %v, %v", built, err)
@@ -447,4 +429,33 @@ func TestEraseDropsVectorCodes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// randomVectors gives every searchable message of s a random vector (seeded) and returns them.
+func randomVectors(t testing.TB, s *Store, seed uint64) []Vector {
+	t.Helper()
+	ctx := context.Background()
+	rows, err := s.mirror.DB().QueryContext(ctx, `SELECT session_id, message_id, search_text FROM messages WHERE search_text != ''`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 2))
+	var vecs []Vector
+	for rows.Next() {
+		v := Vector{Model: "test", Values: make([]float32, VectorDim)}
+		if err := rows.Scan(&v.SessionID, &v.MessageID, &v.Text); err != nil {
+			t.Fatal(err)
+		}
+		for i := range v.Values {
+			v.Values[i] = float32(rng.NormFloat64())
+		}
+		vecs = append(vecs, v)
+	}
+	rows.Close()
+	for lo := 0; lo < len(vecs); lo += 4096 {
+		if _, err := s.PutVectors(ctx, vecs[lo:min(lo+4096, len(vecs))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return vecs
 }
