@@ -30,13 +30,13 @@ func StoragePath(d paths.Dirs) (string, error) {
 // storage locations, and for an archive on an object store its disk cache, a folder per
 // location under the cache directory (bounded by [storage] cache_mib).
 func StoreOptions(d paths.Dirs, command string, log *slog.Logger) (store.Options, error) {
-	storage, err := StoragePath(d)
-	if err != nil {
-		return store.Options{}, err
-	}
 	cfg, _, err := config.Load(d.ConfigFile.Path)
 	if err != nil {
 		return store.Options{}, err
+	}
+	storage := d.Storage.Path // as StoragePath, from the one read of the config
+	if storage == "" {
+		storage = cfg.StoragePath()
 	}
 	opts := store.Options{DataDir: d.Data.Path, Storage: storage, StateDir: d.State.Path, Command: command, Logger: log}
 	if loc, err := lance.ParseLocation(storage); err == nil && loc.Remote() {

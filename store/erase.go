@@ -372,9 +372,11 @@ func anys(s []string) []any {
 const eraseChunk = 500
 
 // eraseRows takes the sessions' rows out of one table so that no fragment that held one stays:
-// the other sessions' rows in those fragments are written again first (they land in new
-// fragments), then the erased rows are deleted, which leaves each such fragment empty and
-// drops it. It returns the rows deleted and the rows rewritten.
+// the erased rows are deleted and a compaction rewrites those fragments, remapping the
+// table's indexes (remapped); or, when a fragment held erased rows only (the delete drops it
+// and no compaction sees it), the other sessions' rows in those fragments are written again
+// first, then the erased rows deleted, which leaves each such fragment empty and drops it. It
+// returns the rows deleted and the other sessions' rows rewritten.
 func (s *Store) eraseRows(ctx context.Context, name string, ids []string, progress func(view.EraseProgress)) (removed, moved int64, remapped bool, err error) {
 	t := s.tables[name]
 	col := "session_id"

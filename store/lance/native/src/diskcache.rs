@@ -175,8 +175,9 @@ impl Cache {
         self.dir.join(format!("{name}-{size}"))
     }
 
-    /// Reads range of a held file; None when it is not (or no longer) there.
-    fn read(&self, name: &str, range: Option<&object_store::GetRange>) -> Option<(Bytes, Range<u64>, u64, SystemTime)> {
+    /// Reads range of a held file (nothing of it for a head request, which wants its size);
+    /// None when it is not (or no longer) there.
+    fn read(&self, name: &str, range: Option<&object_store::GetRange>, head: bool) -> Option<(Bytes, Range<u64>, u64, SystemTime)> {
         let size = self.touch(name)?;
         let result = (|| -> std::io::Result<_> {
             let mut f = fs::File::open(self.file(name, size))?;
@@ -184,6 +185,10 @@ impl Cache {
             let len = meta.len();
             if len != size {
                 return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "cached file changed size"));
+            }
+            let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+            if head {
+                return Ok((Bytes::new(), 0..0, len, modified));
             }
             let r = match range {
                 None => 0..len,
@@ -194,7 +199,7 @@ impl Cache {
             f.seek(SeekFrom::Start(r.start))?;
             let mut buf = vec![0u8; (r.end - r.start) as usize];
             f.read_exact(&mut buf)?;
-            Ok((Bytes::from(buf), r, len, meta.modified().unwrap_or(SystemTime::UNIX_EPOCH)))
+            Ok((Bytes::from(buf), r, len, modified))
         })();
         match result {
             Ok(v) => Some(v),
@@ -387,16 +392,13 @@ impl CachedStore {
     async fn cached_get(&self, location: &Path, options: GetOptions) -> object_store::Result<GetResult> {
         let name = entry_name(location);
         let cache = self.cache.clone();
-        let (n, want) = (name.clone(), options.range.clone());
-        let hit = tokio::task::spawn_blocking(move || cache.read(&n, want.as_ref()))
+        let (n, want, head) = (name.clone(), options.range.clone(), options.head);
+        let hit = tokio::task::spawn_blocking(move || cache.read(&n, want.as_ref(), head))
             .await
             .ok()
             .flatten();
         if let Some((bytes, range, size, modified)) = hit {
             self.cache.hits.fetch_add(1, Ordering::Relaxed);
-            if options.head {
-                return Ok(result(location, Bytes::new(), 0..0, size, modified));
-            }
             return Ok(result(location, bytes, range, size, modified));
         }
         self.cache.misses.fetch_add(1, Ordering::Relaxed);
