@@ -48,13 +48,13 @@ func BenchmarkSyncFiveFormats(b *testing.B) {
 			targets = append(targets, Target{Adapter: a, Roots: []string{m.Roots[a.Name()]}})
 		}
 		b.ResetTimer()
-		t0 := time.Now()
+		t0, c0 := time.Now(), procstat.CPU()
 		opts := Options{FlushBytes: int64(benchEnv("POND_BENCH_FLUSH_MB")) << 20}
 		rep, err := eng.Sync(context.Background(), targets, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
-		cold := time.Since(t0)
+		cold, coldCPU := time.Since(t0), procstat.CPU()-c0
 		t0 = time.Now()
 		warm, err := eng.Sync(context.Background(), targets, opts)
 		if err != nil {
@@ -67,6 +67,7 @@ func BenchmarkSyncFiveFormats(b *testing.B) {
 			b.Fatalf("cold sync inserted %+v, want %+v; warm inserted %+v", rep.Inserted, want, warm.Inserted)
 		}
 		b.ReportMetric(cold.Seconds(), "cold-s")
+		b.ReportMetric(coldCPU.Seconds(), "cold-cpu-s")
 		b.ReportMetric(float64(rep.Inserted.Messages)/cold.Seconds(), "msgs/s-cold")
 		b.ReportMetric(float64(warmD.Microseconds())/1000, "warm-ms")
 		b.ReportMetric(float64(want.Messages), "messages")
