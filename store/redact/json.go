@@ -1,55 +1,66 @@
 package redact
 
 import (
+	"bytes"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
 // jsonStrings calls f with each string value of the JSON document raw, unescaped, and the key
-// it is the value of ("" in an array or at the top). Numbers, booleans and keys alone are not
-// passed: they hold no secret a rule could find. Text that is not JSON is passed whole.
-func jsonStrings(raw []byte, f func(key, value string)) {
+// it is the value of (empty in an array or at the top). Numbers, booleans and keys alone are
+// not passed: they hold no secret a rule could find. Text that is not JSON is passed whole.
+// Both slices are only valid during the call: they are raw's own bytes where the string has no
+// escapes, so most strings cost no copy.
+func jsonStrings(raw []byte, f func(key, value []byte)) {
 	if !scanJSONStrings(raw, f) {
-		f("", string(raw))
+		f(nil, raw)
 	}
 }
 
 // scanJSONStrings is jsonStrings' scan, bounds-checked instead of validating the document
 // first (a second pass over every raw record): false when raw is not JSON it can walk, and
 // the caller then scans raw whole.
-func scanJSONStrings(raw []byte, f func(key, value string)) bool {
-	var key string
+func scanJSONStrings(raw []byte, f func(key, value []byte)) bool {
+	var key []byte
 	var stack []bool // per open container: is it an object
 	for i := 0; i < len(raw); i++ {
 		switch c := raw[i]; c {
 		case '{', '[':
 			stack = append(stack, c == '{')
-			key = ""
+			key = nil
 		case '}', ']':
 			if len(stack) == 0 {
 				return false
 			}
 			stack = stack[:len(stack)-1]
-			key = ""
+			key = nil
 		case '"':
-			j, escaped := i+1, false
-			for ; j < len(raw) && raw[j] != '"'; j++ {
-				if raw[j] == '\\' {
-					escaped = true
-					j++
+			// To the closing quote: the next quote, unless a backslash comes before it.
+			// IndexByte runs many bytes at a time; each byte is searched once for a quote
+			// and once for a backslash, however many escapes the string holds.
+			j, quote, escaped := i+1, -1, false
+			for {
+				if quote < j {
+					q := bytes.IndexByte(raw[min(j, len(raw)):], '"')
+					if q < 0 {
+						return false // an unterminated string
+					}
+					quote = j + q
 				}
+				b := bytes.IndexByte(raw[j:quote], '\\')
+				if b < 0 {
+					j = quote
+					break
+				}
+				escaped = true
+				j += b + 2
 			}
-			if j >= len(raw) {
-				return false // an unterminated string
-			}
-			var s string
+			s := raw[i+1 : j]
 			if escaped {
 				var ok bool
-				if s, ok = unescape(raw[i+1 : j]); !ok {
+				if s, ok = unescape(s); !ok {
 					return false
 				}
-			} else {
-				s = string(raw[i+1 : j])
 			}
 			k := j + 1
 			for k < len(raw) && (raw[k] == ' ' || raw[k] == '\t' || raw[k] == '\n' || raw[k] == '\r') {
@@ -59,7 +70,7 @@ func scanJSONStrings(raw []byte, f func(key, value string)) bool {
 				key = s
 			} else {
 				if len(stack) == 0 || !stack[len(stack)-1] {
-					key = ""
+					key = nil
 				}
 				f(key, s)
 			}
@@ -73,7 +84,7 @@ func scanJSONStrings(raw []byte, f func(key, value string)) bool {
 // (a lone surrogate becomes U+FFFD), without its reflection: on a sync's raw records,
 // json.Unmarshal of each escaped string was a fifth of redaction's gathering. False for an
 // escape JSON does not have.
-func unescape(b []byte) (string, bool) {
+func unescape(b []byte) ([]byte, bool) {
 	out := make([]byte, 0, len(b))
 	for i := 0; i < len(b); i++ {
 		c := b[i]
@@ -83,7 +94,7 @@ func unescape(b []byte) (string, bool) {
 		}
 		i++
 		if i >= len(b) {
-			return "", false
+			return nil, false
 		}
 		switch b[i] {
 		case '"', '\\', '/':
@@ -101,7 +112,7 @@ func unescape(b []byte) (string, bool) {
 		case 'u':
 			r, ok := hex4(b[i+1:])
 			if !ok {
-				return "", false
+				return nil, false
 			}
 			i += 4
 			if utf16.IsSurrogate(r) {
@@ -118,10 +129,10 @@ func unescape(b []byte) (string, bool) {
 			}
 			out = utf8.AppendRune(out, r)
 		default:
-			return "", false
+			return nil, false
 		}
 	}
-	return string(out), true
+	return out, true
 }
 
 // hex4 reads the four hex digits of a \u escape.

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/rs/zerolog"
+	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
 
@@ -36,117 +37,109 @@ func (c Counts) Add(o Counts) {
 
 // Redactor finds and replaces secrets. It is safe for concurrent use.
 type Redactor struct {
-	d *detect.Detector
-	// broad are the keywords of the rule set's broadest rule (see Events), lower case, by
-	// their first byte in either case; broadPair marks their first two bytes, case folded,
-	// so the scan looks at a keyword list only where one could begin.
-	broad     [256][]string
-	broadPair [1 << 16]bool
+	// The rule set is split in two detectors: broad holds broadRule alone and is run over
+	// windows around its keywords (windowAround), rest holds every other rule and is run
+	// over whole strings that hold one of their keywords.
+	rest, broad *detect.Detector
+	keywords    *keywordIndex
+	// ruleKeywords are every rule's keywords, lower case, for keyedRuleKey.
+	ruleKeywords []string
 }
 
 // broadRule is gitleaks' rule whose keywords ("key", "token", "auth" …) most agent text holds
-// and whose expression is the costliest: 2026-12-03, on the sync benchmark's corpus, it was
-// nearly all of the time gitleaks spent in regular expressions.
+// and whose expression is the costliest: 2026-12-03, it was nearly all of the time gitleaks
+// spent in regular expressions, on the sync benchmark's corpus and on the Go tree's sources
+// alike (2.35 of 2.87 s over 10 MB of the latter).
 const broadRule = "generic-api-key"
 
-var loadOnce = sync.OnceValues(func() (*detect.Detector, error) {
+var loadOnce = sync.OnceValues(func() (*Redactor, error) {
 	// gitleaks logs to stderr through its own global logger; a library of ours stays quiet.
 	logging.Logger = zerolog.Nop()
 	d, err := detect.NewDetectorDefaultConfig()
 	if err != nil {
 		return nil, fmt.Errorf("redact: load gitleaks' rules: %w", err)
 	}
-	return d, nil
+	return split(d.Config)
 })
 
-// New loads gitleaks' default rule set (once per process).
-func New() (*Redactor, error) {
-	d, err := loadOnce()
-	if err != nil {
-		return nil, err
+// split makes a Redactor of a rule set.
+func split(cfg config.Config) (*Redactor, error) {
+	if _, ok := cfg.Rules[broadRule]; !ok {
+		return nil, fmt.Errorf("redact: gitleaks' rules have no %s", broadRule)
 	}
-	r := &Redactor{d: d}
-	for _, k := range d.Config.Rules[broadRule].Keywords {
-		if k = strings.ToLower(k); len(k) >= 2 {
-			r.broadPair[pairOf(k[0], k[1])] = true
-			// Under the first letter's both cases, so the scan looks a byte up as it is.
-			r.broad[k[0]] = append(r.broad[k[0]], k)
-			if up := strings.ToUpper(k[:1]); up != k[:1] {
-				r.broad[up[0]] = append(r.broad[up[0]], k)
+	part := func(keep func(id string) bool) config.Config {
+		c := cfg
+		c.Rules, c.Keywords, c.OrderedRules = map[string]config.Rule{}, map[string]struct{}{}, nil
+		for _, id := range cfg.OrderedRules {
+			if rule, ok := cfg.Rules[id]; ok && keep(id) {
+				c.Rules[id] = rule
+				c.OrderedRules = append(c.OrderedRules, id)
+				for _, k := range rule.Keywords {
+					c.Keywords[strings.ToLower(k)] = struct{}{}
+				}
 			}
 		}
+		return c
+	}
+	for id, rule := range cfg.Rules {
+		// A composite rule needs the rules it names in its own detector.
+		for _, req := range rule.RequiredRules {
+			if (id == broadRule) != (req.RuleID == broadRule) {
+				return nil, fmt.Errorf("redact: rule %s requires %s, which the split puts apart", id, req.RuleID)
+			}
+		}
+	}
+	r := &Redactor{
+		rest:     detect.NewDetector(part(func(id string) bool { return id != broadRule })),
+		broad:    detect.NewDetector(part(func(id string) bool { return id == broadRule })),
+		keywords: newKeywordIndex(cfg.Rules),
+	}
+	if n := len(r.rest.Config.Rules) + len(r.broad.Config.Rules); n != len(cfg.Rules) {
+		return nil, fmt.Errorf("redact: %d of gitleaks' %d rules are in its rule order", n, len(cfg.Rules))
+	}
+	for k := range cfg.Keywords {
+		r.ruleKeywords = append(r.ruleKeywords, k)
 	}
 	return r, nil
 }
 
-// wakesBroad says whether s holds a keyword of the broad rule, ASCII case folded as gitleaks
-// folds them: one pass, keywords looked up by their first letter where their first two
-// letters are.
-func (r *Redactor) wakesBroad(s string) bool {
-	for i := 0; i+1 < len(s); i++ {
-		if !r.broadPair[pairOf(s[i], s[i+1])] {
-			continue
-		}
-		for _, k := range r.broad[s[i]] {
-			if len(s)-i >= len(k) && hasPrefixFold(s[i+1:], k[1:]) {
-				return true
-			}
-		}
-	}
-	return false
+// New loads gitleaks' default rule set (once per process).
+func New() (*Redactor, error) {
+	return loadOnce()
 }
 
 // keyedRuleKey says whether a JSON key holds a keyword of any rule, so that its value is scanned
 // after it ("client_secret: …"): the context rules that find a secret by what it is called
 // need. Any other value is scanned alone, and only once however many keys and texts hold it.
 // known caches the answers by key.
-func (r *Redactor) keyedRuleKey(key string, known map[string]bool) bool {
-	if v, ok := known[key]; ok {
+func (r *Redactor) keyedRuleKey(key []byte, known map[string]bool) bool {
+	if v, ok := known[string(key)]; ok {
 		return v
 	}
-	l := strings.ToLower(key)
+	l := strings.ToLower(string(key))
 	v := false
-	for k := range r.d.Config.Keywords {
+	for _, k := range r.ruleKeywords {
 		if strings.Contains(l, k) {
 			v = true
 			break
 		}
 	}
-	known[key] = v
+	known[string(key)] = v
 	return v
 }
-
-// hasPrefixFold says whether s begins with prefix, a lower-case keyword.
-func hasPrefixFold(s, prefix string) bool {
-	for j := 0; j < len(prefix); j++ {
-		if lower(s[j]) != prefix[j] {
-			return false
-		}
-	}
-	return true
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-func pairOf(a, b byte) uint16 { return uint16(lower(a))<<8 | uint16(lower(b)) }
 
 // finding is one secret and the rule that found it.
 type finding struct {
 	secret, rule string
 }
 
-// find returns the secrets in s.
-func (r *Redactor) find(s string) []finding {
+// find returns the secrets d finds in s.
+func find(d *detect.Detector, s string) []finding {
 	if s == "" {
 		return nil
 	}
 	var out []finding
-	for _, f := range r.d.DetectString(s) {
+	for _, f := range d.DetectString(s) {
 		secret := cmp.Or(f.Secret, f.Match)
 		if len(secret) < 4 || strings.HasPrefix(secret, "[REDACTED:") {
 			continue
@@ -158,7 +151,9 @@ func (r *Redactor) find(s string) []finding {
 
 // String replaces the secrets in s and counts them.
 func (r *Redactor) String(s string) (string, Counts) {
-	fs := r.find(s)
+	g := r.gather()
+	g.text(s)
+	fs := g.wait()
 	if len(fs) == 0 {
 		return s, nil
 	}
@@ -171,12 +166,15 @@ func replace(s string, fs []finding) (string, Counts) {
 	return newReplacer(fs).replace(s)
 }
 
-// replacer replaces a batch's findings in many fields: one pass of a strings.Replacer finds
-// whether a field holds any of them (most hold none), and only a field that does is replaced
-// finding by finding, to count them.
+// replacer replaces a batch's findings in many fields, each in one pass: most fields hold
+// none, which a pass that writes nothing tells without copying the field.
 type replacer struct {
-	fs  []finding
-	any *strings.Replacer
+	// holds replaces each secret with nothing: a field holds a finding when that shortens it.
+	holds *strings.Replacer
+	// mark replaces each secret with its marker, the longest first where two begin at one
+	// place; markers are never looked at again.
+	mark  *strings.Replacer
+	rules []string // the rules of the findings, each once
 	// escaped says a secret holds a character JSON may write escaped, so a JSON value must
 	// also be searched decoded.
 	escaped bool
@@ -185,30 +183,54 @@ type replacer struct {
 func newReplacer(fs []finding) *replacer {
 	fs = slices.Clone(fs)
 	slices.SortStableFunc(fs, func(a, b finding) int { return cmp.Compare(len(b.secret), len(a.secret)) })
-	pairs := make([]string, 0, 2*len(fs))
-	r := &replacer{fs: fs}
+	holds := make([]string, 0, 2*len(fs))
+	mark := make([]string, 0, 2*len(fs))
+	r := &replacer{}
 	for _, f := range fs {
-		pairs = append(pairs, f.secret, "")
+		holds = append(holds, f.secret, "")
+		mark = append(mark, f.secret, Marker(f.rule))
+		if !slices.Contains(r.rules, f.rule) {
+			r.rules = append(r.rules, f.rule)
+		}
 		if b, _ := json.Marshal(f.secret); string(b[1:len(b)-1]) != f.secret {
 			r.escaped = true
 		}
 	}
-	r.any = strings.NewReplacer(pairs...)
+	r.holds, r.mark = strings.NewReplacer(holds...), strings.NewReplacer(mark...)
 	return r
 }
 
+// replace puts a marker for each finding at every place it occurs and counts them per rule.
 func (r *replacer) replace(s string) (string, Counts) {
-	if len(r.fs) == 0 || r.any.Replace(s) == s {
+	if len(r.rules) == 0 {
 		return s, nil
 	}
+	var n byteCount
+	if r.holds.WriteString(&n, s); int(n) == len(s) {
+		return s, nil
+	}
+	out := r.mark.Replace(s)
 	counts := Counts{}
-	for _, f := range r.fs {
-		if n := strings.Count(s, f.secret); n > 0 {
-			s = strings.ReplaceAll(s, f.secret, Marker(f.rule))
-			counts[f.rule] += n
+	for _, rule := range r.rules {
+		m := Marker(rule)
+		if n := strings.Count(out, m) - strings.Count(s, m); n > 0 {
+			counts[rule] = n
 		}
 	}
-	return s, counts
+	return out, counts
+}
+
+// byteCount is a writer that only counts what it is given.
+type byteCount int
+
+func (c *byteCount) Write(p []byte) (int, error) {
+	*c += byteCount(len(p))
+	return len(p), nil
+}
+
+func (c *byteCount) WriteString(s string) (int, error) {
+	*c += byteCount(len(s))
+	return len(s), nil
 }
 
 // Events redacts a batch of events in place: it looks for secrets in every text, parameter,
@@ -217,61 +239,12 @@ func (r *replacer) replace(s string) (string, Counts) {
 // stay valid JSON (a secret is replaced inside the strings that hold it). It returns the
 // replacements made, per rule.
 func (r *Redactor) Events(events []session.Event) Counts {
-	// The fields are scanned joined into chunks of about chunkBytes, a chunk per goroutine:
-	// gitleaks' cost is mostly per call (a keyword pass, then the rules whose keywords
-	// matched), so one call over many fields is far cheaper than a call per field.
-	//
-	// Each distinct string is scanned once. JSON (raw records, tool parameters and results) is
-	// scanned as its string values, unescaped, each after its key ("api_key: …", the context
-	// gitleaks' generic rules look for): scanned as JSON text, its keys ("input_tokens", …)
-	// and punctuation woke the keyword rules in nearly every chunk, and a raw record repeats
-	// the strings its parsed fields hold; that tripled a cold sync's CPU.
-	//
-	// A rule runs over a whole chunk when any field of it holds one of the rule's keywords, so
-	// the fields that wake the broad rule are chunked apart from the rest: its expression then
-	// runs over those fields only, not over every chunk one of them landed in. Every field is
-	// still scanned by every rule its keywords wake: a secret lies within one field, so which
-	// fields share a chunk changes no finding.
-	//
-	// Chunks are scanned as they fill, on other goroutines, while the gathering goes on.
-	sc := r.startScan()
-	var hot, cold strings.Builder
-	seen := map[string]bool{}
-	keyed := map[string]bool{}
-	add := func(s string) {
-		if s == "" || seen[s] {
-			return
-		}
-		seen[s] = true
-		b := &cold
-		if r.wakesBroad(s) {
-			b = &hot
-		}
-		if b.Len() > 0 && b.Len()+len(s) > chunkBytes {
-			sc.add(b.String())
-			b.Reset()
-		}
-		b.WriteString(s)
-		b.WriteByte('\n')
-	}
+	g := r.gather()
 	// The plain fields first: a raw record repeats the texts parsed from it, and a value
 	// already scanned as a text is not scanned again under its key.
-	visit(events, func(s *string) { add(*s) }, func(*json.RawMessage) {})
-	visit(events, func(*string) {}, func(raw *json.RawMessage) {
-		jsonStrings(*raw, func(key, value string) {
-			if key != "" && r.keyedRuleKey(key, keyed) {
-				add(key + ": " + value)
-				return
-			}
-			add(value)
-		})
-	})
-	for _, b := range []*strings.Builder{&hot, &cold} {
-		if b.Len() > 0 {
-			sc.add(b.String())
-		}
-	}
-	found := sc.wait()
+	visit(events, func(s *string) { g.text(*s) }, func(*json.RawMessage) {})
+	visit(events, func(*string) {}, func(raw *json.RawMessage) { g.json(*raw) })
+	found := g.wait()
 	if len(found) == 0 {
 		return Counts{}
 	}
@@ -289,59 +262,176 @@ func (r *Redactor) Events(events []session.Event) Counts {
 	return total
 }
 
+// gatherer hands a batch's strings to gitleaks and collects what it finds.
+//
+// Only what can hold a finding is handed over: a string that holds no keyword of any rule
+// holds none (gitleaks runs a rule only over text holding one of its keywords), broadRule's
+// expression runs over windows around its keywords only (windowAround), and the other rules
+// over the whole strings that hold one of theirs. On agents' sessions that leaves a small
+// part of the bytes: gitleaks' lower-casing and keyword pass over all of them, and broadRule's
+// expression over whole fields that named a "key" or "token" once, were most of a sync's
+// redaction.
+//
+// Each distinct string is looked at once. JSON (raw records, tool parameters and results) is
+// looked at as its string values, unescaped, each after its key when the key holds a rule's
+// keyword ("client_secret: …", the context rules that find a secret by its name need).
+//
+// What is handed over is joined into chunks of about chunkBytes, one gitleaks call each (its
+// cost is much per call), scanned on other goroutines while the gathering goes on. A rule
+// runs over a whole chunk when any string of it holds one of the rule's keywords, which can
+// only add findings: a secret lies within one string.
+type gatherer struct {
+	r           *Redactor
+	sc          *scan
+	rest, broad strings.Builder
+	seen        map[string]bool
+	keyed       map[string]bool
+	windows     []span
+	keyedValue  []byte
+}
+
+func (r *Redactor) gather() *gatherer {
+	return &gatherer{r: r, sc: r.startScan(), seen: map[string]bool{}, keyed: map[string]bool{}}
+}
+
+// text looks at a plain field.
+func (g *gatherer) text(s string) {
+	// Every text is remembered (it costs no copy), so its copies in the raw records that
+	// follow are not looked at again.
+	if g.seen[s] {
+		return
+	}
+	g.seen[s] = true
+	rest, odd, windows := look(g.r.keywords, s, g.windows[:0])
+	g.windows = windows
+	if rest || odd || len(windows) > 0 {
+		g.put(s, rest, odd)
+	}
+}
+
+// json looks at the strings of a JSON value.
+func (g *gatherer) json(raw []byte) {
+	jsonStrings(raw, func(key, value []byte) {
+		s := value
+		if len(key) > 0 && g.r.keyedRuleKey(key, g.keyed) {
+			g.keyedValue = append(append(append(g.keyedValue[:0], key...), ": "...), value...)
+			s = g.keyedValue
+		}
+		if g.seen[string(s)] {
+			return
+		}
+		rest, odd, windows := look(g.r.keywords, s, g.windows[:0])
+		g.windows = windows
+		if !rest && !odd && len(windows) == 0 {
+			return // not remembered: that would copy it
+		}
+		str := string(s)
+		g.seen[str] = true
+		g.put(str, rest, odd)
+	})
+}
+
+// put hands s over: whole to the rules but broadRule when it holds one of their keywords,
+// and its windows (g.windows, from look) to broadRule; whole to both when it holds an odd rune.
+func (g *gatherer) put(s string, rest, odd bool) {
+	if rest || odd {
+		g.add(&g.rest, g.r.rest, s, "\n")
+	}
+	if odd {
+		g.add(&g.broad, g.r.broad, s, windowSep)
+		return
+	}
+	for _, w := range g.windows {
+		g.add(&g.broad, g.r.broad, s[w.from:w.to], windowSep)
+	}
+}
+
+// windowSep ends each window in broadRule's chunks: the newline ends a secret at the window's
+// end as the string's end would, and no part of the expression takes a NUL, so no match runs
+// from one window into the next.
+const windowSep = "\n\x00"
+
+func (g *gatherer) add(b *strings.Builder, d *detect.Detector, s, sep string) {
+	if b.Len() > 0 && b.Len()+len(s) > chunkBytes {
+		g.sc.add(d, b.String())
+		b.Reset()
+	}
+	b.WriteString(s)
+	b.WriteString(sep)
+}
+
+// wait scans what is left and returns each secret found once.
+func (g *gatherer) wait() []finding {
+	if g.rest.Len() > 0 {
+		g.sc.add(g.r.rest, g.rest.String())
+	}
+	if g.broad.Len() > 0 {
+		g.sc.add(g.r.broad, g.broad.String())
+	}
+	return g.sc.wait()
+}
+
 // chunkBytes is the size of the text handed to gitleaks at once.
 const chunkBytes = 8 << 10
 
 // scan finds the secrets in chunks handed to it one at a time, on as many goroutines as there
 // are processors.
 type scan struct {
-	r    *Redactor
 	next chan *scanJob
 	jobs []*scanJob
 	wg   sync.WaitGroup
 }
 
 type scanJob struct {
+	d     *detect.Detector
 	chunk string
 	found []finding
 }
 
 func (r *Redactor) startScan() *scan {
-	sc := &scan{r: r, next: make(chan *scanJob, 4)}
+	sc := &scan{next: make(chan *scanJob, 4)}
 	for range runtime.GOMAXPROCS(0) {
 		sc.wg.Add(1)
 		go func() {
 			defer sc.wg.Done()
 			for j := range sc.next {
-				j.found = sc.r.find(j.chunk)
+				j.found = find(j.d, j.chunk)
 			}
 		}()
 	}
 	return sc
 }
 
-func (sc *scan) add(chunk string) {
-	j := &scanJob{chunk: chunk}
+func (sc *scan) add(d *detect.Detector, chunk string) {
+	j := &scanJob{d: d, chunk: chunk}
 	sc.jobs = append(sc.jobs, j)
 	sc.next <- j
 }
 
-// wait returns each secret found once, in the order of the chunks (so a secret two rules
-// find is always named by the same one).
+// wait returns each secret found once, named by one rule the same way every time: a rule of
+// its own before broadRule, then the first rule by name.
 func (sc *scan) wait() []finding {
 	close(sc.next)
 	sc.wg.Wait()
-	var found []finding
-	seen := map[string]bool{}
+	var all []finding
 	for _, j := range sc.jobs {
-		for _, f := range j.found {
-			if !seen[f.secret] {
-				seen[f.secret] = true
-				found = append(found, f)
-			}
-		}
+		all = append(all, j.found...)
 	}
-	return found
+	slices.SortStableFunc(all, func(a, b finding) int {
+		return cmp.Or(cmp.Compare(a.secret, b.secret), compareBool(a.rule == broadRule, b.rule == broadRule), cmp.Compare(a.rule, b.rule))
+	})
+	all = slices.CompactFunc(all, func(a, b finding) bool { return a.secret == b.secret })
+	return all
+}
+
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
 }
 
 // replaceJSON replaces secrets inside a JSON value's strings. A secret written with JSON escapes

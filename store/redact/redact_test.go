@@ -108,12 +108,12 @@ func TestJSONIsScannedAsKeyedValues(t *testing.T) {
 	}
 
 	var got []string
-	jsonStrings([]byte(`{"a":"x","b":{"c":"y\"z","n":3},"d":["e",{"f":"g"}],"h":true}`), func(k, v string) { got = append(got, k+"="+v) })
+	jsonStrings([]byte(`{"a":"x","b":{"c":"y\"z","n":3},"d":["e",{"f":"g"}],"h":true}`), func(k, v []byte) { got = append(got, string(k)+"="+string(v)) })
 	if strings.Join(got, " ") != `a=x c=y"z =e f=g` {
 		t.Errorf("jsonStrings: %q", got)
 	}
 	got = nil
-	jsonStrings([]byte(`not json {"`), func(k, v string) { got = append(got, k+"="+v) })
+	jsonStrings([]byte(`not json {"`), func(k, v []byte) { got = append(got, string(k)+"="+string(v)) })
 	if len(got) != 1 || got[0] != `=not json {"` {
 		t.Errorf("jsonStrings of non-JSON: %q", got)
 	}
@@ -153,8 +153,12 @@ func TestFieldsWithAndWithoutBroadKeywords(t *testing.T) {
 			t.Errorf("%s: %d replaced, want 1 (%v)", rule, counts[rule], counts)
 		}
 	}
-	if !r.wakesBroad("the AuTh header") || r.wakesBroad("plain words") || r.wakesBroad("ke") {
-		t.Error("wakesBroad folds case wrong or reads past the end")
+	wakesBroad := func(s string) bool {
+		_, _, w := look(r.keywords, s, nil)
+		return len(w) > 0
+	}
+	if !wakesBroad("the AuTh header") || wakesBroad("plain words") || wakesBroad("ke") {
+		t.Error("look folds case wrong or reads past the end")
 	}
 }
 
@@ -162,7 +166,7 @@ func TestFieldsWithAndWithoutBroadKeywords(t *testing.T) {
 func TestMalformedJSONIsScannedWhole(t *testing.T) {
 	for _, raw := range []string{`{"a":"x"}}`, `{"a":"x`, `{"a":"\q` + testSecrets["github-pat"] + `"}`, `["x"`, `"x\`} {
 		var got []string
-		jsonStrings([]byte(raw), func(k, v string) { got = append(got, v) })
+		jsonStrings([]byte(raw), func(k, v []byte) { got = append(got, string(v)) })
 		if len(got) == 0 || got[len(got)-1] != raw {
 			t.Errorf("%s: passed %q, want the document whole last", raw, got)
 		}
