@@ -240,26 +240,13 @@ func (s *Service) Status(ctx context.Context) (*view.Status, error) {
 		Adapters: s.adapterList(cfg), Agents: []view.AgentCount{},
 		Embeddings: view.Embeddings{Enabled: cfg.Embeddings.Enabled, Model: cfg.Embeddings.Model},
 		Limits:     view.Limits{ValueBytes: session.DefaultMaxValueBytes, LineBytes: s.Env.Limits.Line(), DecompressedBytes: s.Env.Limits.Decompressed()}}
-	c, err := s.Store.Mirror().Counts(ctx)
+	sum, err := s.Store.Mirror().Summary(ctx)
 	if err != nil {
 		return nil, err
 	}
-	st.Sessions, st.Messages, st.Parts = c.Sessions, c.Messages, c.Parts
-	rows, err := s.Store.Mirror().DB().QueryContext(ctx, `SELECT s.source_agent, count(DISTINCT s.session_id), count(m.message_id)
-		FROM sessions s LEFT JOIN messages m ON m.session_id = s.session_id GROUP BY s.source_agent ORDER BY 2 DESC, 1`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var a view.AgentCount
-		if err := rows.Scan(&a.Agent, &a.Sessions, &a.Messages); err != nil {
-			return nil, err
-		}
-		st.Agents = append(st.Agents, a)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
+	st.Sessions, st.Messages, st.Parts = sum.Sessions, sum.Messages, sum.Parts
+	for _, a := range sum.Agents {
+		st.Agents = append(st.Agents, view.AgentCount{Agent: a.Agent, Sessions: a.Sessions, Messages: a.Messages})
 	}
 	// The two Lance reads wait side by side, so a status waits lateAfter once at most.
 	busy := s.upkeep.run.held()

@@ -59,6 +59,7 @@ func (m *Mirror) Erase(ctx context.Context, ids []string) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("mirror: erase: %w", err)
 	}
+	m.commits.Add(1)
 	for _, q := range []string{
 		`INSERT INTO messages_fts(messages_fts) VALUES ('optimize')`,
 		`INSERT INTO messages_cjk(messages_cjk) VALUES ('optimize')`,

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/pondhq/pond/paths"
 )
@@ -24,6 +26,15 @@ type Mirror struct {
 	db   *sql.DB
 	path string
 	ckpt *checkpointer
+	// commits counts this Mirror's commits (it is the mirror's only writer while it is
+	// open): Summary is read again only after one.
+	commits atomic.Uint64
+	summary struct {
+		sync.Mutex
+		ok     bool
+		commit uint64
+		v      Summary
+	}
 }
 
 // SchemaVersion is the mirror's layout version; a mirror of another version is rebuilt from
@@ -496,6 +507,7 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("mirror: commit: %w", err)
 	}
+	m.commits.Add(1)
 	m.ckpt.committed()
 	return nil
 }
@@ -553,6 +565,7 @@ func (m *Mirror) SetEmbeddingModel(ctx context.Context, model string, keys []Mes
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("mirror: commit: %w", err)
 	}
+	m.commits.Add(1)
 	m.ckpt.committed()
 	return nil
 }
@@ -746,6 +759,55 @@ func (m *Mirror) Counts(ctx context.Context) (Counts, error) {
 	err := m.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM messages), (SELECT count(*) FROM parts)`).
 		Scan(&c.Sessions, &c.Messages, &c.Parts)
 	return c, err
+}
+
+// Summary is what the mirror holds, in all and per agent.
+type Summary struct {
+	Counts
+	Agents []AgentCount // by sessions, most first, then by name
+}
+
+// AgentCount is one agent's sessions and their messages.
+type AgentCount struct {
+	Agent              string
+	Sessions, Messages int64
+}
+
+// Summary counts what the mirror holds, in all and per agent. The per-agent count joins every
+// message to its session (about 0.3 s at a million messages), and status asks for it on every
+// change the tray hears of, so the answer is kept until the mirror's next commit.
+func (m *Mirror) Summary(ctx context.Context) (Summary, error) {
+	m.summary.Lock()
+	defer m.summary.Unlock()
+	commit := m.commits.Load()
+	if m.summary.ok && m.summary.commit == commit {
+		return m.summary.v, nil
+	}
+	var v Summary
+	var err error
+	if v.Counts, err = m.Counts(ctx); err != nil {
+		return Summary{}, err
+	}
+	rows, err := m.db.QueryContext(ctx, `SELECT s.source_agent, count(DISTINCT s.session_id), count(m.message_id)
+		FROM sessions s LEFT JOIN message_rows m ON m.session_id = s.session_id GROUP BY s.source_agent ORDER BY 2 DESC, 1`)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a AgentCount
+		if err := rows.Scan(&a.Agent, &a.Sessions, &a.Messages); err != nil {
+			return Summary{}, err
+		}
+		v.Agents = append(v.Agents, a)
+	}
+	if err := rows.Err(); err != nil {
+		return Summary{}, err
+	}
+	// Kept as of the commit seen before reading: one made meanwhile makes the next call read
+	// again.
+	m.summary.ok, m.summary.commit, m.summary.v = true, commit, v
+	return v, nil
 }
 
 // DB exposes the connection for the store's own queries (export, pages).

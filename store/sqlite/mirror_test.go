@@ -150,3 +150,51 @@ func TestWritersCounted(t *testing.T) {
 		t.Errorf("after erasing writer 7's session: %+v, %v", got, err)
 	}
 }
+
+// The summary (totals and per agent) follows what is applied and erased, however often it was
+// read in between: it is kept only until the mirror's next commit.
+func TestSummaryFollowsCommits(t *testing.T) {
+	ctx := context.Background()
+	m := tempMirror(t)
+	summary := func() string {
+		t.Helper()
+		s, err := m.Summary(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%d/%d %v", s.Sessions, s.Messages, s.Agents)
+	}
+	if got := summary(); got != "0/0 []" {
+		t.Fatalf("empty mirror: %s", got)
+	}
+	apply := func(sid, agent string, messages int) {
+		t.Helper()
+		rows := &Rows{Sessions: []SessionRow{{SessionID: sid, SourceAgent: agent, CreatedAt: "2026-01-01T00:00:00Z", IngestSeq: 1}}}
+		for j := range messages {
+			rows.Messages = append(rows.Messages, MessageRow{SessionID: sid, MessageID: fmt.Sprint(j), Timestamp: "2026-01-01T00:00:00Z",
+				Role: "user", SourceAgent: agent, IngestSeq: 2 + int64(j)})
+		}
+		if err := m.Apply(ctx, rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	apply("s1", "codex", 2)
+	if got := summary(); got != "1/2 [{codex 1 2}]" {
+		t.Fatalf("after one session: %s", got)
+	}
+	apply("s2", "claude-code", 3)
+	apply("s3", "claude-code", 1)
+	want := "3/6 [{claude-code 2 4} {codex 1 2}]"
+	if got := summary(); got != want {
+		t.Fatalf("after three sessions: %s, want %s", got, want)
+	}
+	if got := summary(); got != want {
+		t.Fatalf("read again: %s, want %s", got, want)
+	}
+	if err := m.Erase(ctx, []string{"s2"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := summary(); got != "2/3 [{claude-code 1 1} {codex 1 2}]" {
+		t.Fatalf("after erasing s2: %s", got)
+	}
+}
