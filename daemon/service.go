@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -64,6 +65,10 @@ type laggard[T any] struct {
 	reading chan struct{} // closed when the read under way ends; nil when none is
 	// read overrides the read (tests hold one up).
 	read func(context.Context) (T, error)
+	// key names what last was read from (the tables' versions): outside an upkeep, a call
+	// with the same key gets last without a read. Reading every index's statistics took
+	// 0.1–0.2 s at a million messages, on every status.
+	key string
 }
 
 // lateAfter bounds how long Status waits for a Lance read before it reports the last value.
@@ -72,8 +77,12 @@ const lateAfter = 30 * time.Millisecond
 // get returns what read reads. While an upkeep runs (busy), it waits lateAfter at most and
 // then returns the last value read (the zero value when none was); otherwise it waits for the
 // read, so that a status after an upkeep or a sync tells what they did.
-func (l *laggard[T]) get(ctx context.Context, busy bool, read func(context.Context) (T, error)) (T, error) {
+func (l *laggard[T]) get(ctx context.Context, busy bool, key string, read func(context.Context) (T, error)) (T, error) {
 	l.mu.Lock()
+	if !busy && key != "" && l.have && l.key == key && l.reading == nil {
+		defer l.mu.Unlock()
+		return l.last, nil
+	}
 	done := l.reading
 	var readErr error
 	if done == nil {
@@ -92,7 +101,7 @@ func (l *laggard[T]) get(ctx context.Context, busy bool, read func(context.Conte
 				readErr = err
 				return
 			}
-			l.last, l.have = v, true
+			l.last, l.have, l.key = v, true, key
 		}()
 	}
 	l.mu.Unlock()
@@ -128,6 +137,22 @@ func (s *Service) readIndexes(ctx context.Context) ([]view.TableIndex, error) {
 		}
 	}
 	return list, nil
+}
+
+// readKeys name what the index statistics and the embedding counts are read from: the
+// tables' versions, and for the counts the mirror's commits too; "" when a version cannot be
+// read (the reads then happen).
+func (s *Service) readKeys(ctx context.Context) (indexes, embedded string) {
+	var versions []string
+	for _, name := range []string{store.TableSessions, store.TableMessages, store.TableParts} {
+		v, err := s.Store.Table(name).Version(ctx)
+		if err != nil {
+			return "", ""
+		}
+		versions = append(versions, strconv.FormatUint(v, 10))
+	}
+	m := s.Store.Mirror()
+	return strings.Join(versions, "/"), fmt.Sprintf("%s/%p/%d", versions[1], m, m.Commits())
 }
 
 var _ ipc.API = (*Service)(nil)
@@ -250,14 +275,18 @@ func (s *Service) Status(ctx context.Context) (*view.Status, error) {
 	}
 	// The two Lance reads wait side by side, so a status waits lateAfter once at most.
 	busy := s.upkeep.run.held()
+	var ixKey, ecKey string
+	if !busy {
+		ixKey, ecKey = s.readKeys(ctx)
+	}
 	var ixs []view.TableIndex
 	var ixErr error
 	ixDone := make(chan struct{})
 	go func() {
 		defer close(ixDone)
-		ixs, ixErr = s.indexes.get(ctx, busy, s.readIndexes)
+		ixs, ixErr = s.indexes.get(ctx, busy, ixKey, s.readIndexes)
 	}()
-	ec, err := s.embedded.get(ctx, busy, func(ctx context.Context) (view.EmbedCounts, error) {
+	ec, err := s.embedded.get(ctx, busy, ecKey, func(ctx context.Context) (view.EmbedCounts, error) {
 		return s.Store.EmbedCounts(ctx, "")
 	})
 	<-ixDone

@@ -761,6 +761,9 @@ func (m *Mirror) Counts(ctx context.Context) (Counts, error) {
 	return c, err
 }
 
+// Commits is how many commits this Mirror has made since it was opened.
+func (m *Mirror) Commits() uint64 { return m.commits.Load() }
+
 // Summary is what the mirror holds, in all and per agent.
 type Summary struct {
 	Counts
