@@ -41,7 +41,29 @@ func TestFindsWhatGitleaksFindsInEachString(t *testing.T) {
 		}
 		return string(b)
 	}
+	from := func(alphabet string, n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	jwt := func() string {
+		return "ey" + from(alnum, 17+rng.IntN(30)) + ".ey" + from(alnum+`/\_-`, 17+rng.IntN(60)) + "." + from(alnum+"_-", 10+rng.IntN(40)) + []string{"", "=", "=="}[rng.IntN(3)]
+	}
 	pieces := []func() string{
+		func() string {
+			return "Authorization: Bearer " + jwt() + []string{" ", "\n", `\n`, ";", "", "x"}[rng.IntN(6)]
+		},
+		func() string { return "x" + jwt() + " " },
+		func() string {
+			return "VAULT_TOKEN=hvs." + from(alnum+"_-", 85+rng.IntN(40)) + []string{" ", `"`, `\r`, ""}[rng.IntN(4)]
+		},
+		func() string {
+			return "vault login s." + from(alnum, 22+rng.IntN(4)) + []string{" ", "'", ";", ""}[rng.IntN(4)]
+		},
+		func() string { return "os." + from(alnum, 24) + " strings.TrimSpace(s) " },
 		func() string { return "the build passed and the tests are green. " },
 		func() string { return "os.Open(path) returns the file; they said the key is fine. " },
 		func() string { return word(rng.IntN(120)) },
@@ -61,6 +83,7 @@ func TestFindsWhatGitleaksFindsInEachString(t *testing.T) {
 		func() string { return "ñandú ☃ " },
 	}
 	var missed, extra, total int
+	byRule := map[string]int{}
 	for i := range 1200 {
 		var b strings.Builder
 		for range 1 + rng.IntN(8) {
@@ -71,6 +94,7 @@ func TestFindsWhatGitleaksFindsInEachString(t *testing.T) {
 		for _, f := range whole.DetectString(s) {
 			if secret := cmp.Or(f.Secret, f.Match); len(secret) >= 4 {
 				want[secret] = true
+				byRule[f.RuleID]++
 			}
 		}
 		g := r.gather()
@@ -98,25 +122,32 @@ func TestFindsWhatGitleaksFindsInEachString(t *testing.T) {
 	if total < 2000 {
 		t.Fatalf("only %d secrets found by the whole scan: the strings do not exercise the rules", total)
 	}
-	t.Log(fmt.Sprintf("%d secrets found by scanning each string whole; %d missed, %d more found", total, missed, extra))
+	for _, w := range windowedRules {
+		if byRule[w.id] < 100 {
+			t.Errorf("%s found %d times by the whole scan: its windows are not exercised", w.id, byRule[w.id])
+		}
+	}
+	t.Log(fmt.Sprintf("%d secrets found by scanning each string whole (%v); %d missed, %d more found", total, byRule, missed, extra))
 }
 
-// windowAround's bounds were read off broadRule's expression as gitleaks v8.30.1 has it. A
-// gitleaks that changes it fails here, and the bounds must be read again.
-func TestBroadRuleIsTheOneWindowsWereMadeFor(t *testing.T) {
+// Each windowed rule's bounds were read off its expression as gitleaks v8.30.1 has it. A
+// gitleaks that changes one fails here, and its bounds must be read again.
+func TestWindowedRulesAreTheOnesTheirBoundsWereReadFrom(t *testing.T) {
 	r, err := New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `(?i)[\w.-]{0,50}?(?:access|auth|(?-i:[Aa]pi|API)|credential|creds|key|passw(?:or)?d|secret|token)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})(?:[\x60'"\s;]|\\[nr]|$)`
-	rule := r.broad.Config.Rules[broadRule]
-	if rule.Regex == nil || rule.Regex.String() != want {
-		t.Errorf("%s's expression changed:\n%v\nwas\n%s", broadRule, rule.Regex, want)
+	for i, w := range windowedRules {
+		d := r.windowed[i]
+		rule := d.Config.Rules[w.id]
+		if len(d.Config.Rules) != 1 || rule.Regex == nil || rule.Regex.String() != w.expr {
+			t.Errorf("%s's expression changed:\n%v\nthe bounds were read from\n%s", w.id, rule.Regex, w.expr)
+		}
+		if _, ok := r.rest.Config.Rules[w.id]; ok {
+			t.Errorf("%s is also among the rules run over whole strings", w.id)
+		}
 	}
-	if len(r.broad.Config.Rules) != 1 || len(r.rest.Config.Rules) < 200 {
-		t.Errorf("split: %d rules with %s, %d without", len(r.broad.Config.Rules), broadRule, len(r.rest.Config.Rules))
-	}
-	if _, ok := r.rest.Config.Rules[broadRule]; ok {
-		t.Errorf("%s is also among the other rules", broadRule)
+	if len(r.rest.Config.Rules) < 200 {
+		t.Errorf("split: %d rules run over whole strings", len(r.rest.Config.Rules))
 	}
 }

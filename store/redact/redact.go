@@ -37,19 +37,21 @@ func (c Counts) Add(o Counts) {
 
 // Redactor finds and replaces secrets. It is safe for concurrent use.
 type Redactor struct {
-	// The rule set is split in two detectors: broad holds broadRule alone and is run over
-	// windows around its keywords (windowAround), rest holds every other rule and is run
-	// over whole strings that hold one of their keywords.
-	rest, broad *detect.Detector
-	keywords    *keywordIndex
+	// The rule set is split: each of windowedRules has a detector of its own (windowed,
+	// in that order), run over windows around its keywords (windowAround); rest holds every
+	// other rule and is run over whole strings that hold one of their keywords.
+	rest     *detect.Detector
+	windowed []*detect.Detector
+	keywords *keywordIndex
 	// ruleKeywords are every rule's keywords, lower case, for keyedRuleKey.
 	ruleKeywords []string
 }
 
-// broadRule is gitleaks' rule whose keywords ("key", "token", "auth" …) most agent text holds
-// and whose expression is the costliest: 2026-12-03, it was nearly all of the time gitleaks
-// spent in regular expressions, on the sync benchmark's corpus and on the Go tree's sources
-// alike (2.35 of 2.87 s over 10 MB of the latter).
+// broadRule is gitleaks' generic rule, whose keywords ("key", "token", "auth" …) most agent
+// text holds and whose expression is the costliest: 2026-12-03, it was nearly all of the time
+// gitleaks spent in regular expressions, on the sync benchmark's corpus and on the Go tree's
+// sources alike (2.35 of 2.87 s over 10 MB of the latter). Where two rules find one secret,
+// the other names it.
 const broadRule = "generic-api-key"
 
 var loadOnce = sync.OnceValues(func() (*Redactor, error) {
@@ -64,8 +66,12 @@ var loadOnce = sync.OnceValues(func() (*Redactor, error) {
 
 // split makes a Redactor of a rule set.
 func split(cfg config.Config) (*Redactor, error) {
-	if _, ok := cfg.Rules[broadRule]; !ok {
-		return nil, fmt.Errorf("redact: gitleaks' rules have no %s", broadRule)
+	windowed := map[string]bool{}
+	for _, w := range windowedRules {
+		if _, ok := cfg.Rules[w.id]; !ok {
+			return nil, fmt.Errorf("redact: gitleaks' rules have no %s", w.id)
+		}
+		windowed[w.id] = true
 	}
 	part := func(keep func(id string) bool) config.Config {
 		c := cfg
@@ -84,17 +90,22 @@ func split(cfg config.Config) (*Redactor, error) {
 	for id, rule := range cfg.Rules {
 		// A composite rule needs the rules it names in its own detector.
 		for _, req := range rule.RequiredRules {
-			if (id == broadRule) != (req.RuleID == broadRule) {
+			if windowed[id] || windowed[req.RuleID] {
 				return nil, fmt.Errorf("redact: rule %s requires %s, which the split puts apart", id, req.RuleID)
 			}
 		}
 	}
 	r := &Redactor{
-		rest:     detect.NewDetector(part(func(id string) bool { return id != broadRule })),
-		broad:    detect.NewDetector(part(func(id string) bool { return id == broadRule })),
+		rest:     detect.NewDetector(part(func(id string) bool { return !windowed[id] })),
 		keywords: newKeywordIndex(cfg.Rules),
 	}
-	if n := len(r.rest.Config.Rules) + len(r.broad.Config.Rules); n != len(cfg.Rules) {
+	n := len(r.rest.Config.Rules)
+	for _, w := range windowedRules {
+		d := detect.NewDetector(part(func(id string) bool { return id == w.id }))
+		r.windowed = append(r.windowed, d)
+		n += len(d.Config.Rules)
+	}
+	if n != len(cfg.Rules) {
 		return nil, fmt.Errorf("redact: %d of gitleaks' %d rules are in its rule order", n, len(cfg.Rules))
 	}
 	for k := range cfg.Keywords {
@@ -265,12 +276,12 @@ func (r *Redactor) Events(events []session.Event) Counts {
 // gatherer hands a batch's strings to gitleaks and collects what it finds.
 //
 // Only what can hold a finding is handed over: a string that holds no keyword of any rule
-// holds none (gitleaks runs a rule only over text holding one of its keywords), broadRule's
-// expression runs over windows around its keywords only (windowAround), and the other rules
-// over the whole strings that hold one of theirs. On agents' sessions that leaves a small
-// part of the bytes: gitleaks' lower-casing and keyword pass over all of them, and broadRule's
-// expression over whole fields that named a "key" or "token" once, were most of a sync's
-// redaction.
+// holds none (gitleaks runs a rule only over text holding one of its keywords), the
+// windowed rules' expressions run over windows around their keywords only (windowAround), and
+// the other rules over the whole strings that hold one of theirs. On agents' sessions that
+// leaves a small part of the bytes: gitleaks' lower-casing and keyword pass over all of them,
+// and broadRule's expression over whole fields that named a "key" or "token" once, were most
+// of a sync's redaction.
 //
 // Each distinct string is looked at once. JSON (raw records, tool parameters and results) is
 // looked at as its string values, unescaped, each after its key when the key holds a rule's
@@ -281,17 +292,19 @@ func (r *Redactor) Events(events []session.Event) Counts {
 // runs over a whole chunk when any string of it holds one of the rule's keywords, which can
 // only add findings: a secret lies within one string.
 type gatherer struct {
-	r           *Redactor
-	sc          *scan
-	rest, broad strings.Builder
-	seen        map[string]bool
-	keyed       map[string]bool
-	windows     []span
-	keyedValue  []byte
+	r          *Redactor
+	sc         *scan
+	rest       strings.Builder
+	windowed   []strings.Builder // per windowed rule
+	seen       map[string]bool
+	keyed      map[string]bool
+	windows    []span
+	keyedValue []byte
 }
 
 func (r *Redactor) gather() *gatherer {
-	return &gatherer{r: r, sc: r.startScan(), seen: map[string]bool{}, keyed: map[string]bool{}}
+	return &gatherer{r: r, sc: r.startScan(), seen: map[string]bool{}, keyed: map[string]bool{},
+		windowed: make([]strings.Builder, len(r.windowed))}
 }
 
 // text looks at a plain field.
@@ -331,24 +344,27 @@ func (g *gatherer) json(raw []byte) {
 	})
 }
 
-// put hands s over: whole to the rules but broadRule when it holds one of their keywords,
-// and its windows (g.windows, from look) to broadRule; whole to both when it holds an odd rune.
+// put hands s over: whole to the rules run over whole strings when it holds one of their
+// keywords, and its windows (g.windows, from look) each to its windowed rule; whole to every
+// detector when it holds an odd rune.
 func (g *gatherer) put(s string, rest, odd bool) {
 	if rest || odd {
 		g.add(&g.rest, g.r.rest, s, "\n")
 	}
 	if odd {
-		g.add(&g.broad, g.r.broad, s, windowSep)
+		for i, d := range g.r.windowed {
+			g.add(&g.windowed[i], d, s, windowSep)
+		}
 		return
 	}
 	for _, w := range g.windows {
-		g.add(&g.broad, g.r.broad, s[w.from:w.to], windowSep)
+		g.add(&g.windowed[w.rule], g.r.windowed[w.rule], s[w.from:w.to], windowSep)
 	}
 }
 
-// windowSep ends each window in broadRule's chunks: the newline ends a secret at the window's
-// end as the string's end would, and no part of the expression takes a NUL, so no match runs
-// from one window into the next.
+// windowSep ends each window in a windowed rule's chunks: the newline ends a secret at the
+// window's end as the string's end would, and no part of those expressions takes a NUL, so no
+// match runs from one window into the next.
 const windowSep = "\n\x00"
 
 func (g *gatherer) add(b *strings.Builder, d *detect.Detector, s, sep string) {
@@ -365,8 +381,10 @@ func (g *gatherer) wait() []finding {
 	if g.rest.Len() > 0 {
 		g.sc.add(g.r.rest, g.rest.String())
 	}
-	if g.broad.Len() > 0 {
-		g.sc.add(g.r.broad, g.broad.String())
+	for i := range g.windowed {
+		if g.windowed[i].Len() > 0 {
+			g.sc.add(g.r.windowed[i], g.windowed[i].String())
+		}
 	}
 	return g.sc.wait()
 }
