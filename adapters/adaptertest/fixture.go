@@ -1,6 +1,7 @@
 package adaptertest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -56,37 +57,60 @@ func FixtureDir(t testing.TB, a adapters.Adapter) string {
 // holds as SQL scripts with create, leaving what the agent would have on disk.
 func CopyFixture(t testing.TB, a adapters.Adapter, root string, create CreateDB) {
 	t.Helper()
-	f := Fixture(t, a)
-	src := FixtureDir(t, a)
+	if err := copyFixture(RepoRoot(t), a, root, create); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyFixture(repo string, a adapters.Adapter, root string, create CreateDB) error {
+	d, ok := a.(adapters.Describer)
+	if !ok || d.Describe().Fixture.Dir == "" {
+		return fmt.Errorf("%s declares no fixture", a.Name())
+	}
+	f := d.Describe().Fixture
+	src := filepath.Join(repo, filepath.FromSlash(f.Dir))
 	if err := os.CopyFS(root, os.DirFS(src)); err != nil {
-		t.Fatalf("copy %s's fixture: %v", a.Name(), err)
+		return fmt.Errorf("copy %s's fixture: %w", a.Name(), err)
 	}
 	for db, script := range f.Databases {
 		if create == nil {
-			t.Fatalf("%s's fixture holds databases: pass a CreateDB (store/sqlite.CreateFromScript)", a.Name())
+			return fmt.Errorf("%s's fixture holds databases: pass a CreateDB (store/sqlite.CreateFromScript)", a.Name())
 		}
 		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(script)))
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		if err := create(filepath.Join(root, filepath.FromSlash(db)), string(b)); err != nil {
-			t.Fatalf("%s: build %s: %v", a.Name(), db, err)
+			return fmt.Errorf("%s: build %s: %w", a.Name(), db, err)
 		}
 	}
+	return nil
 }
 
 // FixtureHome puts each adapter's test tree where its discovery finds it in env (its first
 // root under env.Home), and returns those roots by adapter name.
 func FixtureHome(t testing.TB, env adapters.Env, as []adapters.Adapter, create CreateDB) map[string]string {
 	t.Helper()
+	roots, err := PlaceFixtures(RepoRoot(t), env, as, create)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return roots
+}
+
+// PlaceFixtures is FixtureHome outside a test (cmd/pond-fixturehome): repo is the repository's
+// root folder, where the fixtures are read from.
+func PlaceFixtures(repo string, env adapters.Env, as []adapters.Adapter, create CreateDB) (map[string]string, error) {
 	roots := map[string]string{}
 	for _, a := range as {
 		rs := a.Roots(env)
 		if len(rs) == 0 {
-			t.Fatalf("%s has no root in the fixture home", a.Name())
+			return nil, fmt.Errorf("%s has no root in the fixture home", a.Name())
 		}
-		CopyFixture(t, a, rs[0], create)
+		if err := copyFixture(repo, a, rs[0], create); err != nil {
+			return nil, err
+		}
 		roots[a.Name()] = rs[0]
 	}
-	return roots
+	return roots, nil
 }

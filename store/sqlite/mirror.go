@@ -39,8 +39,13 @@ type Mirror struct {
 
 // SchemaVersion is the mirror's layout version; a mirror of another version is rebuilt from
 // Lance. 2: the large JSON columns packed (pack.go), in message_rows and part_rows behind the
-// views messages and parts.
-const SchemaVersion = 2
+// views messages and parts. 3: raw records packed with a dictionary; a mirror of layout 2 is
+// taken as it is (its frames name no dictionary and still read), and a binary that knows only
+// layout 2 rebuilds a mirror of layout 3 rather than failing on a frame it cannot read.
+const SchemaVersion = 3
+
+// readableLayouts are the earlier layouts this one reads without a rebuild.
+var readableLayouts = map[string]bool{"2": true}
 
 var mirrorDDL = []string{
 	`CREATE TABLE IF NOT EXISTS sessions (
@@ -192,7 +197,7 @@ func (m *Mirror) init(ctx context.Context) error {
 	}
 	var v string
 	err := m.db.QueryRowContext(ctx, `SELECT value FROM _pond_meta WHERE key = 'schema_version'`).Scan(&v)
-	if err == nil && v != fmt.Sprint(SchemaVersion) {
+	if err == nil && v != fmt.Sprint(SchemaVersion) && !readableLayouts[v] {
 		return fmt.Errorf("mirror: %s has layout %s, want %d: %w", m.path, v, SchemaVersion, ErrOtherLayout)
 	}
 	tx, err := m.db.BeginTx(ctx, nil)
@@ -211,7 +216,7 @@ func (m *Mirror) init(ctx context.Context) error {
 	if err := migrateMarks(ctx, tx); err != nil {
 		return fmt.Errorf("mirror: init: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO _pond_meta(key, value) VALUES ('schema_version', ?)`, fmt.Sprint(SchemaVersion)); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO _pond_meta(key, value) VALUES ('schema_version', ?)`, fmt.Sprint(SchemaVersion)); err != nil {
 		return fmt.Errorf("mirror: init: %w", err)
 	}
 	return tx.Commit()

@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"database/sql"
+	"embed"
 	"fmt"
+	"io/fs"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -18,41 +20,75 @@ import (
 // give them back under the SQL surface's names, unpacked by pond_unpack, so every query that
 // worked on the plain columns still does. Per-value zstd halves these values; SQLite has no
 // page compression of its own.
+//
+// The raw records are packed with a dictionary. Each record repeats its agent's envelope (keys,
+// ids, version, working directory, usage counters) that a frame of its own cannot share with
+// the record before it; a dictionary holds those once. It is trained on the repository's
+// fixtures, files the agents' own code wrote (packdict/train.go), never on a user's archive,
+// so it holds no one's text and an erase never has to look inside it. A frame names its
+// dictionary's id in its header; every dictionary ever shipped stays in packdict/ so the frames
+// written with it keep reading, and a frame without one (layout 2) reads as before.
 
 // packMin is the shortest value worth a zstd frame (its header and the BLOB's cell overhead
 // eat most of what a shorter one would save).
 const packMin = 256
 
+// recordDict is the dictionary new raw records (messages.options) are packed with. A retrained
+// dictionary gets a new file and id beside the old ones, and this name changes.
+const recordDict = "packdict/records-1.zdict"
+
+//go:embed packdict/*.zdict
+var dictFiles embed.FS
+
 var (
-	packer   *zstd.Encoder
-	unpacker *zstd.Decoder
-	packInit sync.Once
+	packer       *zstd.Encoder // tool bodies, parts' options
+	recordPacker *zstd.Encoder // raw records, with recordDict
+	unpacker     *zstd.Decoder // any frame, with every dictionary in packdict/
+	packInit     sync.Once
 )
 
-func codecs() (*zstd.Encoder, *zstd.Decoder) {
+func codecs() (records, other *zstd.Encoder, dec *zstd.Decoder) {
 	packInit.Do(func() {
-		var err error
+		names, err := fs.Glob(dictFiles, "packdict/*.zdict")
+		if err != nil {
+			panic(err)
+		}
+		var dicts [][]byte
+		for _, n := range names {
+			d, err := dictFiles.ReadFile(n)
+			if err != nil {
+				panic(err)
+			}
+			dicts = append(dicts, d)
+		}
+		record, err := dictFiles.ReadFile(recordDict)
+		if err != nil {
+			panic(err) // the binary was built without it
+		}
 		// Level "fastest": the default level gains 5–10 % more on these values for twice the
 		// CPU, and packing runs in the writer's transaction.
-		if packer, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0))); err != nil {
+		opts := []zstd.EOption{zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0))}
+		if packer, err = zstd.NewWriter(nil, opts...); err != nil {
 			panic(err) // only invalid options fail
 		}
-		if unpacker, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(uint64(maxValueBytes))); err != nil {
+		if recordPacker, err = zstd.NewWriter(nil, append(opts, zstd.WithEncoderDict(record))...); err != nil {
+			panic(err) // or a dictionary that is not one, which the tests catch
+		}
+		if unpacker, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(uint64(maxValueBytes)), zstd.WithDecoderDicts(dicts...)); err != nil {
 			panic(err)
 		}
 	})
-	return packer, unpacker
+	return recordPacker, packer, unpacker
 }
 
-// pack is the stored form of s: nil for "", s itself when short, else its zstd frame.
-func pack(s string) any {
+// pack is the stored form of s: nil for "", s itself when short, else its zstd frame from enc.
+func pack(enc *zstd.Encoder, s string) any {
 	if s == "" {
 		return nil
 	}
 	if len(s) < packMin {
 		return s
 	}
-	enc, _ := codecs()
 	return enc.EncodeAll([]byte(s), make([]byte, 0, len(s)/2))
 }
 
@@ -65,6 +101,7 @@ type packedRows struct{ messageOptions, partData, partOptions []any }
 func packRows(r *Rows) packedRows {
 	p := packedRows{make([]any, len(r.Messages)), make([]any, len(r.Parts)), make([]any, len(r.Parts))}
 	n := len(r.Messages) + len(r.Parts)
+	records, other, _ := codecs()
 	const step = 64
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -79,10 +116,10 @@ func packRows(r *Rows) packedRows {
 				}
 				for i := lo; i < min(lo+step, n); i++ {
 					if i < len(r.Messages) {
-						p.messageOptions[i] = pack(r.Messages[i].Options)
+						p.messageOptions[i] = pack(records, r.Messages[i].Options)
 					} else {
 						j := i - len(r.Messages)
-						p.partData[j], p.partOptions[j] = pack(r.Parts[j].VariantData), pack(r.Parts[j].Options)
+						p.partData[j], p.partOptions[j] = pack(other, r.Parts[j].VariantData), pack(other, r.Parts[j].Options)
 					}
 				}
 			}
@@ -98,7 +135,7 @@ func unpack(v any) (any, error) {
 	if !ok {
 		return v, nil
 	}
-	_, dec := codecs()
+	_, _, dec := codecs()
 	out, err := dec.DecodeAll(b, nil)
 	if err != nil {
 		return nil, fmt.Errorf("pond_unpack: %w", err)

@@ -2,9 +2,14 @@ package sqlite
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // TestPackedColumnsReadBackThroughTheViews: long JSON values are stored as zstd frames, short
@@ -88,4 +93,130 @@ func TestPackedColumnsReadBackThroughTheViews(t *testing.T) {
 		}
 		return "", nil
 	})
+}
+
+// shippedDicts pins every dictionary ever shipped: frames written with one name its id and
+// need it byte for byte to read, so a changed or removed file fails here. A new generation is
+// added beside the old ones (packdict/train.go) and to this list.
+var shippedDicts = map[string]string{
+	"packdict/records-1.zdict": "8f613d0a8d46a497a157a1d24ee9b312f2618426451ffe7aa6d7f7ed38e88c13",
+}
+
+func TestShippedDictionariesNeverChange(t *testing.T) {
+	names, err := fs.Glob(dictFiles, "packdict/*.zdict")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != len(shippedDicts) {
+		t.Errorf("packdict holds %v; shippedDicts names %d", names, len(shippedDicts))
+	}
+	for name, want := range shippedDicts {
+		b, err := dictFiles.ReadFile(name)
+		if err != nil {
+			t.Errorf("%s: %v (a shipped dictionary is never removed)", name, err)
+			continue
+		}
+		if got := fmt.Sprintf("%x", sha256.Sum256(b)); got != want {
+			t.Errorf("%s changed (sha256 %s): frames written with it would no longer read; train a new generation instead", name, got)
+		}
+	}
+	if _, ok := shippedDicts[recordDict]; !ok {
+		t.Errorf("recordDict %s is not among the shipped dictionaries", recordDict)
+	}
+}
+
+// A raw record is packed with the records dictionary and its frame names it; tool bodies are
+// not. The record below is no fixture's (the dictionary learned from those): an envelope as
+// Claude Code writes them, which the dictionary should still know.
+func TestRawRecordsPackWithTheirDictionary(t *testing.T) {
+	ctx := context.Background()
+	m := tempMirror(t)
+	record := `{"parentUuid":"5d1f0c3e-8a2b-4c6d-9e7f-0a1b2c3d4e5f","isSidechain":false,"userType":"external",` +
+		`"cwd":"/home/ada/src/lighthouse","sessionId":"a7e3c1d9-2b4f-4e6a-8c0d-1f2e3a4b5c6d","version":"2.1.42",` +
+		`"gitBranch":"main","message":{"id":"msg_01XyZ","type":"message","role":"assistant","model":"claude-sonnet-4-5",` +
+		`"content":[{"type":"text","text":"The lighthouse keeper's log parser now skips blank lines."}],"stop_reason":"end_turn",` +
+		`"usage":{"input_tokens":12,"cache_creation_input_tokens":340,"cache_read_input_tokens":20480,"output_tokens":58,` +
+		`"service_tier":"standard"}},"requestId":"req_011CXyZ","type":"assistant","uuid":"0b9e8d7c-6a5b-4c3d-2e1f-0a9b8c7d6e5f",` +
+		`"timestamp":"2026-06-01T09:00:00.000Z"}`
+	body := `{"call_id":"c1","name":"bash","result":"` + strings.Repeat("ok 1 - test\n", 60) + `"}`
+	r := &Rows{
+		Sessions: []SessionRow{{SessionID: "s", SourceAgent: "claude-code", CreatedAt: "2026-06-01T09:00:00Z", IngestSeq: 1}},
+		Messages: []MessageRow{{SessionID: "s", MessageID: "m1", Timestamp: "2026-06-01T09:00:00Z", Role: "assistant", SourceAgent: "claude-code", Options: record, IngestSeq: 2}},
+		Parts:    []PartRow{{SessionID: "s", MessageID: "m1", ID: "p1", Type: "tool_result", CallID: "c1", VariantData: body, IngestSeq: 3}},
+	}
+	if err := m.Apply(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	var recFrame, bodyFrame []byte
+	if err := m.db.QueryRowContext(ctx, `SELECT (SELECT options_packed FROM message_rows), (SELECT variant_data_packed FROM part_rows)`).Scan(&recFrame, &bodyFrame); err != nil {
+		t.Fatal(err)
+	}
+	dictID := func(frame []byte) uint32 {
+		var h zstd.Header
+		if err := h.Decode(frame); err != nil {
+			t.Fatal(err)
+		}
+		return h.DictionaryID
+	}
+	if got, want := dictID(recFrame), uint32(0x504f4e01); got != want {
+		t.Errorf("the record's frame names dictionary %#x, want %#x", got, want)
+	}
+	if got := dictID(bodyFrame); got != 0 {
+		t.Errorf("the tool body's frame names dictionary %#x, want none", got)
+	}
+	plain, err := zstd.NewReader(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if _, err := plain.DecodeAll(recFrame, nil); err == nil {
+		t.Error("a decoder without the dictionary read the record's frame")
+	}
+	_, other, _ := codecs()
+	without := other.EncodeAll([]byte(record), nil)
+	if len(recFrame)*10 > len(without)*8 {
+		t.Errorf("%d-byte record: %d bytes with the dictionary, %d without; want at least 20%% less", len(record), len(recFrame), len(without))
+	}
+	var back string
+	if err := m.db.QueryRowContext(ctx, `SELECT options FROM messages`).Scan(&back); err != nil || back != record {
+		t.Errorf("read back %.80q, %v", back, err)
+	}
+}
+
+// A mirror of layout 2 (frames without a dictionary) is read as it is, not rebuilt: its rows
+// stay, read back through the views, and it is marked layout 3.
+func TestLayoutTwoMirrorReadsWithoutRebuild(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "mirror.db")
+	m, err := OpenMirror(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	record := `{"type":"assistant","text":"` + strings.Repeat("written before dictionaries; ", 20) + `"}`
+	_, other, _ := codecs()
+	if err := m.Apply(ctx, &Rows{Sessions: []SessionRow{{SessionID: "s", SourceAgent: "codex-cli", CreatedAt: "2026-06-01T09:00:00Z", IngestSeq: 1}},
+		Messages: []MessageRow{{SessionID: "s", MessageID: "m1", Timestamp: "2026-06-01T09:00:00Z", Role: "assistant", SourceAgent: "codex-cli", IngestSeq: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	// What a layout-2 binary wrote: a frame with no dictionary, and the version it recorded.
+	if _, err := m.db.ExecContext(ctx, `UPDATE message_rows SET options_packed = ?`, other.EncodeAll([]byte(record), nil)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.db.ExecContext(ctx, `UPDATE _pond_meta SET value = '2' WHERE key = 'schema_version'`); err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+
+	m, err = OpenMirror(ctx, path)
+	if err != nil {
+		t.Fatalf("a layout-2 mirror: %v", err)
+	}
+	defer m.Close()
+	var back, version string
+	if err := m.db.QueryRowContext(ctx, `SELECT (SELECT options FROM messages), (SELECT value FROM _pond_meta WHERE key = 'schema_version')`).Scan(&back, &version); err != nil {
+		t.Fatal(err)
+	}
+	if back != record || version != fmt.Sprint(SchemaVersion) {
+		t.Errorf("read back %.60q, layout %s; want the record, layout %d", back, version, SchemaVersion)
+	}
 }
