@@ -98,7 +98,7 @@ func FixtureHome(t testing.TB, env adapters.Env, as []adapters.Adapter, create C
 	return roots
 }
 
-// PlaceFixtures is FixtureHome outside a test (cmd/pond-fixturehome): repo is the repository's
+// PlaceFixtures is FixtureHome outside a test (pond-benchgen -fixtures): repo is the repository's
 // root folder, where the fixtures are read from.
 func PlaceFixtures(repo string, env adapters.Env, as []adapters.Adapter, create CreateDB) (map[string]string, error) {
 	roots := map[string]string{}
