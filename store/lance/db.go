@@ -268,5 +268,10 @@ func (db *DB) wrap(name string, gt contracts.ITable) (*Table, error) {
 		gt.Close()
 		return nil, fmt.Errorf("lance: open table %s: %w", name, err)
 	}
+	if err := nativeErr(C.pond_table_open(db.native, cname, &t.upkeep)); err != nil {
+		C.pond_table_close(t.native)
+		gt.Close()
+		return nil, fmt.Errorf("lance: open table %s: %w", name, err)
+	}
 	return t, nil
 }

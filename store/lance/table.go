@@ -30,9 +30,14 @@ type Table struct {
 	name    string
 	loc     Location // the table's folder, <database>/<name>.lance
 	goTable contracts.ITable
-	mu      sync.RWMutex // guards native against use after Close
+	mu      sync.RWMutex // guards native and upkeep against use after Close
 	native  *C.PondTable
-	files   *tableFiles // makes each commit durable before the method returns (durable.go); nil in an object store
+	// upkeep is a second handle on the same table for index builds and optimize. Lance holds a
+	// handle's dataset lock for the whole of such a call (a text index over 500k messages: 50 s),
+	// and every read through that handle waits for it; through their own handle, reads go on
+	// and see the upkeep's commits as they land (the read-consistency interval).
+	upkeep *C.PondTable
+	files  *tableFiles // makes each commit durable before the method returns (durable.go); nil in an object store
 }
 
 var errClosed = errors.New("lance: table is closed")
@@ -47,6 +52,10 @@ func (t *Table) Close() error {
 	if t.native != nil {
 		C.pond_table_close(t.native)
 		t.native = nil
+	}
+	if t.upkeep != nil {
+		C.pond_table_close(t.upkeep)
+		t.upkeep = nil
 	}
 	return t.goTable.Close()
 }
@@ -70,6 +79,16 @@ func (t *Table) use(f func(*C.PondTable) error) error {
 		return errClosed
 	}
 	return f(t.native)
+}
+
+// useUpkeep is use with the upkeep handle.
+func (t *Table) useUpkeep(f func(*C.PondTable) error) error {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if t.upkeep == nil {
+		return errClosed
+	}
+	return f(t.upkeep)
 }
 
 // Schema is the table's Arrow schema as of its latest version (lancedb-go's handle would miss
@@ -293,7 +312,7 @@ func (t *Table) CreateIndex(ctx context.Context, spec IndexSpec) error {
 	case spec.Kind == IndexBitmap && spec.Name != "" && !spec.Replace:
 		err = goIndex(contracts.IndexTypeBitmap)
 	default:
-		err = t.use(func(nt *C.PondTable) error {
+		err = t.useUpkeep(func(nt *C.PondTable) error {
 			return callJSON(spec, func(cs *C.char) *C.char { return C.pond_table_create_index(nt, cs) })
 		})
 	}
@@ -368,7 +387,7 @@ type Prune struct {
 // Optimize runs the parts of optimize that spec selects.
 func (t *Table) Optimize(ctx context.Context, spec OptimizeSpec) (OptimizeResult, error) {
 	var res OptimizeResult
-	err := t.use(func(nt *C.PondTable) error {
+	err := t.useUpkeep(func(nt *C.PondTable) error {
 		var out *C.char
 		err := callJSON(spec, func(cs *C.char) *C.char { return C.pond_table_optimize(nt, cs, &out) })
 		if err != nil {
