@@ -72,23 +72,22 @@ func (t *Table) durable() error {
 }
 
 // use runs f with the native handle, refusing after Close.
-func (t *Table) use(f func(*C.PondTable) error) error {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	if t.native == nil {
-		return errClosed
-	}
-	return f(t.native)
-}
+func (t *Table) use(f func(*C.PondTable) error) error { return t.with(false, f) }
 
-// useUpkeep is use with the upkeep handle.
-func (t *Table) useUpkeep(f func(*C.PondTable) error) error {
+// useUpkeep runs f with the upkeep handle, refusing after Close.
+func (t *Table) useUpkeep(f func(*C.PondTable) error) error { return t.with(true, f) }
+
+func (t *Table) with(upkeep bool, f func(*C.PondTable) error) error {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	if t.upkeep == nil {
+	h := t.native
+	if upkeep {
+		h = t.upkeep
+	}
+	if h == nil {
 		return errClosed
 	}
-	return f(t.upkeep)
+	return f(h)
 }
 
 // Schema is the table's Arrow schema as of its latest version (lancedb-go's handle would miss
