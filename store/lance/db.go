@@ -187,6 +187,22 @@ func (db *DB) Refresh(ctx context.Context, tables ...*Table) error {
 	return err
 }
 
+// openNative opens another native handle on the table name; the caller closes it.
+func (db *DB) openNative(name string) (*C.PondTable, error) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	if db.native == nil {
+		return nil, errors.New("lance: database is closed")
+	}
+	cname := cString(name)
+	defer freeCString(cname)
+	var h *C.PondTable
+	if err := nativeErr(C.pond_table_open(db.native, cname, &h)); err != nil {
+		return nil, fmt.Errorf("lance: open table %s: %w", name, err)
+	}
+	return h, nil
+}
+
 // ReleaseMemory hands the memory the native code has freed back to the system. Lance's
 // compaction and index builds allocate hundreds of megabytes in short-lived buffers; glibc keeps
 // them in its heaps once freed, so without this a daemon stays at its upkeep's peak while idle
@@ -257,7 +273,7 @@ func (db *DB) wrap(name string, gt contracts.ITable) (*Table, error) {
 		return nil, errors.New("lance: database is closed")
 	}
 	loc := db.loc.Join(name + ".lance")
-	t := &Table{name: name, loc: loc, goTable: gt}
+	t := &Table{name: name, loc: loc, goTable: gt, db: db}
 	if !loc.Remote() {
 		// An object store's put is durable when it returns; a local disk's write is not.
 		t.files = newTableFiles(loc.Dir())
@@ -265,11 +281,6 @@ func (db *DB) wrap(name string, gt contracts.ITable) (*Table, error) {
 	cname := cString(name)
 	defer freeCString(cname)
 	if err := nativeErr(C.pond_table_open(db.native, cname, &t.native)); err != nil {
-		gt.Close()
-		return nil, fmt.Errorf("lance: open table %s: %w", name, err)
-	}
-	if err := nativeErr(C.pond_table_open(db.native, cname, &t.upkeep)); err != nil {
-		C.pond_table_close(t.native)
 		gt.Close()
 		return nil, fmt.Errorf("lance: open table %s: %w", name, err)
 	}

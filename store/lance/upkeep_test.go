@@ -15,9 +15,9 @@ import (
 // A read never waits for an index build to end. Lance holds a table handle's dataset lock for
 // the whole of an index build or an optimize, so a read through the same handle waited until
 // the build was done (7 s here; 28–33 s for a search during the daemon's first text-index build
-// at 500k messages). Index builds and optimize now go through a handle of their own (Table's
-// upkeep). This checks order, not time: a filtered count, started while the build runs, must
-// return before the build does (it takes milliseconds; the build, seconds).
+// at 500k messages). Index builds and optimize now go through a handle of their own
+// (Table.useUpkeep). This checks order, not time: a filtered count, started while the build
+// runs, must return before the build does (it takes milliseconds; the build, seconds).
 func TestReadsDoNotWaitForAnIndexBuild(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
