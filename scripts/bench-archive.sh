@@ -141,7 +141,7 @@ run() {
 	# probe's searches go through it (benchgen's text is words of its own vocabulary).
 	local query
 	query=$("${envs[@]}" "$bin" sql --format json "SELECT search_text FROM messages WHERE length(search_text) > 40 ORDER BY session_id, message_id LIMIT 1 OFFSET 100" |
-		python3 -c 'import json,re,sys; r=json.load(sys.stdin)["rows"][0]; v=list(r.values())[0] if isinstance(r,dict) else r[0]; print(" ".join(re.findall(r"[a-z]{3,}", v.lower())[:2]))')
+		python3 -c 'import json,re,sys; v=json.load(sys.stdin)["rows"][0]["search_text"]; print(" ".join(re.findall(r"[a-z]{3,}", v.lower())[:2]))')
 	echo "  probe query: \"$query\""
 	"${envs[@]}" "$bin" daemon --log-level warn 2>"$inst/daemon.log" &
 	daemon_pid=$!

@@ -57,6 +57,8 @@ func TestReadsDoNotWaitForAnIndexBuild(t *testing.T) {
 	if err := tbl.CreateIndex(ctx, IndexSpec{Column: "agent", Kind: IndexBTree, Name: "agent_idx", Replace: true}); err != nil {
 		t.Fatal(err)
 	}
+	// Reopened, so the count finds nothing cached and must load its index from disk.
+	tbl.Close()
 	db.Close()
 	if db, err = Open(ctx, LocalDir(dir), opts); err != nil {
 		t.Fatal(err)
@@ -65,6 +67,7 @@ func TestReadsDoNotWaitForAnIndexBuild(t *testing.T) {
 	if tbl, err = db.OpenTable(ctx, "m"); err != nil {
 		t.Fatal(err)
 	}
+	defer tbl.Close()
 
 	built := make(chan error, 1)
 	go func() {
