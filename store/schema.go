@@ -25,11 +25,12 @@ func str(name string, nullable bool) arrow.Field {
 }
 
 // packed is a string column Lance stores zstd-compressed, page by page: the large texts that
-// only sequential scans read (the mirror serves reads; rebuild, export and erase scan). Raw
-// records (options), tool bodies (variant_data) and system texts (content) shrink several
-// times over (docs/benchmarks.md). search_text stays plain: the Lance text arm reads it per hit,
-// and a compressed page would be decompressed whole for each. The metadata is set when a table
-// is created; an archive created before keeps writing plain pages.
+// only sequential scans read (the mirror serves reads; rebuild, export, erase, the text index's
+// build and the embedding backfill scan). Raw records (options), tool bodies (variant_data),
+// system texts (content) and search text shrink several times over (docs/benchmarks.md). No
+// read takes these columns row by row: a compressed page is decompressed whole for any row of
+// it (the Lance text arm checks its hits on the mirror's text instead). The metadata is set
+// when a table is created; an archive created before keeps writing plain pages.
 func packed(name string) arrow.Field {
 	f := str(name, true)
 	f.Metadata = arrow.NewMetadata([]string{"lance-encoding:compression", "lance-encoding:compression-level"}, []string{"zstd", "3"})
@@ -57,7 +58,7 @@ var messagesSchema = arrow.NewSchema([]arrow.Field{
 	str("source_agent", false),
 	str("project", false),
 	packed("content"),
-	str("search_text", true),
+	packed("search_text"),
 	{Name: "vector", Type: arrow.FixedSizeListOf(VectorDim, arrow.PrimitiveTypes.Float32), Nullable: true},
 	str("embedding_model", true),
 	packed("options"),

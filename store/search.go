@@ -31,6 +31,15 @@ var ErrEmbeddingsOff = errors.New(view.MsgEmbeddingsOff)
 type candidate struct {
 	sessionID, messageID, role, project, agent, timestamp string
 	score                                                 float64
+	// check, when set, is what the message's text must hold: the arm took the candidate from
+	// an engine whose answer is checked against the mirror's text once the hit is kept.
+	check *termCheck
+}
+
+// termCheck is a full-text match to confirm on a hit's text (holdsTerms).
+type termCheck struct {
+	words   []string
+	anyTerm bool
 }
 
 func (c candidate) key() string { return c.sessionID + "\x00" + c.messageID }
@@ -266,7 +275,7 @@ func (s *Store) collect(ctx context.Context, db querier, p *plan, res *view.Sear
 		if len(order) == 0 {
 			return nil
 		}
-		if err := s.fillGroups(ctx, db, p, order, groups); err != nil {
+		if order, err = s.fillGroups(ctx, db, p, order, groups, checksOf(cands)); err != nil {
 			return err
 		}
 		for _, id := range order {
@@ -340,23 +349,35 @@ func (s *Store) assign(ctx context.Context, db querier, p *plan, cands []candida
 	return order, groups, extra, nil
 }
 
+// checksOf gathers the candidates whose text is still to be checked, by key.
+func checksOf(cands []candidate) map[string]*termCheck {
+	checks := map[string]*termCheck{}
+	for _, c := range cands {
+		if c.check != nil {
+			checks[c.key()] = c.check
+		}
+	}
+	return checks
+}
+
 // fillGroups adds each kept session's message count and each hit's snippet, reading both in
-// one query each.
-func (s *Store) fillGroups(ctx context.Context, db querier, p *plan, order []string, groups map[string]*view.SessionHits) error {
+// one query each. A hit whose text fails its check (checks, by key) is dropped, and a session
+// left without hits with it; the sessions kept are returned in order.
+func (s *Store) fillGroups(ctx context.Context, db querier, p *plan, order []string, groups map[string]*view.SessionHits, checks map[string]*termCheck) ([]string, error) {
 	args := make([]any, len(order))
 	for i, id := range order {
 		args[i] = id
 	}
 	rows, err := db.QueryContext(ctx, `SELECT session_id, count(*) FROM messages WHERE session_id IN (`+placeholders(len(order))+`) GROUP BY session_id`, args...)
 	if err != nil {
-		return fmt.Errorf("store: search: %w", err)
+		return nil, fmt.Errorf("store: search: %w", err)
 	}
 	for rows.Next() {
 		var id string
 		var n int
 		if err := rows.Scan(&id, &n); err != nil {
 			rows.Close()
-			return err
+			return nil, err
 		}
 		groups[id].SessionMessagesCount = n
 	}
@@ -372,19 +393,19 @@ func (s *Store) fillGroups(ctx context.Context, db querier, p *plan, order []str
 	rows, err = db.QueryContext(ctx, `SELECT session_id, message_id, coalesce(search_text, '') FROM messages
 		WHERE (session_id, message_id) IN (VALUES `+strings.Join(values, ",")+`)`, keys...)
 	if err != nil {
-		return fmt.Errorf("store: search: read hits: %w", err)
+		return nil, fmt.Errorf("store: search: read hits: %w", err)
 	}
 	for rows.Next() {
 		var sid, mid, text string
 		if err := rows.Scan(&sid, &mid, &text); err != nil {
 			rows.Close()
-			return err
+			return nil, err
 		}
 		texts[sid+"\x00"+mid] = text
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	terms := highlightTerms(p.req.Query)
 	// Stop words are not searched for (sqlite.ParseQuery), so they are not marked either,
@@ -392,16 +413,31 @@ func (s *Store) fillGroups(ctx context.Context, db querier, p *plan, order []str
 	if content := slices.DeleteFunc(slices.Clone(terms), func(t string) bool { return isStopTerm(t) }); len(content) > 0 {
 		terms = content
 	}
+	kept := order[:0:0]
 	for _, id := range order {
 		g := groups[id]
 		g.BestScore = round3(g.BestScore)
+		g.Matches = slices.DeleteFunc(g.Matches, func(h view.Hit) bool {
+			key := h.SessionID + "\x00" + h.MessageID
+			c := checks[key]
+			if c == nil || holdsTerms(texts[key], c.words, c.anyTerm) {
+				return false
+			}
+			s.log.Warn("search: the text index returned a message that does not match; dropped", "session", h.SessionID, "message", h.MessageID)
+			g.MatchedMessageCount--
+			return true
+		})
+		if len(g.Matches) == 0 {
+			continue
+		}
+		kept = append(kept, id)
 		sort.SliceStable(g.Matches, func(i, j int) bool { return g.Matches[i].Timestamp > g.Matches[j].Timestamp })
 		for i := range g.Matches {
 			h := &g.Matches[i]
 			h.Text, h.Highlights = Snippet(texts[h.SessionID+"\x00"+h.MessageID], terms, SnippetChars)
 		}
 	}
-	return nil
+	return kept, nil
 }
 
 // isStopTerm reports whether every word of a highlight term is a stop word.

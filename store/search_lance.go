@@ -63,15 +63,17 @@ func (s *Store) textIndexReady(ctx context.Context) bool {
 }
 
 // lanceTextArm runs a word query on Lance's text index with the filters pushed down, and
-// checks every returned row against the filters and the words again (a wrong row must never
-// surface).
+// checks every returned row against the filters again, and every hit kept against the words
+// (a wrong row must never surface). The words are checked on the mirror's text when the hits'
+// snippets are read (fillGroups), not on Lance's: Lance keeps search_text compressed a page at
+// a time, and reading it for each of up to 12,800 rows would decompress pages by the dozen.
 func (s *Store) lanceTextArm(ctx context.Context, p *plan, e sqlite.MatchExpr, anyTerm bool, res *view.SearchResult) ([]candidate, error) {
 	op := "and"
 	if anyTerm {
 		op = "or"
 	}
 	q := lance.Query{
-		Columns: []string{"session_id", "id", "role", "project", "source_agent", "timestamp", "search_text"},
+		Columns: []string{"session_id", "id", "role", "project", "source_agent", "timestamp"},
 		Filter:  lanceFilters(p),
 		Limit:   p.pool,
 		// The query's words under the rule both engines share (sqlite.Words): Lance tokenizes
@@ -80,16 +82,17 @@ func (s *Store) lanceTextArm(ctx context.Context, p *plan, e sqlite.MatchExpr, a
 	}
 	var cands []candidate
 	rows := 0
+	check := &termCheck{words: e.Words, anyTerm: anyTerm}
 	err := s.tables[TableMessages].Scan(ctx, q, func(r arrow.Record) error {
 		rows += int(r.NumRows())
 		col := func(name string) arrow.Array { return r.Column(r.Schema().FieldIndices(name)[0]) }
 		sid, mid, role := col("session_id").(*array.String), col("id").(*array.String), col("role").(*array.String)
 		project, agent := col("project").(*array.String), col("source_agent").(*array.String)
-		ts, score, text := col("timestamp").(*array.Int64), col("_score").(*array.Float32), col("search_text").(*array.String)
+		ts, score := col("timestamp").(*array.Int64), col("_score").(*array.Float32)
 		for i := 0; i < int(r.NumRows()); i++ {
 			c := candidate{sessionID: sid.Value(i), messageID: mid.Value(i), role: role.Value(i), project: project.Value(i),
-				agent: agent.Value(i), timestamp: isoTime(microTime(ts.Value(i))), score: float64(score.Value(i))}
-			if p.accepts(c) && holdsTerms(text.Value(i), e.Words, anyTerm) {
+				agent: agent.Value(i), timestamp: isoTime(microTime(ts.Value(i))), score: float64(score.Value(i)), check: check}
+			if p.accepts(c) {
 				cands = append(cands, c)
 			} else {
 				s.log.Warn("search: Lance returned a row that does not match; dropped", "session", c.sessionID, "message", c.messageID)

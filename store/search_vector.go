@@ -197,6 +197,9 @@ func (s *Store) hybridArms(ctx context.Context, db querier, p *plan, res *view.S
 				order = append(order, k)
 			}
 			f.score += 1.0 / float64(rrfK+rank+1)
+			if c.check == nil {
+				f.check = nil // an arm that needs no check found it too
+			}
 		}
 	}
 	out := make([]candidate, 0, len(order))

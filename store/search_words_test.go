@@ -90,6 +90,54 @@ func TestBothEnginesAgreeOnWords(t *testing.T) {
 	}
 }
 
+// TestLanceHitsAreCheckedOnTheMirrorsText checks the Lance text arm's safety net: a message
+// Lance returns whose text, as the mirror holds it, lacks the query's words never surfaces, and
+// its session with it when it was that session's only hit.
+func TestLanceHitsAreCheckedOnTheMirrorsText(t *testing.T) {
+	var logs bytes.Buffer
+	dir := t.TempDir()
+	s, err := Open(context.Background(), Options{DataDir: filepath.Join(dir, "data"), StateDir: filepath.Join(dir, "state"), Command: "test",
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	upsert(t, s, chat("kept", "claude-code", "/p", "", t0, "the quokka cache warms up", "quokka cache again"))
+	upsert(t, s, chat("wrong", "codex-cli", "/p", "", t0.Add(time.Hour), "the quokka cache is cold"))
+	s.textIndex.routeLimit = 1
+	if _, err := s.MaintainSearchIndexes(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	search := func() *view.SearchResult {
+		t.Helper()
+		res, err := s.Search(ctx, view.SearchRequest{Query: "quokka cache"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.MatchedTotalIsLowerBound {
+			t.Fatalf("the Lance route was not taken: %+v", res)
+		}
+		return res
+	}
+	if got := len(search().Sessions); got != 2 {
+		t.Fatalf("%d sessions before the mirror's text changed, want 2", got)
+	}
+	// Lance's copy still holds the words; the mirror's no longer does, as if Lance answered
+	// with a row that does not match.
+	if _, err := s.mirror.DB().ExecContext(ctx, `UPDATE message_rows SET search_text = 'nothing here' WHERE session_id = 'wrong'`); err != nil {
+		t.Fatal(err)
+	}
+	res := search()
+	if len(res.Sessions) != 1 || res.Sessions[0].SessionID != "kept" || len(res.Sessions[0].Matches) != 2 {
+		t.Errorf("after the change: %+v, want only session kept with its two hits", res.Sessions)
+	}
+	if !strings.Contains(logs.String(), "does not match") {
+		t.Errorf("no warning for the dropped hit:\n%s", logs.String())
+	}
+}
+
 // TestStopWordsAreLances checks the stop-word list against Lance's analyzer itself: Lance
 // ignores each listed word (a query of it and "zebra" finds a message holding only "zebra"),
 // and requires the words next to them that are not listed.
