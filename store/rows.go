@@ -65,11 +65,31 @@ func appendJSONString(b []byte, s string) []byte {
 	if !bytes.Contains(enc, []byte(`\u00`)) {
 		return append(b, enc...)
 	}
-	// json.Marshal escapes <, > and &; undo that so text keeps its characters.
-	enc = bytes.ReplaceAll(enc, []byte(`\u003c`), []byte("<"))
-	enc = bytes.ReplaceAll(enc, []byte(`\u003e`), []byte(">"))
-	enc = bytes.ReplaceAll(enc, []byte(`\u0026`), []byte("&"))
-	return append(b, enc...)
+	// json.Marshal escapes <, > and &; undo that so text keeps its characters. Escapes are
+	// read one at a time: a text holding a backslash and "u003c" is encoded "\\u003c", which
+	// is no escape of "<" and stays as it is.
+	for i := 0; i < len(enc); i++ {
+		c := enc[i]
+		if c != '\\' || i+1 == len(enc) {
+			b = append(b, c)
+			continue
+		}
+		if i+5 < len(enc) && enc[i+1] == 'u' {
+			switch string(enc[i+2 : i+6]) {
+			case "003c":
+				b, i = append(b, '<'), i+5
+				continue
+			case "003e":
+				b, i = append(b, '>'), i+5
+				continue
+			case "0026":
+				b, i = append(b, '&'), i+5
+				continue
+			}
+		}
+		b, i = append(b, c, enc[i+1]), i+1
+	}
+	return b
 }
 
 // variant is a part's type-specific body: the verbatim content SQL sees as variant_data.
