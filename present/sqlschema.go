@@ -25,7 +25,8 @@ TABLES
              data under options.<provider>, Pond's own under options.pond.
   message_rows, part_rows  where messages and parts are stored: the same columns, with
              options and variant_data as options_packed and variant_data_packed (long values
-             zstd-compressed). Query messages and parts, which give them back as text.
+             zstd-compressed; an empty BLOB for a text part that is its message's search_text,
+             stored once). Query messages and parts, which give them back as text.
 
 VIEWS
   tool_calls       every tool call with its result: session_id, message_id, part_id, call_id,

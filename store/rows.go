@@ -52,44 +52,11 @@ func optionsText(o session.Options) string {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = sqlite.AppendJSONString(b, k)
 		b = append(b, ':')
 		b = append(b, o[k]...)
 	}
 	return string(append(b, '}'))
-}
-
-// appendJSONString appends s as a JSON string (no HTML escaping).
-func appendJSONString(b []byte, s string) []byte {
-	enc, _ := json.Marshal(s) // cannot fail for a string
-	if !bytes.Contains(enc, []byte(`\u00`)) {
-		return append(b, enc...)
-	}
-	// json.Marshal escapes <, > and &; undo that so text keeps its characters. Escapes are
-	// read one at a time: a text holding a backslash and "u003c" is encoded "\\u003c", which
-	// is no escape of "<" and stays as it is.
-	for i := 0; i < len(enc); i++ {
-		c := enc[i]
-		if c != '\\' || i+1 == len(enc) {
-			b = append(b, c)
-			continue
-		}
-		if i+5 < len(enc) && enc[i+1] == 'u' {
-			switch string(enc[i+2 : i+6]) {
-			case "003c":
-				b, i = append(b, '<'), i+5
-				continue
-			case "003e":
-				b, i = append(b, '>'), i+5
-				continue
-			case "0026":
-				b, i = append(b, '&'), i+5
-				continue
-			}
-		}
-		b, i = append(b, c, enc[i+1]), i+1
-	}
-	return b
 }
 
 // variant is a part's type-specific body: the verbatim content SQL sees as variant_data.
@@ -133,7 +100,7 @@ func partBody(p *session.Part) (string, []byte) {
 	str := func(k, v string) {
 		if v != "" {
 			field(k)
-			b = appendJSONString(b, v)
+			b = sqlite.AppendJSONString(b, v)
 		}
 	}
 	raw := func(k string, v json.RawMessage) {
@@ -149,7 +116,7 @@ func partBody(p *session.Part) (string, []byte) {
 	switch p.Type {
 	case session.PartText, session.PartReasoning:
 		field("text")
-		b = appendJSONString(b, p.Text)
+		b = sqlite.AppendJSONString(b, p.Text)
 	case session.PartFile:
 		str("media_type", p.MediaType)
 		str("file_name", p.FileName)

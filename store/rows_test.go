@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/pondhq/pond/store/sqlite"
 )
 
 // TestTextKeepsItsEscapesVerbatim stores texts holding the characters json.Marshal escapes for
@@ -18,10 +20,10 @@ func TestTextKeepsItsEscapesVerbatim(t *testing.T) {
 		"line\nbreak, tab\t, quote \" and \u2028",
 	}
 	for _, text := range texts {
-		b := appendJSONString(nil, text)
+		b := sqlite.AppendJSONString(nil, text)
 		var back string
 		if err := json.Unmarshal(b, &back); err != nil || back != text {
-			t.Errorf("appendJSONString(%q) = %s: reads back %q, %v", text, b, back, err)
+			t.Errorf("AppendJSONString(%q) = %s: reads back %q, %v", text, b, back, err)
 		}
 	}
 

@@ -41,11 +41,14 @@ type Mirror struct {
 // Lance. 2: the large JSON columns packed (pack.go), in message_rows and part_rows behind the
 // views messages and parts. 3: raw records packed with a dictionary; a mirror of layout 2 is
 // taken as it is (its frames name no dictionary and still read), and a binary that knows only
-// layout 2 rebuilds a mirror of layout 3 rather than failing on a frame it cannot read.
-const SchemaVersion = 3
+// layout 2 rebuilds a mirror of layout 3 rather than failing on a frame it cannot read. 4: a
+// text part that is its message's search text is stored once, as derived (textpart.go); a
+// mirror of layout 2 or 3 is taken as it is (its parts view is replaced, its parts all have
+// their own value), and an older binary rebuilds a mirror of layout 4.
+const SchemaVersion = 4
 
 // readableLayouts are the earlier layouts this one reads without a rebuild.
-var readableLayouts = map[string]bool{"2": true}
+var readableLayouts = map[string]bool{"2": true, "3": true}
 
 var mirrorDDL = []string{
 	`CREATE TABLE IF NOT EXISTS sessions (
@@ -94,10 +97,14 @@ var mirrorDDL = []string{
 		SELECT session_id, message_id, timestamp, role, source_agent, project, content, search_text,
 			embedding_model, ` + unpacked("options_packed") + ` AS options, ingest_seq
 		FROM message_rows`,
-	`CREATE VIEW IF NOT EXISTS parts AS
-		SELECT session_id, message_id, id, ordinal, type, provenance, tool_name, call_id, is_failure,
-			` + unpacked("variant_data_packed") + ` AS variant_data, ` + unpacked("options_packed") + ` AS options, ingest_seq
-		FROM part_rows`,
+	// Replaced on every open: a mirror of an earlier layout gets this definition.
+	`DROP VIEW IF EXISTS parts`,
+	`CREATE VIEW parts AS
+		SELECT p.session_id, p.message_id, p.id, p.ordinal, p.type, p.provenance, p.tool_name, p.call_id, p.is_failure,
+			` + variantDataSQL + ` AS variant_data,
+			` + unpacked("p.options_packed") + ` AS options, p.ingest_seq
+		FROM part_rows p`,
+	derivedTextTrigger,
 	`CREATE INDEX IF NOT EXISTS messages_session_time ON message_rows(session_id, timestamp, message_id)`,
 	`CREATE INDEX IF NOT EXISTS messages_message_id ON message_rows(message_id)`,
 	`CREATE INDEX IF NOT EXISTS messages_agent_time ON message_rows(source_agent, timestamp)`,
@@ -386,6 +393,7 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 		return nil
 	}
 	packed := packRows(r)
+	var stale map[[2]string]bool // messages of r stored before: their parts are not derived
 	m.ckpt.settle(ctx, m.db)
 	tx, err := m.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -452,6 +460,10 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 			}
 			if n, err := res.RowsAffected(); err == nil && n == 0 {
 				present = append(present, x)
+				if stale == nil {
+					stale = map[[2]string]bool{}
+				}
+				stale[[2]string{x.SessionID, x.MessageID}] = true
 			}
 			count(res, x.IngestSeq, 1)
 			raise("messages", x.IngestSeq)
@@ -475,13 +487,21 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 		if err != nil {
 			return fmt.Errorf("mirror: %w", err)
 		}
+		derive, err := m.deriver(ctx, tx, r, stale)
+		if err != nil {
+			return err
+		}
 		for i, p := range r.Parts {
 			var fail any
 			if p.IsFailure != nil {
 				fail = *p.IsFailure
 			}
+			data, err := derive(&p, packed.partData[i])
+			if err != nil {
+				return err
+			}
 			if _, err := st.ExecContext(ctx, p.SessionID, p.MessageID, p.ID, p.Ordinal, p.Type, p.Provenance,
-				nullable(p.ToolName), nullable(p.CallID), fail, packed.partData[i], packed.partOptions[i], p.IngestSeq); err != nil {
+				nullable(p.ToolName), nullable(p.CallID), fail, data, packed.partOptions[i], p.IngestSeq); err != nil {
 				return fmt.Errorf("mirror: insert part %s/%s/%s: %w", p.SessionID, p.MessageID, p.ID, err)
 			}
 			raise("parts", p.IngestSeq)

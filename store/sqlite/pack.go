@@ -105,9 +105,17 @@ type packedRows struct{ messageOptions, partData, partOptions []any }
 
 // packRows packs r's large values on every processor, before the writer's transaction: packing
 // is most of the CPU of taking rows in (a catch-up of another machine's rows, a rebuild), and
-// the transaction itself runs on one.
+// the transaction itself runs on one. A part that is its message's text, that message being in
+// r, is not packed but marked derivedText (textpart.go); the writer packs it after all when
+// the message turns out to be stored already.
 func packRows(r *Rows) packedRows {
 	p := packedRows{make([]any, len(r.Messages)), make([]any, len(r.Parts)), make([]any, len(r.Parts))}
+	texts := make(map[[2]string]string, len(r.Messages))
+	for _, m := range r.Messages {
+		if m.SearchText != "" {
+			texts[[2]string{m.SessionID, m.MessageID}] = m.SearchText
+		}
+	}
 	n := len(r.Messages) + len(r.Parts)
 	records, other, _ := codecs()
 	const step = 64
@@ -127,7 +135,13 @@ func packRows(r *Rows) packedRows {
 						p.messageOptions[i] = pack(records, r.Messages[i].Options)
 					} else {
 						j := i - len(r.Messages)
-						p.partData[j], p.partOptions[j] = pack(other, r.Parts[j].VariantData), pack(other, r.Parts[j].Options)
+						part := &r.Parts[j]
+						if text, ok := texts[[2]string{part.SessionID, part.MessageID}]; ok && isTextPart(part.VariantData, text) {
+							p.partData[j] = derivedText
+						} else {
+							p.partData[j] = pack(other, part.VariantData)
+						}
+						p.partOptions[j] = pack(other, part.Options)
 					}
 				}
 			}

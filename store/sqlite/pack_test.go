@@ -183,40 +183,68 @@ func TestRawRecordsPackWithTheirDictionary(t *testing.T) {
 	}
 }
 
-// A mirror of layout 2 (frames without a dictionary) is read as it is, not rebuilt: its rows
-// stay, read back through the views, and it is marked layout 3.
-func TestLayoutTwoMirrorReadsWithoutRebuild(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "mirror.db")
-	m, err := OpenMirror(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	record := `{"type":"assistant","text":"` + strings.Repeat("written before dictionaries; ", 20) + `"}`
-	_, other, _ := codecs()
-	if err := m.Apply(ctx, &Rows{Sessions: []SessionRow{{SessionID: "s", SourceAgent: "codex-cli", CreatedAt: "2026-06-01T09:00:00Z", IngestSeq: 1}},
-		Messages: []MessageRow{{SessionID: "s", MessageID: "m1", Timestamp: "2026-06-01T09:00:00Z", Role: "assistant", SourceAgent: "codex-cli", IngestSeq: 2}}}); err != nil {
-		t.Fatal(err)
-	}
-	// What a layout-2 binary wrote: a frame with no dictionary, and the version it recorded.
-	if _, err := m.db.ExecContext(ctx, `UPDATE message_rows SET options_packed = ?`, other.EncodeAll([]byte(record), nil)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.db.ExecContext(ctx, `UPDATE _pond_meta SET value = '2' WHERE key = 'schema_version'`); err != nil {
-		t.Fatal(err)
-	}
-	m.Close()
+// A mirror of layout 2 (frames without a dictionary) or 3 (no derived text parts) is read as
+// it is, not rebuilt: its rows stay and read back through the views, its parts view and the
+// trigger derived parts need are replaced and added, and it is marked the current layout.
+func TestEarlierLayoutsReadWithoutRebuild(t *testing.T) {
+	for _, layout := range []string{"2", "3"} {
+		t.Run("layout "+layout, func(t *testing.T) {
+			ctx := context.Background()
+			path := filepath.Join(t.TempDir(), "mirror.db")
+			m, err := OpenMirror(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			record := `{"type":"assistant","text":"` + strings.Repeat("written before dictionaries; ", 20) + `"}`
+			_, other, _ := codecs()
+			if err := m.Apply(ctx, &Rows{Sessions: []SessionRow{{SessionID: "s", SourceAgent: "codex-cli", CreatedAt: "2026-06-01T09:00:00Z", IngestSeq: 1}},
+				Messages: []MessageRow{{SessionID: "s", MessageID: "m0", Timestamp: "2026-06-01T09:00:00Z", Role: "assistant", SourceAgent: "codex-cli", IngestSeq: 2}}}); err != nil {
+				t.Fatal(err)
+			}
+			// What the earlier binary wrote: a frame with no dictionary (layout 2), its parts
+			// view and no trigger, and the version it recorded.
+			for _, q := range []string{
+				`UPDATE message_rows SET options_packed = ?`,
+				`DROP TRIGGER parts_keep_derived_text`,
+				`DROP VIEW parts`,
+				`CREATE VIEW parts AS SELECT session_id, message_id, id, ordinal, type, provenance, tool_name, call_id, is_failure,
+					` + unpacked("variant_data_packed") + ` AS variant_data, ` + unpacked("options_packed") + ` AS options, ingest_seq FROM part_rows`,
+				`UPDATE _pond_meta SET value = '` + layout + `' WHERE key = 'schema_version'`,
+			} {
+				var args []any
+				if strings.Contains(q, "?") {
+					args = append(args, other.EncodeAll([]byte(record), nil))
+				}
+				if _, err := m.db.ExecContext(ctx, q, args...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m.Close()
 
-	m, err = OpenMirror(ctx, path)
-	if err != nil {
-		t.Fatalf("a layout-2 mirror: %v", err)
-	}
-	defer m.Close()
-	var back, version string
-	if err := m.db.QueryRowContext(ctx, `SELECT (SELECT options FROM messages), (SELECT value FROM _pond_meta WHERE key = 'schema_version')`).Scan(&back, &version); err != nil {
-		t.Fatal(err)
-	}
-	if back != record || version != fmt.Sprint(SchemaVersion) {
-		t.Errorf("read back %.60q, layout %s; want the record, layout %d", back, version, SchemaVersion)
+			m, err = OpenMirror(ctx, path)
+			if err != nil {
+				t.Fatalf("a layout-%s mirror: %v", layout, err)
+			}
+			defer m.Close()
+			var back, version string
+			if err := m.db.QueryRowContext(ctx, `SELECT (SELECT options FROM messages), (SELECT value FROM _pond_meta WHERE key = 'schema_version')`).Scan(&back, &version); err != nil {
+				t.Fatal(err)
+			}
+			if back != record || version != fmt.Sprint(SchemaVersion) {
+				t.Errorf("read back %.60q, layout %s; want the record, layout %d", back, version, SchemaVersion)
+			}
+			messages, parts := textRows(10)
+			if err := m.Apply(ctx, &Rows{Messages: messages, Parts: parts}); err != nil {
+				t.Fatal(err)
+			}
+			if got := storedForms(t, m); !strings.Contains(got, "m1/p1=derived") {
+				t.Errorf("no derived part after the layout change: %s", got)
+			}
+			checkParts(t, m, parts)
+			if err := m.Apply(ctx, &Rows{Updates: []SearchTextUpdate{{SessionID: "s", MessageID: "m1", SearchText: "changed", IngestSeq: 40}}}); err != nil {
+				t.Fatal(err)
+			}
+			checkParts(t, m, parts)
+		})
 	}
 }

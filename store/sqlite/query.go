@@ -107,6 +107,10 @@ func registerFunctions(c *sqlite3.SQLiteConn) error {
 	// not JSON, the path is absent or the value has another type.
 	// pond_unpack(value): a packed column's text (pack.go); the views messages and parts call it.
 	fns["pond_unpack"] = unpack
+	// pond_text_part(search_text), pond_pack(value): a derived text part's value and the
+	// stored form of one (textpart.go); the parts view and the mirror's trigger call them.
+	fns["pond_text_part"] = textPartSQL
+	fns["pond_pack"] = packSQL
 	fns["json_get"] = func(doc, path string) any { return jsonGet(doc, path, "") }
 	fns["json_get_string"] = func(doc, path string) any { return jsonGet(doc, path, "string") }
 	fns["json_get_int"] = func(doc, path string) any { return jsonGet(doc, path, "int") }
