@@ -275,7 +275,7 @@ func (s *Store) collect(ctx context.Context, db querier, p *plan, res *view.Sear
 		if len(order) == 0 {
 			return nil
 		}
-		if order, err = s.fillGroups(ctx, db, p, order, groups, checksOf(cands)); err != nil {
+		if order, err = s.fillGroups(ctx, db, p, order, groups, checksOf(cands, order, groups)); err != nil {
 			return err
 		}
 		for _, id := range order {
@@ -349,12 +349,21 @@ func (s *Store) assign(ctx context.Context, db querier, p *plan, cands []candida
 	return order, groups, extra, nil
 }
 
-// checksOf gathers the candidates whose text is still to be checked, by key.
-func checksOf(cands []candidate) map[string]*termCheck {
-	checks := map[string]*termCheck{}
+// checksOf gathers the checks of the candidates kept as hits, by session and message id (the
+// arms' pools run to 12,800 candidates; the hits are a few dozen).
+func checksOf(cands []candidate, order []string, groups map[string]*view.SessionHits) map[[2]string]*termCheck {
+	checks := map[[2]string]*termCheck{}
+	for _, id := range order {
+		for _, h := range groups[id].Matches {
+			checks[[2]string{h.SessionID, h.MessageID}] = nil
+		}
+	}
 	for _, c := range cands {
-		if c.check != nil {
-			checks[c.key()] = c.check
+		if c.check == nil {
+			continue
+		}
+		if _, hit := checks[[2]string{c.sessionID, c.messageID}]; hit {
+			checks[[2]string{c.sessionID, c.messageID}] = c.check
 		}
 	}
 	return checks
@@ -363,7 +372,7 @@ func checksOf(cands []candidate) map[string]*termCheck {
 // fillGroups adds each kept session's message count and each hit's snippet, reading both in
 // one query each. A hit whose text fails its check (checks, by key) is dropped, and a session
 // left without hits with it; the sessions kept are returned in order.
-func (s *Store) fillGroups(ctx context.Context, db querier, p *plan, order []string, groups map[string]*view.SessionHits, checks map[string]*termCheck) ([]string, error) {
+func (s *Store) fillGroups(ctx context.Context, db querier, p *plan, order []string, groups map[string]*view.SessionHits, checks map[[2]string]*termCheck) ([]string, error) {
 	args := make([]any, len(order))
 	for i, id := range order {
 		args[i] = id
@@ -418,9 +427,8 @@ func (s *Store) fillGroups(ctx context.Context, db querier, p *plan, order []str
 		g := groups[id]
 		g.BestScore = round3(g.BestScore)
 		g.Matches = slices.DeleteFunc(g.Matches, func(h view.Hit) bool {
-			key := h.SessionID + "\x00" + h.MessageID
-			c := checks[key]
-			if c == nil || holdsTerms(texts[key], c.words, c.anyTerm) {
+			c := checks[[2]string{h.SessionID, h.MessageID}]
+			if c == nil || holdsTerms(texts[h.SessionID+"\x00"+h.MessageID], c.words, c.anyTerm) {
 				return false
 			}
 			s.log.Warn("search: the text index returned a message that does not match; dropped", "session", h.SessionID, "message", h.MessageID)
