@@ -18,10 +18,10 @@ import (
 	"github.com/pondhq/pond/store/sqlite"
 )
 
-// TestBothEnginesAgreeOnWords runs queries holding stop words, punctuation, code identifiers
-// and CJK text on FTS5 and then on Lance's text index, and wants the same sessions from both,
-// and no row that Lance returned dropped by the check of what it returned.
-func TestBothEnginesAgreeOnWords(t *testing.T) {
+// openLoggedStore opens a store in a temporary directory whose warnings go to the buffer
+// returned, for tests that want to see what a search dropped.
+func openLoggedStore(t *testing.T) (*Store, *bytes.Buffer) {
+	t.Helper()
 	var logs bytes.Buffer
 	dir := t.TempDir()
 	s, err := Open(context.Background(), Options{DataDir: filepath.Join(dir, "data"), StateDir: filepath.Join(dir, "state"), Command: "test",
@@ -29,7 +29,15 @@ func TestBothEnginesAgreeOnWords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
+	return s, &logs
+}
+
+// TestBothEnginesAgreeOnWords runs queries holding stop words, punctuation, code identifiers
+// and CJK text on FTS5 and then on Lance's text index, and wants the same sessions from both,
+// and no row that Lance returned dropped by the check of what it returned.
+func TestBothEnginesAgreeOnWords(t *testing.T) {
+	s, logs := openLoggedStore(t)
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	for _, ev := range [][]session.Event{
 		chat("with-the", "claude-code", "/p", "", t0, "The role check in the auth middleware is wrong"),
@@ -94,14 +102,7 @@ func TestBothEnginesAgreeOnWords(t *testing.T) {
 // Lance returns whose text, as the mirror holds it, lacks the query's words never surfaces, and
 // its session with it when it was that session's only hit.
 func TestLanceHitsAreCheckedOnTheMirrorsText(t *testing.T) {
-	var logs bytes.Buffer
-	dir := t.TempDir()
-	s, err := Open(context.Background(), Options{DataDir: filepath.Join(dir, "data"), StateDir: filepath.Join(dir, "state"), Command: "test",
-		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, logs := openLoggedStore(t)
 	ctx := context.Background()
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	upsert(t, s, chat("kept", "claude-code", "/p", "", t0, "the quokka cache warms up", "quokka cache again"))
