@@ -352,15 +352,18 @@ func (s *Store) assign(ctx context.Context, db querier, p *plan, cands []candida
 // checksOf gathers the checks of the candidates kept as hits, by session and message id (the
 // arms' pools run to 12,800 candidates; the hits are a few dozen).
 func checksOf(cands []candidate, order []string, groups map[string]*view.SessionHits) map[[2]string]*termCheck {
-	checks := map[[2]string]*termCheck{}
-	for _, id := range order {
-		for _, h := range groups[id].Matches {
-			checks[[2]string{h.SessionID, h.MessageID}] = nil
-		}
-	}
+	var checks map[[2]string]*termCheck // nil until a candidate carries a check (FTS5's never do)
 	for _, c := range cands {
 		if c.check == nil {
 			continue
+		}
+		if checks == nil {
+			checks = map[[2]string]*termCheck{}
+			for _, id := range order {
+				for _, h := range groups[id].Matches {
+					checks[[2]string{h.SessionID, h.MessageID}] = nil
+				}
+			}
 		}
 		if _, hit := checks[[2]string{c.sessionID, c.messageID}]; hit {
 			checks[[2]string{c.sessionID, c.messageID}] = c.check

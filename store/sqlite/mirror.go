@@ -487,7 +487,7 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 		if err != nil {
 			return fmt.Errorf("mirror: %w", err)
 		}
-		derive, err := m.deriver(ctx, tx, r, stale)
+		derive, err := m.deriver(ctx, tx, packed.texts, stale)
 		if err != nil {
 			return err
 		}

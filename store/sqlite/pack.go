@@ -100,8 +100,13 @@ func pack(enc *zstd.Encoder, s string) any {
 	return enc.EncodeAll([]byte(s), make([]byte, 0, len(s)/2))
 }
 
-// packedRows are the packed forms of a batch's large values, by row.
-type packedRows struct{ messageOptions, partData, partOptions []any }
+// packedRows are the packed forms of a batch's large values, by row, and the search text of
+// each of its messages by key (what its parts were compared with; the writer's deriver asks it
+// which messages the batch holds).
+type packedRows struct {
+	messageOptions, partData, partOptions []any
+	texts                                 map[[2]string]string
+}
 
 // packRows packs r's large values on every processor, before the writer's transaction: packing
 // is most of the CPU of taking rows in (a catch-up of another machine's rows, a rebuild), and
@@ -109,12 +114,9 @@ type packedRows struct{ messageOptions, partData, partOptions []any }
 // r, is not packed but marked derivedText (textpart.go); the writer packs it after all when
 // the message turns out to be stored already.
 func packRows(r *Rows) packedRows {
-	p := packedRows{make([]any, len(r.Messages)), make([]any, len(r.Parts)), make([]any, len(r.Parts))}
-	texts := make(map[[2]string]string, len(r.Messages))
+	p := packedRows{make([]any, len(r.Messages)), make([]any, len(r.Parts)), make([]any, len(r.Parts)), make(map[[2]string]string, len(r.Messages))}
 	for _, m := range r.Messages {
-		if m.SearchText != "" {
-			texts[[2]string{m.SessionID, m.MessageID}] = m.SearchText
-		}
+		p.texts[[2]string{m.SessionID, m.MessageID}] = m.SearchText
 	}
 	n := len(r.Messages) + len(r.Parts)
 	records, other, _ := codecs()
@@ -136,7 +138,7 @@ func packRows(r *Rows) packedRows {
 					} else {
 						j := i - len(r.Messages)
 						part := &r.Parts[j]
-						if text, ok := texts[[2]string{part.SessionID, part.MessageID}]; ok && isTextPart(part.VariantData, text) {
+						if text := p.texts[[2]string{part.SessionID, part.MessageID}]; text != "" && isTextPart(part.VariantData, text) {
 							p.partData[j] = derivedText
 						} else {
 							p.partData[j] = pack(other, part.VariantData)

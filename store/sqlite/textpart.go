@@ -121,23 +121,21 @@ const textHead = `{"text":`
 // before (stale); any other part that starts like a text part is compared with its message's
 // stored search text (a mirror rebuilt or caught up from Lance takes parts apart from their
 // messages).
-func (m *Mirror) deriver(ctx context.Context, tx *sql.Tx, r *Rows, stale map[[2]string]bool) (func(*PartRow, any) (any, error), error) {
-	inBatch := make(map[[2]string]bool, len(r.Messages))
-	for _, x := range r.Messages {
-		inBatch[[2]string{x.SessionID, x.MessageID}] = !stale[[2]string{x.SessionID, x.MessageID}]
-	}
+func (m *Mirror) deriver(ctx context.Context, tx *sql.Tx, texts map[[2]string]string, stale map[[2]string]bool) (func(*PartRow, any) (any, error), error) {
 	var lookup *sql.Stmt
 	_, other, _ := codecs()
 	return func(p *PartRow, data any) (any, error) {
 		key := [2]string{p.SessionID, p.MessageID}
+		_, inBatch := texts[key]
+		inBatch = inBatch && !stale[key] // inserted by this batch, with the text packRows compared
 		marked := false
 		if b, ok := data.([]byte); ok && len(b) == 0 {
-			if inBatch[key] {
+			if inBatch {
 				return data, nil
 			}
 			marked = true
 		}
-		if !inBatch[key] && strings.HasPrefix(p.VariantData, textHead) {
+		if !inBatch && strings.HasPrefix(p.VariantData, textHead) {
 			if lookup == nil {
 				var err error
 				if lookup, err = tx.PrepareContext(ctx, `SELECT search_text FROM message_rows WHERE session_id = ? AND message_id = ?`); err != nil {
