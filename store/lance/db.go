@@ -70,6 +70,7 @@ type DB struct {
 	conn   contracts.IConnection
 	mu     sync.RWMutex // guards native against use after Close
 	native *C.PondDb
+	reads  reads // the reads under way, which a prune must not cut off
 }
 
 // Open opens the database at loc, creating a local directory when it is missing (an object

@@ -54,15 +54,17 @@ type VectorQuery struct {
 type Stream struct {
 	table  *Table
 	native *C.PondStream
+	done   func() // ends the read the stream is (reads.begin)
 }
 
 // Query starts q.
 func (t *Table) Query(ctx context.Context, q Query) (*Stream, error) {
-	s := &Stream{table: t}
+	s := &Stream{table: t, done: t.db.reads.begin()}
 	err := t.use(func(nt *C.PondTable) error {
 		return callJSON(q, func(cs *C.char) *C.char { return C.pond_table_query(nt, cs, &s.native) })
 	})
 	if err != nil {
+		s.done()
 		return nil, fmt.Errorf("lance: query %s: %w", t.name, err)
 	}
 	return s, nil
@@ -77,9 +79,11 @@ func (s *Stream) Next() (arrow.Record, error) {
 	var n C.size_t
 	err := s.table.use(func(*C.PondTable) error { return nativeErr(C.pond_stream_next(s.native, &buf, &n)) })
 	if err != nil {
+		s.done()
 		return nil, fmt.Errorf("lance: read %s: %w", s.table.name, err)
 	}
 	if buf == nil {
+		s.done() // a stream read to its end reads no more files, closed or not
 		return nil, io.EOF
 	}
 	data := C.GoBytes(unsafe.Pointer(buf), C.int(n))
@@ -89,6 +93,7 @@ func (s *Stream) Next() (arrow.Record, error) {
 
 // Close ends the query.
 func (s *Stream) Close() {
+	s.done()
 	if s.native != nil {
 		C.pond_stream_close(s.native)
 		s.native = nil

@@ -8,12 +8,16 @@ import "C"
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -70,6 +74,7 @@ func (t *Table) use(f func(*C.PondTable) error) error {
 	if t.native == nil {
 		return errClosed
 	}
+	defer t.db.reads.begin()()
 	return f(t.native)
 }
 
@@ -90,6 +95,7 @@ func (t *Table) useUpkeep(f func(*C.PondTable) error) error {
 		return err
 	}
 	defer C.pond_table_close(h)
+	defer t.db.reads.begin()()
 	return f(h)
 }
 
@@ -350,7 +356,8 @@ func (t *Table) Indexes(ctx context.Context) ([]IndexInfo, error) {
 }
 
 // OptimizeSpec selects the parts of optimize to run, in this order: compact small fragments,
-// fold new rows into existing indexes, prune versions older than PruneOlderThanSecs.
+// fold new rows into existing indexes, prune old versions (PruneReplacedBefore or
+// PruneOlderThanSecs).
 type OptimizeSpec struct {
 	Compact               bool `json:"compact,omitempty"`
 	TargetRowsPerFragment int  `json:"target_rows_per_fragment,omitempty"`
@@ -360,9 +367,14 @@ type OptimizeSpec struct {
 	MaterializeDeletionsAbove *float64 `json:"materialize_deletions_threshold,omitempty"`
 	Index                     bool     `json:"index,omitempty"`
 	// IndexNames limits Index to the indexes named (empty: every index).
-	IndexNames         []string `json:"index_names,omitempty"`
-	PruneOlderThanSecs *int64   `json:"prune_older_than_secs,omitempty"`
-	DeleteUnverified   bool     `json:"delete_unverified,omitempty"`
+	IndexNames []string `json:"index_names,omitempty"`
+	// PruneReplacedBefore removes the versions replaced before it (a local table's; see
+	// Versions), which Optimize turns into PruneBeforeVersion; PruneOlderThanSecs removes the
+	// versions committed more than that long ago.
+	PruneReplacedBefore time.Time `json:"-"`
+	PruneBeforeVersion  *uint64   `json:"prune_before_version,omitempty"`
+	PruneOlderThanSecs  *int64    `json:"prune_older_than_secs,omitempty"`
+	DeleteUnverified    bool      `json:"delete_unverified,omitempty"`
 }
 
 // OptimizeResult reports what optimize did.
@@ -390,6 +402,21 @@ type Prune struct {
 func (t *Table) Optimize(ctx context.Context, spec OptimizeSpec) (OptimizeResult, error) {
 	var res OptimizeResult
 	err := t.useUpkeep(func(nt *C.PondTable) error {
+		if !spec.PruneReplacedBefore.IsZero() && !t.loc.Remote() {
+			// The manifests are listed here, once the table is ours, not before the wait.
+			v, ok, err := t.replacedBefore(spec.PruneReplacedBefore)
+			if err != nil {
+				return err
+			}
+			spec.PruneOlderThanSecs, spec.PruneBeforeVersion = nil, nil
+			if ok {
+				spec.PruneBeforeVersion = &v
+			}
+			if !ok && !spec.Compact && !spec.Index {
+				res.Prune = &Prune{}
+				return nil
+			}
+		}
 		var out *C.char
 		err := callJSON(spec, func(cs *C.char) *C.char { return C.pond_table_optimize(nt, cs, &out) })
 		if err != nil {
@@ -407,13 +434,62 @@ func (t *Table) Optimize(ctx context.Context, spec OptimizeSpec) (OptimizeResult
 // would remove.
 type VersionCount struct {
 	Kept  int `json:"kept"`
-	Older int `json:"older"` // committed before the cut-off, the latest excepted
+	Older int `json:"older"` // replaced before the cut-off
 }
 
-// Versions counts the table's versions from its manifests' modification times, without
-// opening any of them: a cheap look at what an optimize with PruneOlderThanSecs would remove
-// (Lance never removes the latest version).
-func (t *Table) Versions(ctx context.Context, before time.Time) (VersionCount, error) {
+// manifest is one version's manifest file: its version and when it was committed.
+type manifest struct {
+	version   uint64
+	committed time.Time
+}
+
+// manifests lists the table's version manifests, oldest version first, without opening any.
+// A manifest's modification time is its commit's: Lance writes it once, as the commit's last
+// step.
+func (t *Table) manifests() ([]manifest, error) {
+	entries, err := os.ReadDir(filepath.Join(t.loc.Dir(), "_versions"))
+	if err != nil {
+		return nil, fmt.Errorf("lance: versions of %s: %w", t.name, err)
+	}
+	var out []manifest
+	for _, e := range entries {
+		v, ok := manifestVersion(e.Name())
+		if !ok {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue // removed by a concurrent prune
+		}
+		out = append(out, manifest{version: v, committed: info.ModTime()})
+	}
+	slices.SortFunc(out, func(a, b manifest) int { return cmp.Compare(a.version, b.version) })
+	return out, nil
+}
+
+// manifestVersion is the version a file in _versions is the manifest of (ok false: it is no
+// manifest). Lance names manifests in one of two schemes: the version ("12.manifest"), or,
+// so that a listing in name order starts with the newest, u64::MAX less the version in 20
+// zero-padded digits ("18446744073709551603.manifest").
+func manifestVersion(name string) (uint64, bool) {
+	digits, ok := strings.CutSuffix(name, ".manifest")
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(digits, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	if len(digits) == 20 && v > math.MaxUint64/2 {
+		v = math.MaxUint64 - v
+	}
+	return v, true
+}
+
+// Versions counts the table's versions, and those replaced before the cut-off: a version is
+// replaced when the next one is committed, and from then on only reads that began before that
+// can be on it. Lance never removes the latest version.
+func (t *Table) Versions(ctx context.Context, replacedBefore time.Time) (VersionCount, error) {
 	var c VersionCount
 	if t.loc.Remote() {
 		// Listing an object store's manifests costs a request per thousand versions and their
@@ -421,27 +497,32 @@ func (t *Table) Versions(ctx context.Context, before time.Time) (VersionCount, e
 		// commitsSincePrune).
 		return c, nil
 	}
-	entries, err := os.ReadDir(filepath.Join(t.loc.Dir(), "_versions"))
+	ms, err := t.manifests()
 	if err != nil {
-		return c, fmt.Errorf("lance: versions of %s: %w", t.name, err)
+		return c, err
 	}
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".manifest") {
-			continue
-		}
-		info, err := e.Info()
-		if err != nil {
-			continue // removed by a concurrent prune
-		}
-		c.Kept++
-		if info.ModTime().Before(before) {
+	c.Kept = len(ms)
+	for i := 1; i < len(ms); i++ {
+		if ms[i].committed.Before(replacedBefore) {
 			c.Older++
 		}
 	}
-	if c.Older == c.Kept && c.Older > 0 {
-		c.Older-- // the latest stays
-	}
 	return c, nil
+}
+
+// replacedBefore is the version before which every version was replaced before cut: the
+// newest one committed before it (ok false: no version was replaced before cut).
+func (t *Table) replacedBefore(cut time.Time) (version uint64, ok bool, err error) {
+	ms, err := t.manifests()
+	if err != nil {
+		return 0, false, err
+	}
+	for i := 1; i < len(ms); i++ {
+		if ms[i].committed.Before(cut) {
+			version, ok = ms[i].version, true
+		}
+	}
+	return version, ok, nil
 }
 
 // Stats describes the table's size and layout.

@@ -12,6 +12,7 @@ use lancedb::index::scalar::{BTreeIndexBuilder, BitmapIndexBuilder, InvertedInde
 use lancedb::index::vector::{IvfFlatIndexBuilder, IvfHnswSqIndexBuilder, IvfPqIndexBuilder};
 use lancedb::index::Index;
 use lancedb::table::{CompactionOptions, NewColumnTransform, OptimizeAction, OptimizeOptions};
+use lance::dataset::cleanup::CleanupPolicy;
 use lancedb::DistanceType;
 use serde::Deserialize;
 use serde_json::json;
@@ -409,8 +410,11 @@ struct OptimizeSpec {
     index: bool,
     /// Fold only the indexes named (absent: every index).
     index_names: Option<Vec<String>>,
-    /// Remove versions older than this many seconds (absent: no cleanup).
+    /// Remove versions older than this many seconds (absent: no cleanup by age).
     prune_older_than_secs: Option<u64>,
+    /// Remove the versions before this one (absent: no cleanup by version). Exact where an
+    /// age is not: the caller knows which versions were replaced when.
+    prune_before_version: Option<u64>,
     #[serde(default)]
     delete_unverified: bool,
 }
@@ -456,7 +460,28 @@ pub extern "C" fn pond_table_optimize(
                 .map_err(|e| format!("fold new rows into indexes: {e}"))?;
             out.insert("indexes_folded".into(), json!(true));
         }
-        if let Some(secs) = spec.prune_older_than_secs {
+        if let Some(version) = spec.prune_before_version {
+            // lancedb's optimize takes only an age; Lance's own cleanup takes a version.
+            let dataset = t
+                .table
+                .dataset()
+                .ok_or_else(|| "prune old versions: not a local table".to_string())?;
+            let policy = CleanupPolicy {
+                before_version: Some(version),
+                delete_unverified: spec.delete_unverified,
+                error_if_tagged_old_versions: false,
+                ..CleanupPolicy::default()
+            };
+            let stats = block_on(async {
+                let ds = dataset.get_mut().await.map_err(|e| e.to_string())?;
+                ds.cleanup_with_policy(policy).await.map_err(|e| e.to_string())
+            })
+            .map_err(|e| format!("prune old versions: {e}"))?;
+            out.insert(
+                "prune".into(),
+                json!({"bytes_removed": stats.bytes_removed, "old_versions": stats.old_versions}),
+            );
+        } else if let Some(secs) = spec.prune_older_than_secs {
             let stats = block_on(t.table.optimize(OptimizeAction::Prune {
                 older_than: Some(
                     lancedb::table::Duration::try_seconds(secs as i64)
