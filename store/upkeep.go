@@ -36,13 +36,26 @@ const compactAtSmallFragments = 8
 // left alone once full.
 const fragmentRows = 100_000
 
-// keepCutoff is the commit time before which a replaced version is old. A negative keep counts
-// every replaced version as old.
-func keepCutoff(keep time.Duration) (time.Time, int64) {
+// mtimeSlack is how far a file's modification time may trail the moment it was written: a
+// file system may stamp files from a clock that ticks every few milliseconds.
+const mtimeSlack = 50 * time.Millisecond
+
+// pruneCutoff is the time before which a replaced version is old: a local table's versions
+// replaced before it, an object store's committed before it (see Diagnose). It is keep ago
+// (0: view.KeepVersions; negative: now), or earlier when a read through this process's tables
+// that is still running began before that: such a read may be on a version replaced since.
+func (s *Store) pruneCutoff(keep time.Duration) (cutoff time.Time, keepSecs int64) {
+	keep = cmp.Or(keep, view.KeepVersions)
 	if keep < 0 {
 		keep = 0
 	}
-	return time.Now().Add(-keep), int64(keep / time.Second)
+	cutoff = time.Now().Add(-keep)
+	// A manifest's modification time may trail its commit by a tick of the file system's
+	// clock: a version replaced just after the read began must not look replaced before it.
+	if r, ok := s.db.OldestRead(); ok && r.Add(-mtimeSlack).Before(cutoff) {
+		cutoff = r.Add(-mtimeSlack)
+	}
+	return cutoff, int64(keep / time.Second)
 }
 
 // Diagnose measures what upkeep has to do: table and index statistics, the version manifests
@@ -50,7 +63,7 @@ func keepCutoff(keep time.Duration) (time.Time, int64) {
 // million messages), so the daemon can ask after every round of captures. keep is the age past
 // which a replaced version is old (0: KeepVersions; negative: any).
 func (s *Store) Diagnose(ctx context.Context, keep time.Duration) (*view.Diagnosis, error) {
-	cutoff, keepSecs := keepCutoff(cmp.Or(keep, view.KeepVersions))
+	cutoff, keepSecs := s.pruneCutoff(keep)
 	d := &view.Diagnosis{KeepVersionsSecs: keepSecs, Due: []view.Due{}}
 	filters := 0
 	for _, name := range tableNames {
@@ -318,10 +331,13 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*view.UpkeepRep
 	}
 	if asked(view.StepPrune) {
 		rep.Ran = append(rep.Ran, view.StepPrune)
-		_, keepSecs := keepCutoff(cmp.Or(opts.KeepVersions, view.KeepVersions))
+		cutoff, _ := s.pruneCutoff(opts.KeepVersions)
+		// An object store's versions are pruned by commit time (their replacing commits are
+		// not listed: see Diagnose).
+		remoteSecs := int64(time.Since(cutoff) / time.Second)
 		for _, ts := range d.Tables {
 			if ts.OldVersions > 0 || forced {
-				if err := optimize(view.StepPrune, ts, lance.OptimizeSpec{PruneOlderThanSecs: &keepSecs}); err != nil {
+				if err := optimize(view.StepPrune, ts, lance.OptimizeSpec{PruneReplacedBefore: cutoff, PruneOlderThanSecs: &remoteSecs}); err != nil {
 					return finish(err)
 				}
 				if err := s.notePrune(ctx, ts.Table); err != nil {

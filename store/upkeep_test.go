@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pondhq/pond/session/view"
+	"github.com/pondhq/pond/store/lance"
 )
 
 // Many small syncs leave a small fragment and a version per commit: the diagnosis says so, and
@@ -25,13 +26,13 @@ func TestUpkeepCompactsIndexesAndPrunes(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Versions are old only past the keep time: an hour by default, none old yet.
+	// Versions are old only past the keep time: minutes by default, none old yet.
 	d, err := s.Diagnose(ctx, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.KeepVersionsSecs != 3600 || d.IsDue(view.StepPrune) {
-		t.Fatalf("default keep time: %d s, due %v; want 3600 and no pruning yet", d.KeepVersionsSecs, d.Due)
+	if d.KeepVersionsSecs != int64(view.KeepVersions/time.Second) || d.IsDue(view.StepPrune) {
+		t.Fatalf("default keep time: %d s, due %v; want %v and no pruning yet", d.KeepVersionsSecs, d.Due, view.KeepVersions)
 	}
 	d, err = s.Diagnose(ctx, -1)
 	if err != nil {
@@ -137,5 +138,57 @@ func BenchmarkDiagnose(b *testing.B) {
 				b.Logf("count %q: %d in %v", f, n, time.Since(began).Round(time.Millisecond))
 			}
 		})
+	}
+}
+
+// A read still running through the store's tables holds the prune's cut-off back: the version
+// it reads was replaced after it began, so that version is not old, even with no keep time.
+func TestRunningReadHoldsPruneBack(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, t.TempDir())
+	upsert(t, s, everyKind("s0"))
+	upsert(t, s, everyKind("s1"))
+	// The sleeps keep the commits and the read apart by more than a file system's clock tick.
+	time.Sleep(100 * time.Millisecond)
+	stream, err := s.tables[TableMessages].Query(ctx, lance.Query{BatchRows: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	time.Sleep(100 * time.Millisecond)
+	upsert(t, s, everyKind("s2"))
+
+	messages := func() view.TableState {
+		t.Helper()
+		d, err := s.Diagnose(ctx, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ts := range d.Tables {
+			if ts.Table == TableMessages {
+				return ts
+			}
+		}
+		t.Fatal("no messages table in the diagnosis")
+		return view.TableState{}
+	}
+	if ts := messages(); ts.Versions < 3 || ts.OldVersions != ts.Versions-2 {
+		t.Fatalf("messages with a read open: %+v; want every replaced version old but the one the read is on", ts)
+	}
+	if _, err := s.Upkeep(ctx, UpkeepOptions{Steps: []view.Step{view.StepPrune}, KeepVersions: -1}); err != nil {
+		t.Fatal(err)
+	}
+	if ts := messages(); ts.Versions < 2 || ts.OldVersions != 0 {
+		t.Fatalf("messages after a prune with a read open: %+v; want the versions replaced before the read gone, the read's kept", ts)
+	}
+	for {
+		rec, err := stream.Next()
+		if err != nil {
+			break
+		}
+		rec.Release()
+	}
+	if ts := messages(); ts.OldVersions == 0 || ts.OldVersions != ts.Versions-1 {
+		t.Fatalf("messages once the read ended: %+v; want the read's version old", ts)
 	}
 }

@@ -8,9 +8,11 @@ import (
 )
 
 // KeepVersions is how long upkeep keeps a table version once a newer one replaced it, unless
-// told otherwise: a reader still on it is not cut off, and live capture's many commits do not
-// pile up on disk.
-const KeepVersions = time.Hour
+// told otherwise: long enough for a read that began on it in another process (a CLI search, a
+// machine sharing the archive) to finish, short enough that the files a compaction replaced
+// (as much again as the table) leave the disk minutes after it, not an hour. Reads in the
+// process that prunes are waited for whatever their length.
+const KeepVersions = 2 * time.Minute
 
 // Step is one kind of upkeep work.
 type Step string
@@ -65,7 +67,7 @@ type TableState struct {
 	Fragments      int    `json:"fragments"`
 	SmallFragments int    `json:"small_fragments"` // under 100,000 rows
 	Versions       int    `json:"versions"`        // kept on disk
-	OldVersions    int    `json:"old_versions"`    // of them, replaced longer ago than the keep time
+	OldVersions    int    `json:"old_versions"`    // of them, replaced longer ago than the keep time (an object store's: committed)
 	UnindexedRows  int64  `json:"unindexed_rows"`  // rows an index of the table does not cover yet (the most of any index)
 }
 
@@ -164,6 +166,21 @@ type BackfillReport struct {
 	Truncated int           `json:"truncated"` // texts cut at the model's max_tokens before embedding
 	Remaining int64         `json:"remaining"` // still to embed (non-zero after an interruption)
 	Elapsed   time.Duration `json:"elapsed_ns"`
+}
+
+// Rewrote reports whether the run replaced table data or index files (a compaction, a folded
+// or built index): the versions it replaced hold as much again as what it wrote, so a prune
+// should follow once they are old.
+func (r *UpkeepReport) Rewrote() bool {
+	if r.SearchIndexes != "" || r.VectorIndex != "" {
+		return true
+	}
+	for _, t := range r.Tables {
+		if c := t.Compaction; t.IndexesFolded || c != nil && c.FragmentsRemoved > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Summary says in a line per step what the run did, for logs, status and the CLI.
