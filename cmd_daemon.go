@@ -36,8 +36,10 @@ It exits with code 75 past its memory ceiling so the service manager restarts it
 
 Upkeep is the daemon's too (what pond optimize does on request): once rows came in, every
 --upkeep-every it embeds new messages when semantic search is on (in rounds of 1,024, between
-syncs), compacts small fragments, folds new rows into the indexes and removes table versions
-older than --keep-versions, each only when its measurement says so.
+syncs), compacts small fragments, folds new rows into the indexes and removes the table versions
+replaced longer than --keep-versions ago, each only when its measurement says so. After a
+compaction or an index rewrite it prunes again as soon as the versions it replaced are that
+old: until then the archive holds the old files beside the new.
 
 With the archive on an object store (pond storage use), other machines may write it too: at
 start and every --catch-up-every the daemon takes their new rows into this machine's SQL mirror,
@@ -76,7 +78,7 @@ Logs go to stderr. Examples:
 	f.DurationVar(&debounce, "debounce", daemon.DefaultDebounce, "how long an agent's files must be quiet before they are read")
 	f.Int64Var(&memCeiling, "memory-ceiling", daemon.DefaultMemoryCeiling, "exit with code 75 past this resident size in bytes (-1: never)")
 	f.DurationVar(&upkeepEvery, "upkeep-every", daemon.DefaultUpkeepEvery, "how often upkeep looks for work after captures")
-	f.DurationVar(&keepVersions, "keep-versions", daemon.DefaultKeepVersions, "upkeep removes table versions older than this (0: every replaced version)")
+	f.DurationVar(&keepVersions, "keep-versions", daemon.DefaultKeepVersions, "upkeep removes the table versions replaced longer ago than this (0: every replaced version)")
 	f.DurationVar(&catchUpEvery, "catch-up-every", daemon.DefaultCatchUpEvery, "with a shared archive on an object store, how often other machines' rows are taken into the mirror")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&listen, "listen", "", "also serve the API on this loopback address (127.0.0.1:PORT); every request needs the bearer token in the state dir's api-token file")

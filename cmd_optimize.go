@@ -38,7 +38,8 @@ runs that step whatever the measurements say:
   --compact   merge small fragments (up to 100,000 rows each)
   --index     fold new rows into the full-text and vector indexes; build the text index past
               20,000 messages and the vector index from 100,000 embedded ones
-  --prune     remove table versions older than --keep-versions (default 1h)
+  --prune     remove the table versions replaced longer ago than --keep-versions (default
+              2m: a search another process began on one still finds its files)
 
 Examples:
   pond optimize
@@ -96,7 +97,7 @@ Examples:
 	f.BoolVar(&force, "force-embed", false, "also re-embed messages another model embedded (implies --embed)")
 	f.BoolVar(&compact, "compact", false, "merge small fragments")
 	f.BoolVar(&index, "index", false, "fold new rows into the indexes; build them once the archive is large enough")
-	f.BoolVar(&prune, "prune", false, "remove table versions older than --keep-versions")
+	f.BoolVar(&prune, "prune", false, "remove the table versions replaced longer ago than --keep-versions")
 	f.DurationVar(&keep, "keep-versions", view.KeepVersions, "versions replaced longer ago than this count as old (0: every replaced version)")
 	f.IntVar(&batch, "batch", 256, "messages embedded and committed at once")
 	addFormatFlag(cmd, &format)

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,8 +49,8 @@ type Options struct {
 	// Ready is called once both sockets listen.
 	Ready func()
 	// UpkeepEvery is how often upkeep looks for work once rows came in (default 10 min);
-	// KeepVersions is the age past which it prunes replaced table versions (default 1 h;
-	// negative: every replaced version).
+	// KeepVersions is how long after a table version was replaced it may be pruned (default
+	// DefaultKeepVersions; negative: every replaced version at once).
 	UpkeepEvery  time.Duration
 	KeepVersions time.Duration
 	// CatchUpEvery is how often, with an archive other machines may write (one named by a
@@ -157,6 +158,7 @@ func Run(ctx context.Context, opts Options) error {
 		// Full-text search still works; vector search says why it cannot run.
 		log.Error("daemon: semantic search unavailable", "error", err)
 	}
+	d.svc.upkeep.rewroteNow = make(chan struct{}, 1)
 	d.svc.upkeep.later.Store(true) // look once after the start-up sync: others may have written meanwhile
 
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -218,21 +220,39 @@ type daemon struct {
 }
 
 // upkeepLoop runs the automatic upkeep (Service.AutoUpkeep) in its own goroutine, so a long
-// embedding never holds up captures: once after the start-up sync, then every UpkeepEvery, and
-// round after round while embedding is left over.
+// embedding never holds up captures: once after the start-up sync, then every UpkeepEvery,
+// round after round while embedding is left over, and once the versions an upkeep that
+// rewrote the archive replaced are old enough to prune (a compaction leaves the archive twice
+// its size until then).
 func (d *daemon) upkeepLoop(ctx context.Context) error {
 	tick := time.NewTicker(d.opts.UpkeepEvery)
 	defer tick.Stop()
+	prune := time.NewTimer(time.Hour)
+	prune.Stop()
+	defer prune.Stop()
+	var pruneFor int64 // the rewrite the prune timer is set for
 	for {
+		if at := d.svc.upkeep.rewrote.Load(); at != pruneFor {
+			pruneFor = at
+			prune.Reset(time.Until(time.Unix(0, at).Add(d.keepVersions() + time.Second)))
+		}
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-d.svc.upkeep.rewroteNow:
+			continue // a requested upkeep rewrote: set the timer for it
 		case <-d.upkeepNow:
 		case <-tick.C:
+		case <-prune.C:
 		}
 		for d.svc.AutoUpkeep(ctx, d.opts.KeepVersions) && ctx.Err() == nil {
 		}
 	}
+}
+
+// keepVersions is how long replaced versions are kept (Options.KeepVersions resolved).
+func (d *daemon) keepVersions() time.Duration {
+	return max(cmp.Or(d.opts.KeepVersions, DefaultKeepVersions), 0)
 }
 
 // catchUpLoop brings the rows other machines commit to a shared archive (Lance on an object

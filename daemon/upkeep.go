@@ -20,6 +20,12 @@ type upkeepState struct {
 	run     slot
 	changed atomic.Bool // rows were added since the last automatic run looked
 	later   atomic.Bool // the last run left work that becomes due with time (versions to age)
+	// rewrote is when the latest run that rewrote table data or indexes finished (Unix
+	// nanoseconds; 0: none has): the versions it replaced are as large as what it wrote, so
+	// the daemon prunes them once they are old (daemon.upkeepLoop), not at its next tick.
+	rewrote atomic.Int64
+	// rewroteNow, when set, hears that rewrote changed.
+	rewroteNow chan struct{}
 
 	mu   sync.Mutex
 	last *view.Upkeep
@@ -123,7 +129,7 @@ func (s *Service) AutoUpkeep(ctx context.Context, keep time.Duration) (again boo
 		s.upkeep.later.Store(true)
 		return false
 	}
-	s.upkeep.later.Store(len(rep.After.Due) > 0 || agingVersions(rep.After))
+	s.upkeep.later.Store(len(rep.After.Due) > 0 || agingVersions(rep.After) || rep.Rewrote())
 	return rep.After.IsDue(view.StepEmbed) && rep.Embed != nil && rep.Embed.Embedded > 0
 }
 
@@ -169,6 +175,14 @@ func (s *Service) runUpkeep(ctx context.Context, trigger string, opts store.Upke
 		s.log().Error("daemon: upkeep failed", "trigger", trigger, "did", out.Did, "error", err)
 	default:
 		s.log().Info("daemon: upkeep", "trigger", trigger, "did", out.Did, "still_due", out.Due, "took", time.Since(start).Round(time.Millisecond))
+	}
+	if rep.Rewrote() {
+		s.upkeep.later.Store(true)
+		s.upkeep.rewrote.Store(time.Now().UnixNano())
+		select {
+		case s.upkeep.rewroteNow <- struct{}{}:
+		default: // already told, or nobody listens
+		}
 	}
 	s.upkeep.mu.Lock()
 	s.upkeep.last = out

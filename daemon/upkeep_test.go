@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -177,5 +178,73 @@ func TestAutoUpkeep(t *testing.T) {
 	s.svc.AutoUpkeep(ctx, -1)
 	if s.svc.lastUpkeep() != last {
 		t.Error("upkeep ran again with nothing written since")
+	}
+}
+
+// After an upkeep that rewrote the archive (here a compaction asked for, no pruning), the
+// daemon prunes what the rewrite replaced as soon as that is older than its keep time, not at
+// its next tick (an hour away here): until then the archive holds the old files beside the new.
+func TestDaemonPrunesAfterARewrite(t *testing.T) {
+	dirs := testDirs(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan struct{}), make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Options{Dirs: dirs, Version: "test", Ready: func() { close(ready) },
+			UpkeepEvery: time.Hour, KeepVersions: time.Second})
+	}()
+	defer func() { cancel(); <-done }()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatal(err)
+	}
+	c := ipc.NewClient(ipc.APISocket(dirs.Runtime.Path))
+	defer c.Close()
+	ingestSessions(t, c, "s", 9)
+	resp, err := c.Optimize(ctx, &apitype.OptimizeRequest{Steps: []string{"compact"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rep := decodeOptimize(t, resp)
+	var compacted []string
+	for _, ts := range rep.Tables {
+		if ts.Compaction != nil && ts.Compaction.FragmentsRemoved > 0 {
+			compacted = append(compacted, ts.Table)
+		}
+	}
+	if fmt.Sprint(rep.Ran) != "[compact]" || len(compacted) == 0 {
+		t.Fatalf("requested compaction: %+v; want only compaction, of the tables each capture wrote", rep)
+	}
+	for _, ts := range rep.After.Tables {
+		if slices.Contains(compacted, ts.Table) && ts.Versions < 2 {
+			t.Fatalf("%s right after the compaction: %+v; want the versions it replaced still there", ts.Table, ts)
+		}
+	}
+
+	keep := int64(1)
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) { // a bound on a hang, not a measure of speed
+		resp, err := c.Optimize(ctx, &apitype.OptimizeRequest{DryRun: true, KeepVersionsSecs: &keep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pruned := true
+		for _, ts := range resp.Diagnosis.Tables {
+			if slices.Contains(compacted, ts.Table) && ts.Versions != 1 {
+				pruned = false
+			}
+		}
+		if pruned {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the versions the compaction replaced are still there: %+v", resp.Diagnosis.Tables)
+		}
+	}
+	st, err := c.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Upkeep == nil || st.Upkeep.Trigger != "auto" || st.Upkeep.Error != "" {
+		t.Fatalf("last upkeep %+v; want the daemon's own prune", st.Upkeep)
 	}
 }
