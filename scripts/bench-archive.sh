@@ -6,19 +6,23 @@
 #
 #   1. cold `pond sync` with no daemon: wall, CPU (user + system), peak RSS (/usr/bin/time);
 #   2. `pond daemon` started, then its upkeep on request (`pond optimize --run`, the daemon's
-#      own Upkeep, versions kept 1 h): wall of the request, then the daemon's RSS and anonymous
-#      RSS right after and after SETTLE seconds idle; while the upkeep runs, /v1/status and a
-#      search are asked over the socket in turn, and their latencies' p50 / p95 / max printed
-#      (the issue's goal: p95 ≤ 50 ms while upkeep runs), beside the same taken idle before it;
-#   3. `pond optimize --prune --keep-versions 0` through the daemon: every replaced version gone.
+#      own Upkeep, versions kept for the binary's default time): wall of the request, then the
+#      daemon's RSS and anonymous RSS right after and after SETTLE seconds idle; while the
+#      upkeep runs, /v1/status and a search are asked over the socket in turn, and their
+#      latencies' p50 / p95 / max printed (the issue's goal: p95 ≤ 50 ms while upkeep runs),
+#      beside the same taken idle before it;
+#   3. FOLLOWUP seconds after the upkeep, the daemon left alone: a daemon that prunes what an
+#      upkeep replaced once it is old (the keep time, 2 min) has done so by then;
+#   4. `pond optimize --prune --keep-versions 0` through the daemon: every replaced version gone.
 #
-# After each of the three it prints the archive's bytes (`du -sb`): each Lance table, mirror.db
+# After each of them it prints the archive's bytes (`du -sb`): each Lance table, mirror.db
 # with its -wal, and the whole data folder, next to the corpus' own bytes.
 #
 #   scripts/bench-archive.sh OTHER_BINARY [DIR]
 #   POND_BENCH_SESSIONS=500   corpus size (default 2000, the issue's)
 #   POND_BENCH_ROUNDS=2       rounds, each running both binaries, the order swapped each round
 #   POND_BENCH_SETTLE=60      seconds the daemon idles before its memory is read again
+#   POND_BENCH_FOLLOWUP=150   seconds after the upkeep the archive is measured again (0: not)
 #   POND_BENCH_BREAKDOWN=1    also print where mirror.db's bytes go (sqlite3 CLI with dbstat)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +32,7 @@ dir=${2:-/tmp/pond-bench-archive}
 sessions=${POND_BENCH_SESSIONS:-2000}
 rounds=${POND_BENCH_ROUNDS:-1}
 settle=${POND_BENCH_SETTLE:-60}
+followup=${POND_BENCH_FOLLOWUP:-150}
 mkdir -p "$dir"
 make -s build
 this=$(realpath bin/pond)
@@ -162,13 +167,19 @@ run() {
 	prober=$!
 	/usr/bin/time -o "$inst/time" -f "%e" "${envs[@]}" "$bin" optimize --run --format json >"$inst/upkeep.json"
 	kill "$prober" 2>/dev/null; wait "$prober" 2>/dev/null || true
-	echo "  upkeep (daemon, versions kept 1 h): $(cat "$inst/time") s wall"
+	local upkept=$SECONDS
+	echo "  upkeep (daemon, versions kept for the binary's default time): $(cat "$inst/time") s wall"
 	latencies "$inst/probe-idle" "idle, before upkeep"
 	latencies "$inst/probe-upkeep" "while upkeep runs"
 	memory "daemon right after upkeep"
 	sleep "$settle"
 	memory "daemon idle ${settle} s after upkeep"
 	sizes "after upkeep" "$inst"
+	if [ "$followup" -gt 0 ]; then
+		sleep $((followup - (SECONDS - upkept) > 0 ? followup - (SECONDS - upkept) : 0))
+		sizes "$followup s after upkeep, the daemon left alone" "$inst"
+		memory "daemon idle $followup s after upkeep"
+	fi
 	"${envs[@]}" "$bin" optimize --prune --keep-versions 0 --format json >"$inst/prune.json"
 	sizes "after pruning every old version" "$inst"
 	stop_daemon
