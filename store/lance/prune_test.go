@@ -14,6 +14,23 @@ import (
 // idSchema is the schema of the tables appendIDs writes.
 var idSchema = arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.BinaryTypes.String}}, nil)
 
+// idTable is an empty table of idSchema in a database of its own, both closed with the test.
+func idTable(t *testing.T) (*DB, *Table) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := Open(ctx, LocalDir(t.TempDir()), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	tbl, err := db.CreateTable(ctx, "t", idSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tbl.Close() })
+	return db, tbl
+}
+
 // appendIDs commits one version holding ids.
 func appendIDs(t *testing.T, tbl *Table, ids ...string) {
 	t.Helper()
@@ -36,16 +53,7 @@ func appendIDs(t *testing.T, tbl *Table, ids ...string) {
 // apart by more than a file system's clock tick.
 func TestPruneByReplacementTime(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, LocalDir(t.TempDir()), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	tbl, err := db.CreateTable(ctx, "t", idSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Close()
+	_, tbl := idTable(t)
 	appendIDs(t, tbl, "a")
 	appendIDs(t, tbl, "b")
 	appendIDs(t, tbl, "c")
@@ -95,16 +103,7 @@ func TestPruneByReplacementTime(t *testing.T) {
 // oldest read still running is what a prune in this process must not cut off.
 func TestOldestReadFollowsStreams(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, LocalDir(t.TempDir()), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	tbl, err := db.CreateTable(ctx, "t", idSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Close()
+	db, tbl := idTable(t)
 	for i := range 3 {
 		appendIDs(t, tbl, fmt.Sprint(i))
 	}
