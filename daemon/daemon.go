@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -252,7 +251,7 @@ func (d *daemon) upkeepLoop(ctx context.Context) error {
 
 // keepVersions is how long replaced versions are kept (Options.KeepVersions resolved).
 func (d *daemon) keepVersions() time.Duration {
-	return max(cmp.Or(d.opts.KeepVersions, DefaultKeepVersions), 0)
+	return view.KeepFor(d.opts.KeepVersions)
 }
 
 // catchUpLoop brings the rows other machines commit to a shared archive (Lance on an object

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,10 +44,7 @@ const mtimeSlack = 50 * time.Millisecond
 // (0: view.KeepVersions; negative: now), or earlier when a read through this process's tables
 // that is still running began before that: such a read may be on a version replaced since.
 func (s *Store) pruneCutoff(keep time.Duration) (cutoff time.Time, keepSecs int64) {
-	keep = cmp.Or(keep, view.KeepVersions)
-	if keep < 0 {
-		keep = 0
-	}
+	keep = view.KeepFor(keep)
 	cutoff = time.Now().Add(-keep)
 	// A manifest's modification time may trail its commit by a tick of the file system's
 	// clock: a version replaced just after the read began must not look replaced before it.

@@ -14,6 +14,15 @@ import (
 // process that prunes are waited for whatever their length.
 const KeepVersions = 2 * time.Minute
 
+// KeepFor resolves a keep time as upkeep's options give it: 0 is KeepVersions, a negative one
+// keeps no replaced version.
+func KeepFor(keep time.Duration) time.Duration {
+	if keep == 0 {
+		return KeepVersions
+	}
+	return max(keep, 0)
+}
+
 // Step is one kind of upkeep work.
 type Step string
 
