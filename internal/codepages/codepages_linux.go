@@ -23,6 +23,11 @@ func Release() (int64, error) {
 	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = resolved
 	}
+	return releaseFile(exe)
+}
+
+// releaseFile advises every read-only mapping of the file at path, as /proc/self/maps names it.
+func releaseFile(path string) (int64, error) {
 	f, err := os.Open("/proc/self/maps")
 	if err != nil {
 		return 0, fmt.Errorf("codepages: %w", err)
@@ -33,7 +38,7 @@ func Release() (int64, error) {
 	for sc.Scan() {
 		// start-end perms offset dev inode path
 		fields := strings.Fields(sc.Text())
-		if len(fields) < 6 || fields[5] != exe || len(fields[1]) < 2 || fields[1][1] == 'w' {
+		if len(fields) < 6 || fields[5] != path || len(fields[1]) < 2 || fields[1][1] == 'w' {
 			continue
 		}
 		span := strings.SplitN(fields[0], "-", 2)
