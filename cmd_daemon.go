@@ -39,7 +39,9 @@ Upkeep is the daemon's too (what pond optimize does on request): once rows came 
 syncs), compacts small fragments, folds new rows into the indexes and removes the table versions
 replaced longer than --keep-versions ago, each only when its measurement says so. After a
 compaction or an index rewrite it prunes again as soon as the versions it replaced are that
-old: until then the archive holds the old files beside the new.
+old: until then the archive holds the old files beside the new. A local archive keeps a
+replaced version only while a Pond process reads it (pond copy from this archive holds what it
+reads); one on an object store keeps it 2 minutes by default, for other machines' reads.
 
 With the archive on an object store (pond storage use), other machines may write it too: at
 start and every --catch-up-every the daemon takes their new rows into this machine's SQL mirror,
@@ -64,9 +66,11 @@ Logs go to stderr. Examples:
 				return &exitError{code: 2, err: fmt.Errorf("--log-level %q: want debug, info, warn or error", logLevel)}
 			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-			if keepVersions == 0 {
-				// The flag's 0 is "keep no replaced version"; Options' 0 is the default.
-				keepVersions = -1
+			switch {
+			case !cmd.Flags().Changed("keep-versions"):
+				keepVersions = 0 // Options' 0: the default for where the tables are
+			case keepVersions == 0:
+				keepVersions = -1 // the flag's 0 is "keep no replaced version"
 			}
 			return daemon.Run(cmd.Context(), daemon.Options{Dirs: d, Version: version, Log: log, SyncEvery: syncEvery,
 				Debounce: debounce, MemoryCeiling: memCeiling, OpenSockets: openSockets, Listen: listen,
@@ -78,7 +82,7 @@ Logs go to stderr. Examples:
 	f.DurationVar(&debounce, "debounce", daemon.DefaultDebounce, "how long an agent's files must be quiet before they are read")
 	f.Int64Var(&memCeiling, "memory-ceiling", daemon.DefaultMemoryCeiling, "exit with code 75 past this resident size in bytes (-1: never)")
 	f.DurationVar(&upkeepEvery, "upkeep-every", daemon.DefaultUpkeepEvery, "how often upkeep looks for work after captures")
-	f.DurationVar(&keepVersions, "keep-versions", daemon.DefaultKeepVersions, "upkeep removes the table versions replaced longer ago than this (0: every replaced version)")
+	f.DurationVar(&keepVersions, "keep-versions", 0, "upkeep removes the table versions replaced longer ago than this (default: on local disk as soon as no Pond process reads them, on an object store 2m)")
 	f.DurationVar(&catchUpEvery, "catch-up-every", daemon.DefaultCatchUpEvery, "with a shared archive on an object store, how often other machines' rows are taken into the mirror")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&listen, "listen", "", "also serve the API on this loopback address (127.0.0.1:PORT); every request needs the bearer token in the state dir's api-token file")

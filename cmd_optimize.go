@@ -38,8 +38,10 @@ runs that step whatever the measurements say:
   --compact   merge small fragments (up to 100,000 rows each)
   --index     fold new rows into the full-text and vector indexes; build the text index past
               20,000 messages and the vector index from 100,000 embedded ones
-  --prune     remove the table versions replaced longer ago than --keep-versions (default
-              2m: a search another process began on one still finds its files)
+  --prune     remove the table versions replaced longer ago than --keep-versions. By
+              default a local archive's go as soon as no Pond process reads them (a read
+              keeps the versions it may be on), and an object store's after 2m, for reads
+              other machines began on them
 
 Examples:
   pond optimize
@@ -60,8 +62,10 @@ Examples:
 			if keep < 0 {
 				return &exitError{code: 2, err: errors.New("--keep-versions must be 0 or more")}
 			}
-			secs := int64(keep / time.Second)
-			req.KeepVersionsSecs = &secs
+			if cmd.Flags().Changed("keep-versions") {
+				secs := int64(keep / time.Second)
+				req.KeepVersionsSecs = &secs
+			}
 			var progress func(apitype.Event)
 			if isTerminal(os.Stderr) && format != "json" && !req.DryRun {
 				progress = upkeepProgress(os.Stderr)
@@ -98,7 +102,7 @@ Examples:
 	f.BoolVar(&compact, "compact", false, "merge small fragments")
 	f.BoolVar(&index, "index", false, "fold new rows into the indexes; build them once the archive is large enough")
 	f.BoolVar(&prune, "prune", false, "remove the table versions replaced longer ago than --keep-versions")
-	f.DurationVar(&keep, "keep-versions", view.KeepVersions, "versions replaced longer ago than this count as old (0: every replaced version)")
+	f.DurationVar(&keep, "keep-versions", 0, "versions replaced longer ago than this count as old (default: none kept on local disk but those being read, 2m on an object store)")
 	f.IntVar(&batch, "batch", 256, "messages embedded and committed at once")
 	addFormatFlag(cmd, &format)
 	return cmd

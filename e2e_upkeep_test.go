@@ -32,7 +32,8 @@ func TestDaemonUpkeep(t *testing.T) {
 			t.Fatalf("pond %v: %d %s", args, code, out)
 		}
 	}
-	d := startDaemon(t, bin, env, home, "--upkeep-every", "1s", "--keep-versions", "0s")
+	// The default keep time: a local archive keeps no replaced version no read is on.
+	d := startDaemon(t, bin, env, home, "--upkeep-every", "1s")
 
 	var mu sync.Mutex
 	var runs []view.Upkeep
@@ -91,7 +92,7 @@ func TestDaemonUpkeep(t *testing.T) {
 		t.Fatalf("pond optimize (text): %d %s", code, out)
 	}
 	// --run goes through the daemon: its event stream reports a requested run.
-	out, code = run(t, bin, env, "optimize", "--run", "--keep-versions", "0s", "--format", "json")
+	out, code = run(t, bin, env, "optimize", "--run", "--format", "json")
 	var rep apitype.OptimizeResponse
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Report == nil || rep.Report.After == nil {
 		t.Fatalf("pond optimize --run: %d %s", code, out)

@@ -48,8 +48,9 @@ type Options struct {
 	// Ready is called once both sockets listen.
 	Ready func()
 	// UpkeepEvery is how often upkeep looks for work once rows came in (default 10 min);
-	// KeepVersions is how long after a table version was replaced it may be pruned (default
-	// DefaultKeepVersions; negative: every replaced version at once).
+	// KeepVersions is how long after a table version was replaced it may be pruned (0: the
+	// default for where the tables are, see view.KeepFor; negative: every replaced version
+	// at once).
 	UpkeepEvery  time.Duration
 	KeepVersions time.Duration
 	// CatchUpEvery is how often, with an archive other machines may write (one named by a
@@ -64,8 +65,6 @@ const (
 	DefaultMemoryCeiling = 4 << 30
 	DefaultUpkeepEvery   = 10 * time.Minute
 	DefaultCatchUpEvery  = 30 * time.Second
-	// DefaultKeepVersions: a zero KeepVersions keeps replaced versions this long.
-	DefaultKeepVersions = view.KeepVersions
 )
 
 // Run is the daemon: it opens the store, serves the API on pond.sock and MCP on mcp.sock,
@@ -251,7 +250,7 @@ func (d *daemon) upkeepLoop(ctx context.Context) error {
 
 // keepVersions is how long replaced versions are kept (Options.KeepVersions resolved).
 func (d *daemon) keepVersions() time.Duration {
-	return view.KeepFor(d.opts.KeepVersions)
+	return view.KeepFor(d.opts.KeepVersions, d.svc.Store.Location().Remote())
 }
 
 // catchUpLoop brings the rows other machines commit to a shared archive (Lance on an object

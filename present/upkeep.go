@@ -35,7 +35,11 @@ func writeDiagnosis(w io.Writer, d *view.Diagnosis) {
 	for _, t := range d.Tables {
 		fmt.Fprintf(w, "%-9s %10d %10d %6d %9d %10d %10d\n", t.Table, t.Rows, t.Fragments, t.SmallFragments, t.Versions, t.OldVersions, t.UnindexedRows)
 	}
-	fmt.Fprintf(w, "(small: under 100,000 rows; older: versions replaced more than %s ago)\n\n", shortDuration(keep))
+	older := "versions replaced more than " + shortDuration(keep) + " ago"
+	if keep == 0 {
+		older = "replaced versions no running read is on"
+	}
+	fmt.Fprintf(w, "(small: under 100,000 rows; older: %s)\n\n", older)
 	index := func(name, rows string, ix view.IndexState) {
 		switch {
 		case ix.Exists && ix.UnindexedRows > 0:
@@ -70,7 +74,7 @@ func writeDue(w io.Writer, d *view.Diagnosis) {
 		return
 	}
 	keep := ""
-	if k := time.Duration(d.KeepVersionsSecs) * time.Second; k != view.KeepVersions {
+	if k := time.Duration(d.KeepVersionsSecs) * time.Second; !d.KeepDefault {
 		keep = " --keep-versions " + shortDuration(k)
 	}
 	fmt.Fprintln(w, "to do:")

@@ -35,7 +35,7 @@ func TestOptimize(t *testing.T) {
 			{Step: view.StepIndex, Why: "messages: 35 rows not in its indexes"},
 			{Step: view.StepPrune, Why: "sessions: 25 old versions; messages: 29 old versions; parts: 25 old versions"},
 		}}
-	idle := &view.Diagnosis{KeepVersionsSecs: int64(view.KeepVersions / time.Second), Tables: []view.TableState{{Table: "sessions", Rows: 40, Fragments: 1, SmallFragments: 1, Versions: 1}},
+	idle := &view.Diagnosis{KeepDefault: true, Tables: []view.TableState{{Table: "sessions", Rows: 40, Fragments: 1, SmallFragments: 1, Versions: 1}},
 		TextIndex: view.IndexState{Rows: 1200, BuildAt: 20000}, FilterIndexes: view.IndexState{Rows: 1200, BuildAt: 20000},
 		VectorIndex: view.IndexState{BuildAt: 100000},
 		Embeddings:  view.Coverage{EmbedCounts: view.EmbedCounts{Searchable: 1180}}, Due: []view.Due{}}
@@ -44,7 +44,7 @@ func TestOptimize(t *testing.T) {
 		Tables: []view.TableUpkeep{{Table: "messages", FragmentsBefore: 12, FragmentsAfter: 1, OptimizeResult: view.OptimizeResult{
 			Compaction: &view.Compaction{FragmentsRemoved: 12, FragmentsAdded: 1},
 			Prune:      &view.Prune{BytesRemoved: 3 << 20, OldVersions: 29}}}},
-		After:   &view.Diagnosis{KeepVersionsSecs: int64(view.KeepVersions / time.Second), Due: []view.Due{{Step: view.StepEmbed, Why: "124 of 1180 searchable messages without a vector"}}},
+		After:   &view.Diagnosis{KeepDefault: true, Due: []view.Due{{Step: view.StepEmbed, Why: "124 of 1180 searchable messages without a vector"}}},
 		Elapsed: 40 * time.Second}
 
 	var b strings.Builder

@@ -12,7 +12,8 @@
 #      latencies' p50 / p95 / max printed (the issue's goal: p95 ≤ 50 ms while upkeep runs),
 #      beside the same taken idle before it;
 #   3. FOLLOWUP seconds after the upkeep, the daemon left alone: a daemon that prunes what an
-#      upkeep replaced once it is old (the keep time, 2 min) has done so by then;
+#      upkeep replaced once it is old has done so by then (builds that keep replaced versions
+#      2 min; since the reader files, a local archive's go in the upkeep that replaced them);
 #   4. `pond optimize --prune --keep-versions 0` through the daemon: every replaced version gone.
 #
 # After each of them it prints the archive's bytes (`du -sb`): each Lance table, mirror.db

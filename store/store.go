@@ -68,6 +68,8 @@ type Store struct {
 	erasures *lance.Table
 	// leases holds the claims of the archive's leases (lease.go), opened on first use.
 	leases *lance.Table
+	// reader is a read-only store's claim on a local archive's versions (readers.go).
+	reader *readerFile
 	// appends counts the writer's Lance commits since lancedb-go's connection was last
 	// refreshed (see lance.DB.Refresh).
 	appends int
@@ -117,7 +119,14 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.ReadOnly && !loc.Remote() {
+		// Before any table is opened: the writer's prune keeps what this store will read.
+		if s.reader, err = registerReader(loc.Dir()); err != nil {
+			return nil, err
+		}
+	}
 	if s.db, err = lance.Open(ctx, loc, opts.Lance); err != nil {
+		s.Close()
 		return nil, err
 	}
 	if err := s.openTables(ctx); err != nil {
@@ -281,6 +290,9 @@ func (s *Store) Close() error {
 	errs = append(errs, s.closeSearchDB())
 	if s.db != nil {
 		errs = append(errs, s.db.Close())
+	}
+	if s.reader != nil {
+		errs = append(errs, s.reader.Close())
 	}
 	return errors.Join(errs...)
 }

@@ -41,15 +41,22 @@ const mtimeSlack = 50 * time.Millisecond
 
 // pruneCutoff is the time before which a replaced version is old: a local table's versions
 // replaced before it, an object store's committed before it (see Diagnose). It is keep ago
-// (0: view.KeepVersions; negative: now), or earlier when a read through this process's tables
-// that is still running began before that: such a read may be on a version replaced since.
+// (see view.KeepFor), or earlier when a read that may be on a version replaced since is still
+// running: one through this process's tables, or a read-only store's on this local archive
+// (readers.go).
 func (s *Store) pruneCutoff(keep time.Duration) (cutoff time.Time, keepSecs int64) {
-	keep = view.KeepFor(keep)
+	loc := s.db.Location()
+	keep = view.KeepFor(keep, loc.Remote())
 	cutoff = time.Now().Add(-keep)
 	// A manifest's modification time may trail its commit by a tick of the file system's
 	// clock: a version replaced just after the read began must not look replaced before it.
 	if r, ok := s.db.OldestRead(); ok && r.Add(-mtimeSlack).Before(cutoff) {
 		cutoff = r.Add(-mtimeSlack)
+	}
+	if !loc.Remote() {
+		if r, ok := oldestReader(loc.Dir()); ok && r.Add(-mtimeSlack).Before(cutoff) {
+			cutoff = r.Add(-mtimeSlack)
+		}
 	}
 	return cutoff, int64(keep / time.Second)
 }
@@ -57,10 +64,10 @@ func (s *Store) pruneCutoff(keep time.Duration) (cutoff time.Time, keepSecs int6
 // Diagnose measures what upkeep has to do: table and index statistics, the version manifests
 // on disk and counts over small columns, never a scan of texts or vectors (about a second at a
 // million messages), so the daemon can ask after every round of captures. keep is the age past
-// which a replaced version is old (0: KeepVersions; negative: any).
+// which a replaced version is old (0: view.KeepFor's default; negative: any).
 func (s *Store) Diagnose(ctx context.Context, keep time.Duration) (*view.Diagnosis, error) {
 	cutoff, keepSecs := s.pruneCutoff(keep)
-	d := &view.Diagnosis{KeepVersionsSecs: keepSecs, Due: []view.Due{}}
+	d := &view.Diagnosis{KeepVersionsSecs: keepSecs, KeepDefault: keep == 0, Due: []view.Due{}}
 	filters := 0
 	for _, name := range tableNames {
 		t := s.tables[name]
@@ -167,8 +174,8 @@ type UpkeepOptions struct {
 	// Steps are run whatever the measurements say; none runs the steps that are due, measured
 	// again after embedding (which adds fragments and unindexed rows).
 	Steps []view.Step
-	// KeepVersions is the age past which prune removes a replaced version (0: KeepVersions;
-	// negative: every replaced version).
+	// KeepVersions is the age past which prune removes a replaced version (0: the default for
+	// where the tables are, see view.KeepFor; negative: every replaced version).
 	KeepVersions time.Duration
 	// Embedding: re-embed messages of other models too (ForceEmbed), stop after about
 	// EmbedLimit messages (0: all; the rest stays due), BatchRows per commit (0: 256).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -26,17 +27,21 @@ func TestUpkeepCompactsIndexesAndPrunes(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Versions are old only past the keep time: minutes by default, none old yet.
-	d, err := s.Diagnose(ctx, 0)
+	// Versions are old only past a keep time given; none is old yet.
+	d, err := s.Diagnose(ctx, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.KeepVersionsSecs != int64(view.KeepVersions/time.Second) || d.IsDue(view.StepPrune) {
-		t.Fatalf("default keep time: %d s, due %v; want %v and no pruning yet", d.KeepVersionsSecs, d.Due, view.KeepVersions)
+	if d.KeepVersionsSecs != 3600 || d.KeepDefault || d.IsDue(view.StepPrune) {
+		t.Fatalf("keep time of an hour: %d s (default %v), due %v; want no pruning yet", d.KeepVersionsSecs, d.KeepDefault, d.Due)
 	}
-	d, err = s.Diagnose(ctx, -1)
+	// A local archive's default keeps none that no read is on.
+	d, err = s.Diagnose(ctx, 0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if d.KeepVersionsSecs != 0 || !d.KeepDefault {
+		t.Fatalf("default keep time of a local archive: %d s (default %v); want 0", d.KeepVersionsSecs, d.KeepDefault)
 	}
 	for _, ts := range d.Tables {
 		if ts.SmallFragments < compactAtSmallFragments || ts.Versions < compactAtSmallFragments || ts.OldVersions != ts.Versions-1 {
@@ -55,7 +60,7 @@ func TestUpkeepCompactsIndexesAndPrunes(t *testing.T) {
 	}
 
 	var seen []view.UpkeepProgress
-	rep, err := s.Upkeep(ctx, UpkeepOptions{KeepVersions: -1, Progress: func(p view.UpkeepProgress) { seen = append(seen, p) }})
+	rep, err := s.Upkeep(ctx, UpkeepOptions{Progress: func(p view.UpkeepProgress) { seen = append(seen, p) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +101,7 @@ func TestUpkeepCompactsIndexesAndPrunes(t *testing.T) {
 	}
 
 	// Nothing due: a default run does nothing and commits nothing.
-	rep, err = s.Upkeep(ctx, UpkeepOptions{KeepVersions: -1})
+	rep, err = s.Upkeep(ctx, UpkeepOptions{})
 	if err != nil || len(rep.Ran) != 0 || len(rep.Tables) != 0 || rep.Summary()[0] != "nothing needed doing" {
 		t.Fatalf("idle upkeep: %+v, %v", rep, err)
 	}
@@ -158,20 +163,7 @@ func TestRunningReadHoldsPruneBack(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	upsert(t, s, everyKind("s2"))
 
-	messages := func() view.TableState {
-		t.Helper()
-		d, err := s.Diagnose(ctx, -1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ts := range d.Tables {
-			if ts.Table == TableMessages {
-				return ts
-			}
-		}
-		t.Fatal("no messages table in the diagnosis")
-		return view.TableState{}
-	}
+	messages := func() view.TableState { return messagesState(t, s, -1) }
 	if ts := messages(); ts.Versions < 3 || ts.OldVersions != ts.Versions-2 {
 		t.Fatalf("messages with a read open: %+v; want every replaced version old but the one the read is on", ts)
 	}
@@ -190,5 +182,92 @@ func TestRunningReadHoldsPruneBack(t *testing.T) {
 	}
 	if ts := messages(); ts.OldVersions == 0 || ts.OldVersions != ts.Versions-1 {
 		t.Fatalf("messages once the read ended: %+v; want the read's version old", ts)
+	}
+}
+
+// messagesState is the messages table's state in a diagnosis taken with keep.
+func messagesState(t *testing.T, s *Store, keep time.Duration) view.TableState {
+	t.Helper()
+	d, err := s.Diagnose(context.Background(), keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ts := range d.Tables {
+		if ts.Table == TableMessages {
+			return ts
+		}
+	}
+	t.Fatal("no messages table in the diagnosis")
+	return view.TableState{}
+}
+
+// A read-only store on a local archive (pond copy's source while the archive's daemon runs)
+// keeps the versions it may read from the writer's prune, for as long as it is open; with it
+// closed the default keeps no replaced version at all.
+func TestReadOnlyStoreHoldsPruneBack(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := openTestStore(t, dir)
+	upsert(t, s, everyKind("s0"))
+	upsert(t, s, everyKind("s1"))
+	if ts := messagesState(t, s, 0); ts.OldVersions != ts.Versions-1 {
+		t.Fatalf("messages with no read running: %+v; want every replaced version old under the local default", ts)
+	}
+	// The sleeps keep the commits and the reader's start apart by more than a clock tick.
+	time.Sleep(100 * time.Millisecond)
+	before := messagesState(t, s, 0).Versions
+	ro, err := Open(ctx, Options{DataDir: filepath.Join(dir, "data"), StateDir: filepath.Join(dir, "state"), Command: "test", ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	time.Sleep(100 * time.Millisecond)
+	upsert(t, s, everyKind("s2"))
+	upsert(t, s, everyKind("s3"))
+	if _, err := s.Upkeep(ctx, UpkeepOptions{Steps: []view.Step{view.StepPrune}}); err != nil {
+		t.Fatal(err)
+	}
+	ts := messagesState(t, s, 0)
+	if ts.OldVersions != 0 || ts.Versions < 3 {
+		t.Fatalf("messages after a prune with a read-only store open since version %d: %+v; want the versions from %d on kept", before, ts, before)
+	}
+	if n, err := ro.Table(TableMessages).Count(ctx, ""); err != nil || n == 0 {
+		t.Fatalf("the read-only store's messages: %d rows, %v", n, err)
+	}
+	if err := ro.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ts := messagesState(t, s, 0); ts.OldVersions != ts.Versions-1 {
+		t.Fatalf("messages once the read-only store closed: %+v; want every replaced version old", ts)
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, "data", "lance", readersFolder))
+	if err != nil || len(entries) != 0 {
+		t.Fatalf("reader files left after close: %v, %v", entries, err)
+	}
+}
+
+// A reader that died leaves its file unlocked: a prune does not wait for it, and removes it.
+func TestDeadReaderIsIgnored(t *testing.T) {
+	dir := t.TempDir()
+	s := openTestStore(t, dir)
+	upsert(t, s, everyKind("s0"))
+	upsert(t, s, everyKind("s1"))
+	readers := filepath.Join(dir, "data", "lance", readersFolder)
+	if err := os.MkdirAll(readers, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	dead := filepath.Join(readers, "4242-dead.reader")
+	if err := os.WriteFile(dead, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(dead, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if ts := messagesState(t, s, 0); ts.OldVersions != ts.Versions-1 {
+		t.Fatalf("messages beside a dead reader's file: %+v; want every replaced version old", ts)
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Fatalf("the dead reader's file: %v; want it removed", err)
 	}
 }

@@ -16,7 +16,8 @@ type OptimizeRequest struct {
 	// BatchRows is how many messages are embedded and committed at once (default 256).
 	BatchRows int `json:"batch_rows,omitempty"`
 	// KeepVersionsSecs is the age past which prune removes a replaced table version (absent:
-	// 3600; 0: every replaced version).
+	// the default for where the tables are, none on local disk and 120 on an object store;
+	// 0: every replaced version). A version a running read may be on is always kept.
 	KeepVersionsSecs *int64 `json:"keep_versions_secs,omitempty"`
 }
 

@@ -7,17 +7,18 @@ import (
 	"time"
 )
 
-// KeepVersions is how long upkeep keeps a table version once a newer one replaced it, unless
-// told otherwise: long enough for a read that began on it in another process (a CLI search, a
-// machine sharing the archive) to finish, short enough that the files a compaction replaced
-// (as much again as the table) leave the disk minutes after it, not an hour. Reads in the
-// process that prunes are waited for whatever their length.
+// KeepVersions is how long upkeep keeps a version of a table on an object store once a newer
+// one replaced it, unless told otherwise: long enough for a read another machine began on it
+// to finish, short enough that the files a compaction replaced (as much again as the table)
+// leave the store minutes after it. A local archive keeps none by default: the Pond processes
+// that read it say so, and their versions are kept as long as they read.
 const KeepVersions = 2 * time.Minute
 
-// KeepFor resolves a keep time as upkeep's options give it: 0 is KeepVersions, a negative one
-// keeps no replaced version.
-func KeepFor(keep time.Duration) time.Duration {
-	if keep == 0 {
+// KeepFor resolves a keep time as upkeep's options give it: 0 is the default for where the
+// tables are (KeepVersions on an object store, none on local disk), a negative one keeps no
+// replaced version.
+func KeepFor(keep time.Duration, remote bool) time.Duration {
+	if keep == 0 && remote {
 		return KeepVersions
 	}
 	return max(keep, 0)
@@ -57,8 +58,10 @@ type Diagnosis struct {
 	// are built, built together with the text index.
 	FilterIndexes IndexState `json:"filter_indexes"`
 	Embeddings    Coverage   `json:"embeddings"`
-	// KeepVersionsSecs is the age past which a replaced version counts as old.
+	// KeepVersionsSecs is the age past which a replaced version counts as old; KeepDefault
+	// says it is the default for where the tables are (see KeepFor).
 	KeepVersionsSecs int64 `json:"keep_versions_secs"`
+	KeepDefault      bool  `json:"keep_default"`
 	// Due is the work the measurements call for, in the order upkeep runs it.
 	Due []Due `json:"due"`
 }
