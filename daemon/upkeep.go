@@ -20,9 +20,10 @@ type upkeepState struct {
 	run     slot
 	changed atomic.Bool // rows were added since the last automatic run looked
 	later   atomic.Bool // the last run left work that becomes due with time (versions to age)
-	// rewrote is when the latest run that rewrote table data or indexes finished (Unix
-	// nanoseconds; 0: none has): the versions it replaced are as large as what it wrote, so
-	// the daemon prunes them once they are old (daemon.upkeepLoop), not at its next tick.
+	// rewrote is when the latest run that rewrote table data or indexes, and left the
+	// versions it replaced on disk, finished (Unix nanoseconds; 0: none has): those versions
+	// are as large as what it wrote, so the daemon prunes them once they are old
+	// (daemon.upkeepLoop), not at its next tick.
 	rewrote atomic.Int64
 	// rewroteNow, when set, hears that rewrote changed.
 	rewroteNow chan struct{}
@@ -133,6 +134,11 @@ func (s *Service) AutoUpkeep(ctx context.Context, keep time.Duration) (again boo
 	return rep.After.IsDue(view.StepEmbed) && rep.Embed != nil && rep.Embed.Embedded > 0
 }
 
+// replacedLeft reports whether a table keeps a replaced version, old or not.
+func replacedLeft(d *view.Diagnosis) bool {
+	return slices.ContainsFunc(d.Tables, func(t view.TableState) bool { return t.Versions > 1 })
+}
+
 // agingVersions reports whether a table keeps replaced versions not yet old enough to prune.
 func agingVersions(d *view.Diagnosis) bool {
 	return slices.ContainsFunc(d.Tables, func(t view.TableState) bool { return t.Versions-1 > t.OldVersions })
@@ -176,7 +182,10 @@ func (s *Service) runUpkeep(ctx context.Context, trigger string, opts store.Upke
 	default:
 		s.log().Info("daemon: upkeep", "trigger", trigger, "did", out.Did, "still_due", out.Due, "took", time.Since(start).Round(time.Millisecond))
 	}
-	if rep.Rewrote() {
+	if rep.Rewrote() && (rep.After == nil || replacedLeft(rep.After)) {
+		// What the run replaced is still on disk (a run without prune, or versions kept for
+		// a while): prune it as soon as it is old. A run whose own prune removed it leaves
+		// the daemon idle, so the code pages upkeep gave back stay given back.
 		s.upkeep.later.Store(true)
 		s.upkeep.rewrote.Store(time.Now().UnixNano())
 		select {
