@@ -84,6 +84,8 @@ type Store struct {
 	textIndex textIndexState
 	// vectorIndexMin overrides VectorIndexMinRows (tests).
 	vectorIndexMin int
+	// fragmentRows and roundRows override fragmentRows and compactRoundRows (tests).
+	fragmentRows, roundRows int
 	// denied is the erase denylist (denylist.go).
 	denied denylist
 	// redaction is opt-in secret redaction at capture (redaction.go).

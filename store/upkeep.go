@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -263,22 +264,34 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*view.UpkeepRep
 		}
 		return tables[ts.Table]
 	}
-	optimize := func(step view.Step, ts view.TableState, spec lance.OptimizeSpec) error {
+	// optimize runs spec on a table and adds what it did to the table's report (a compaction
+	// in rounds, with prunes between them, calls it several times).
+	optimize := func(step view.Step, ts view.TableState, spec lance.OptimizeSpec) (lance.OptimizeResult, error) {
 		progress(view.UpkeepProgress{Step: step, Table: ts.Table})
 		res, err := s.optimizeTable(ctx, opts.Hold, ts.Table, spec)
 		if err != nil {
-			return err
+			return res, err
 		}
 		tu := table(ts)
 		if c := res.Compaction; c != nil {
-			tu.Compaction = (*view.Compaction)(c)
-			tu.FragmentsAfter = tu.FragmentsBefore - c.FragmentsRemoved + c.FragmentsAdded
+			if tu.Compaction == nil {
+				tu.Compaction = &view.Compaction{}
+			}
+			tu.Compaction.FragmentsRemoved += c.FragmentsRemoved
+			tu.Compaction.FragmentsAdded += c.FragmentsAdded
+			tu.Compaction.FilesRemoved += c.FilesRemoved
+			tu.Compaction.FilesAdded += c.FilesAdded
+			tu.FragmentsAfter = tu.FragmentsBefore - tu.Compaction.FragmentsRemoved + tu.Compaction.FragmentsAdded
 		}
 		tu.IndexesFolded = tu.IndexesFolded || res.IndexesFolded
-		if res.Prune != nil {
-			tu.Prune = (*view.Prune)(res.Prune)
+		if p := res.Prune; p != nil {
+			if tu.Prune == nil {
+				tu.Prune = &view.Prune{}
+			}
+			tu.Prune.BytesRemoved += p.BytesRemoved
+			tu.Prune.OldVersions += p.OldVersions
 		}
-		return nil
+		return res, nil
 	}
 	// In an archive other machines share, compaction, index builds and version cleanup run on
 	// one machine at a time (lease.go); another's turn leaves them to the next run.
@@ -298,7 +311,7 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*view.UpkeepRep
 		rep.Ran = append(rep.Ran, view.StepCompact)
 		for _, ts := range d.Tables {
 			if forced && ts.Fragments > 1 || ts.SmallFragments >= compactAtSmallFragments {
-				if err := optimize(view.StepCompact, ts, lance.OptimizeSpec{Compact: true, TargetRowsPerFragment: fragmentRows}); err != nil {
+				if err := s.compact(ctx, ts, opts.KeepVersions, optimize); err != nil {
 					return finish(err)
 				}
 			}
@@ -317,7 +330,7 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*view.UpkeepRep
 				}
 				table(ts).IndexesFolded = ts.UnindexedRows > 0
 			case ts.UnindexedRows > 0:
-				if err := optimize(view.StepIndex, ts, lance.OptimizeSpec{Index: true}); err != nil {
+				if _, err := optimize(view.StepIndex, ts, lance.OptimizeSpec{Index: true}); err != nil {
 					return finish(err)
 				}
 			}
@@ -340,7 +353,7 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*view.UpkeepRep
 		remoteSecs := int64(time.Since(cutoff) / time.Second)
 		for _, ts := range d.Tables {
 			if ts.OldVersions > 0 || forced {
-				if err := optimize(view.StepPrune, ts, lance.OptimizeSpec{PruneReplacedBefore: cutoff, PruneOlderThanSecs: &remoteSecs}); err != nil {
+				if _, err := optimize(view.StepPrune, ts, lance.OptimizeSpec{PruneReplacedBefore: cutoff, PruneOlderThanSecs: &remoteSecs}); err != nil {
 					return finish(err)
 				}
 				if err := s.notePrune(ctx, ts.Table); err != nil {
@@ -350,6 +363,33 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*view.UpkeepRep
 		}
 	}
 	return finish(nil)
+}
+
+// compactRoundRows bounds the rows one round of compaction rewrites (two output fragments, one
+// per core here): the archive grows by what a round writes, until the prune after it.
+const compactRoundRows = 2 * fragmentRows
+
+// compact merges a table's small fragments. A local table whose replaced versions are kept for
+// no set time is compacted in rounds, each round's replaced files removed before the next
+// writes more: a compaction rewrites a table whole after a first sync or an import, and done at
+// once it held the old files beside the new, the archive at ~1.3 times its size, until its end.
+func (s *Store) compact(ctx context.Context, ts view.TableState, keep time.Duration,
+	optimize func(view.Step, view.TableState, lance.OptimizeSpec) (lance.OptimizeResult, error)) error {
+	spec := lance.OptimizeSpec{Compact: true, TargetRowsPerFragment: cmp.Or(s.fragmentRows, fragmentRows)}
+	remote := s.db.Location().Remote()
+	if !remote && view.KeepFor(keep, remote) == 0 {
+		spec.RoundRows = cmp.Or(s.roundRows, compactRoundRows)
+	}
+	for {
+		res, err := optimize(view.StepCompact, ts, spec)
+		if err != nil || res.CompactionGroupsLeft == 0 {
+			return err
+		}
+		cutoff, _ := s.pruneCutoff(keep)
+		if _, err := optimize(view.StepCompact, ts, lance.OptimizeSpec{PruneReplacedBefore: cutoff}); err != nil {
+			return err
+		}
+	}
 }
 
 // releaseMemory returns what upkeep freed, Go's and the native code's, to the system: the

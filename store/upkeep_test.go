@@ -271,3 +271,44 @@ func TestDeadReaderIsIgnored(t *testing.T) {
 		t.Fatalf("the dead reader's file: %v; want it removed", err)
 	}
 }
+
+// A local table is compacted in rounds, what each round replaced removed before the next
+// writes: every fragment merged, every row kept, and only the last round's replaced versions
+// left for the prune step.
+func TestCompactionInRounds(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, t.TempDir())
+	s.fragmentRows, s.roundRows = 6, 6 // 27 messages in 9 fragments: about five rounds
+	for i := range compactAtSmallFragments + 1 {
+		upsert(t, s, everyKind(fmt.Sprintf("s%d", i)))
+	}
+	before := messagesState(t, s, 0)
+	rep, err := s.Upkeep(ctx, UpkeepOptions{Steps: []view.Step{view.StepCompact}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tu *view.TableUpkeep
+	for i := range rep.Tables {
+		if rep.Tables[i].Table == TableMessages {
+			tu = &rep.Tables[i]
+		}
+	}
+	if tu == nil || tu.Compaction == nil || tu.Compaction.FragmentsRemoved != before.Fragments || tu.Prune == nil || tu.Prune.OldVersions == 0 {
+		t.Fatalf("messages' upkeep: %+v; want all %d fragments merged, with prunes between the rounds", tu, before.Fragments)
+	}
+	after := messagesState(t, s, 0)
+	// Only the last round's versions are left; compacted at once, the table would keep the
+	// sync's ten beside the compaction's.
+	if after.Rows != before.Rows || after.Fragments < 2 || after.Versions > 3 {
+		t.Fatalf("messages %+v -> %+v; want the rows kept in fragments of about 6, only the last round's versions left", before, after)
+	}
+	drift, err := s.Verify(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range drift {
+		if !x.OK() {
+			t.Errorf("drift after compaction in rounds: %+v", x)
+		}
+	}
+}

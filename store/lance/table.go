@@ -361,6 +361,10 @@ func (t *Table) Indexes(ctx context.Context) ([]IndexInfo, error) {
 type OptimizeSpec struct {
 	Compact               bool `json:"compact,omitempty"`
 	TargetRowsPerFragment int  `json:"target_rows_per_fragment,omitempty"`
+	// RoundRows, when set, compacts one round only: the groups of fragments Lance plans, in
+	// order while their rows stay within it (at least one group). The result's
+	// CompactionGroupsLeft says how many are left for later rounds; local tables only.
+	RoundRows int `json:"round_rows,omitempty"`
 	// MaterializeDeletionsAbove, when set, has the compaction rewrite every fragment whose
 	// share of deleted rows is above it (Lance's default: 0.1); at 0 any deleted row's fragment
 	// is rewritten, so the row leaves its files and every index is remapped without it.
@@ -379,9 +383,11 @@ type OptimizeSpec struct {
 
 // OptimizeResult reports what optimize did.
 type OptimizeResult struct {
-	Compaction    *Compaction `json:"compaction,omitempty"`
-	IndexesFolded bool        `json:"indexes_folded,omitempty"`
-	Prune         *Prune      `json:"prune,omitempty"`
+	Compaction *Compaction `json:"compaction,omitempty"`
+	// CompactionGroupsLeft is how many groups of fragments a round of compaction left.
+	CompactionGroupsLeft int    `json:"compaction_groups_left,omitempty"`
+	IndexesFolded        bool   `json:"indexes_folded,omitempty"`
+	Prune                *Prune `json:"prune,omitempty"`
 }
 
 // Compaction is what compacting a table did.

@@ -13,7 +13,10 @@ use lancedb::index::vector::{IvfFlatIndexBuilder, IvfHnswSqIndexBuilder, IvfPqIn
 use lancedb::index::Index;
 use lancedb::table::{CompactionOptions, NewColumnTransform, OptimizeAction, OptimizeOptions};
 use lance::dataset::cleanup::CleanupPolicy;
+use lance::dataset::index::DatasetIndexRemapperOptions;
+use lance::dataset::optimize::{commit_compaction, plan_compaction, CompactionMetrics};
 use lancedb::DistanceType;
+use futures::{StreamExt, TryStreamExt};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -402,6 +405,11 @@ struct OptimizeSpec {
     #[serde(default)]
     compact: bool,
     target_rows_per_fragment: Option<usize>,
+    /// Compact one round only: the groups of fragments Lance plans, taken in order while
+    /// their rows stay within this (at least one group), written and committed together. The
+    /// result says how many groups were left for later rounds, so that the caller can remove
+    /// what a round replaced before the next writes more (a local table only).
+    round_rows: Option<usize>,
     /// Rewrite every fragment whose share of deleted rows is above this (Lance's default is
     /// 0.1; 0 rewrites any fragment with a deleted row, so the rows leave its files and every
     /// index the compaction remaps).
@@ -440,12 +448,22 @@ pub extern "C" fn pond_table_optimize(
                 options.materialize_deletions = true;
                 options.materialize_deletions_threshold = t;
             }
-            let stats = block_on(t.table.optimize(OptimizeAction::Compact {
-                options,
-                remap_options: None,
-            }))
-            .map_err(|e| format!("compact: {e}"))?;
-            if let Some(c) = stats.compaction {
+            let compaction = match spec.round_rows {
+                Some(rows) => {
+                    let (c, left) = compact_round(t, options, rows).map_err(|e| format!("compact: {e}"))?;
+                    out.insert("compaction_groups_left".into(), json!(left));
+                    Some(c)
+                }
+                None => {
+                    block_on(t.table.optimize(OptimizeAction::Compact {
+                        options,
+                        remap_options: None,
+                    }))
+                    .map_err(|e| format!("compact: {e}"))?
+                    .compaction
+                }
+            };
+            if let Some(c) = compaction {
                 out.insert(
                     "compaction".into(),
                     json!({"fragments_removed": c.fragments_removed, "fragments_added": c.fragments_added,
@@ -499,6 +517,45 @@ pub extern "C" fn pond_table_optimize(
             }
         }
         write_string(out_json, serde_json::Value::Object(out).to_string())
+    })
+}
+
+/// One round of compaction (see OptimizeSpec::round_rows), as Lance's own compact_files does
+/// it but over the first groups of its plan only. Returns the metrics and the groups left.
+fn compact_round(t: &PondTable, mut options: CompactionOptions, round_rows: usize) -> Result<(CompactionMetrics, usize)> {
+    let dataset = t.table.dataset().ok_or_else(|| "rounds: not a local table".to_string())?;
+    options.validate();
+    block_on(async {
+        let mut ds = dataset.get_mut().await.map_err(|e| e.to_string())?;
+        let plan = plan_compaction(&ds, &options).await.map_err(|e| e.to_string())?;
+        let mut round = Vec::new();
+        let mut rows = 0usize;
+        let mut left = 0usize;
+        for task in plan.compaction_tasks() {
+            let n: usize = task.task.fragments.iter().map(|f| f.physical_rows.unwrap_or(0)).sum();
+            if left == 0 && (round.is_empty() || rows + n <= round_rows) {
+                rows += n;
+                round.push(task);
+            } else {
+                left += 1;
+            }
+        }
+        if round.is_empty() {
+            return Ok((CompactionMetrics::default(), 0));
+        }
+        let threads = options.num_threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let done: Vec<_> = {
+            let ds_ref = &*ds;
+            futures::stream::iter(round.iter().map(|task| task.execute(ds_ref)))
+                .buffer_unordered(threads.max(1))
+                .try_collect()
+                .await
+                .map_err(|e: lance::Error| e.to_string())?
+        };
+        let metrics = commit_compaction(&mut ds, done, Arc::new(DatasetIndexRemapperOptions::default()), &options)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok((metrics, left))
     })
 }
 
