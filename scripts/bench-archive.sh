@@ -10,7 +10,7 @@
 #      daemon's RSS and anonymous RSS right after and after SETTLE seconds idle; while the
 #      upkeep runs, /v1/status and a search are asked over the socket in turn, and their
 #      latencies' p50 / p95 / max printed (the issue's goal: p95 ≤ 50 ms while upkeep runs),
-#      beside the same taken idle before it;
+#      beside the same taken idle before it, and the archive's largest size during the run;
 #   3. FOLLOWUP seconds after the upkeep, the daemon left alone: a daemon that prunes what an
 #      upkeep replaced once it is old has done so by then (builds that keep replaced versions
 #      2 min; since the reader files, a local archive's go in the upkeep that replaced them);
@@ -80,6 +80,20 @@ sizes() {
 	local total
 	total=$(du -sb "$inst/data" | cut -f1)
 	echo "  $label: bytes total=$total (×$(awk -v a="$total" -v b="$corpus" 'BEGIN{printf "%.2f", a/b}') the corpus) lance:$line mirror.db+wal=$mirror"
+}
+
+# largest INST: until killed, the data folder's bytes each second, the largest seen kept in
+# INST/largest (what the disk must hold while upkeep runs).
+largest() {
+	local inst=$1 peak=0 t
+	while :; do
+		t=$(du -sb "$inst/data" 2>/dev/null | cut -f1) || true
+		if [ "${t:-0}" -gt "$peak" ]; then
+			peak=$t
+			echo "$peak" >"$inst/largest"
+		fi
+		sleep 1
+	done
 }
 
 # probe SOCK OUT QUERY: until killed, GET /v1/status and POST a search for QUERY over the
@@ -166,10 +180,15 @@ run() {
 	kill "$prober" 2>/dev/null; wait "$prober" 2>/dev/null || true
 	probe "$inst/run/pond.sock" "$inst/probe-upkeep" "$query" &
 	prober=$!
+	largest "$inst" &
+	local sizer=$!
 	/usr/bin/time -o "$inst/time" -f "%e" "${envs[@]}" "$bin" optimize --run --format json >"$inst/upkeep.json"
-	kill "$prober" 2>/dev/null; wait "$prober" 2>/dev/null || true
+	kill "$prober" "$sizer" 2>/dev/null; wait "$prober" "$sizer" 2>/dev/null || true
 	local upkept=$SECONDS
 	echo "  upkeep (daemon, versions kept for the binary's default time): $(cat "$inst/time") s wall"
+	local peak
+	peak=$(cat "$inst/largest")
+	echo "  largest while upkeep runs (sampled each second): bytes total=$peak (×$(awk -v a="$peak" -v b="$corpus" 'BEGIN{printf "%.2f", a/b}') the corpus)"
 	latencies "$inst/probe-idle" "idle, before upkeep"
 	latencies "$inst/probe-upkeep" "while upkeep runs"
 	memory "daemon right after upkeep"
