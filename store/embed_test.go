@@ -158,15 +158,7 @@ func TestBackfillIsResumableAndReembedsOnModelChange(t *testing.T) {
 	if mirrored != counts.Searchable {
 		t.Errorf("mirror records %d messages embedded by %s, want %d", mirrored, e.Model(), counts.Searchable)
 	}
-	drift, err := s.Verify(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range drift {
-		if !d.OK() {
-			t.Errorf("mirror drift after backfill: %+v", d)
-		}
-	}
+	noDrift(t, s, "mirror drift after backfill")
 
 	// Nothing left: a second run is a no-op.
 	if rep, err := s.Backfill(ctx, e, BackfillOptions{}); err != nil || rep.Embedded != 0 {

@@ -39,9 +39,12 @@ type readerFile struct {
 	path string
 }
 
+// readersDir is the folder of the reader files of the Lance folder lanceDir.
+func readersDir(lanceDir string) string { return filepath.Join(lanceDir, readersFolder) }
+
 // registerReader creates and locks a reader file in lanceDir.
 func registerReader(lanceDir string) (*readerFile, error) {
-	dir := filepath.Join(lanceDir, readersFolder)
+	dir := readersDir(lanceDir)
 	if err := paths.MkdirPrivate(dir); err != nil {
 		return nil, fmt.Errorf("store: readers: %w", err)
 	}
@@ -81,7 +84,7 @@ func (r *readerFile) Close() error {
 // oldestReader is when the oldest live reader file in lanceDir was made; ok is false when
 // there is none. It removes the files of readers that died.
 func oldestReader(lanceDir string) (oldest time.Time, ok bool) {
-	dir := filepath.Join(lanceDir, readersFolder)
+	dir := readersDir(lanceDir)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return time.Time{}, false // no folder: no reader ever registered

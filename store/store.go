@@ -121,10 +121,17 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.ReadOnly && !loc.Remote() {
+	switch {
+	case loc.Remote():
+	case opts.ReadOnly:
 		// Before any table is opened: the writer's prune keeps what this store will read.
 		if s.reader, err = registerReader(loc.Dir()); err != nil {
 			return nil, err
+		}
+	default:
+		// Made by the writer, so that a reader changes nothing in the Lance folder itself.
+		if err := paths.MkdirPrivate(readersDir(loc.Dir())); err != nil {
+			return nil, fmt.Errorf("store: readers: %w", err)
 		}
 	}
 	if s.db, err = lance.Open(ctx, loc, opts.Lance); err != nil {

@@ -23,6 +23,20 @@ import (
 
 var lanceQuote = lance.Quote
 
+// noDrift fails t when the mirror of s differs from its Lance tables; what says when.
+func noDrift(t *testing.T, s *Store, what string) {
+	t.Helper()
+	drift, err := s.Verify(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range drift {
+		if !d.OK() {
+			t.Errorf("%s: %+v", what, d)
+		}
+	}
+}
+
 func openTestStore(t testing.TB, dir string) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), Options{DataDir: filepath.Join(dir, "data"), StateDir: filepath.Join(dir, "state"), Command: "test"})
@@ -426,20 +440,12 @@ func TestMirrorRebuildAndVerify(t *testing.T) {
 	s := openTestStore(t, t.TempDir())
 	upsert(t, s, everyKind("a"))
 	upsert(t, s, everyKind("b"))
-	drift, err := s.Verify(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range drift {
-		if !d.OK() {
-			t.Fatalf("fresh store drifts: %+v", d)
-		}
-	}
+	noDrift(t, s, "fresh store drifts")
 	// Lose rows from the mirror behind the store's back: verify sees it, rebuild mends it.
 	if _, err := s.Mirror().DB().Exec(`DELETE FROM part_rows WHERE session_id = 'b'`); err != nil {
 		t.Fatal(err)
 	}
-	drift, _ = s.Verify(ctx)
+	drift, _ := s.Verify(ctx)
 	if drift[2].OK() || drift[2].Mirror != 10 || len(drift[2].MissingMirror) != 10 {
 		t.Fatalf("after losing parts: %+v", drift[2])
 	}

@@ -90,15 +90,7 @@ func TestUpkeepCompactsIndexesAndPrunes(t *testing.T) {
 	if err != nil || after != counts {
 		t.Errorf("counts %+v -> %+v, %v", counts, after, err)
 	}
-	drift, err := s.Verify(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, x := range drift {
-		if !x.OK() {
-			t.Errorf("drift after upkeep: %+v", x)
-		}
-	}
+	noDrift(t, s, "drift after upkeep")
 
 	// Nothing due: a default run does nothing and commits nothing.
 	rep, err = s.Upkeep(ctx, UpkeepOptions{})
@@ -302,13 +294,5 @@ func TestCompactionInRounds(t *testing.T) {
 	if after.Rows != before.Rows || after.Fragments < 2 || after.Versions > 3 {
 		t.Fatalf("messages %+v -> %+v; want the rows kept in fragments of about 6, only the last round's versions left", before, after)
 	}
-	drift, err := s.Verify(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, x := range drift {
-		if !x.OK() {
-			t.Errorf("drift after compaction in rounds: %+v", x)
-		}
-	}
+	noDrift(t, s, "drift after compaction in rounds")
 }

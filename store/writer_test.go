@@ -164,15 +164,7 @@ func TestErasureReachesTheOtherMachine(t *testing.T) {
 	if c, _ := b.Mirror().Counts(ctx); c.Sessions != 2 || c.Messages != 6 {
 		t.Errorf("b after the erase: %+v", c)
 	}
-	drift, err := b.Verify(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range drift {
-		if !d.OK() {
-			t.Errorf("b drifts: %+v", d)
-		}
-	}
+	noDrift(t, b, "b drifts")
 	if out := upsert(t, b, everyKind("gone")); out.Erased.Sessions != 1 || out.Inserted != (view.Tally{}) {
 		t.Errorf("b re-capturing the erased session: erased %+v, inserted %+v", out.Erased, out.Inserted)
 	}
