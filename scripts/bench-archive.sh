@@ -83,11 +83,14 @@ sizes() {
 }
 
 # largest INST: until killed, the data folder's bytes each second, the largest seen kept in
-# INST/largest (what the disk must hold while upkeep runs).
+# INST/largest (what the disk must hold while upkeep runs) and every sample, with the seconds
+# since the start, in INST/sizes-during.
 largest() {
-	local inst=$1 peak=0 t
+	local inst=$1 peak=0 t start=$SECONDS
+	: >"$inst/sizes-during"
 	while :; do
 		t=$(du -sb "$inst/data" 2>/dev/null | cut -f1) || true
+		echo "$((SECONDS - start)) ${t:-0}" >>"$inst/sizes-during"
 		if [ "${t:-0}" -gt "$peak" ]; then
 			peak=$t
 			echo "$peak" >"$inst/largest"
