@@ -365,28 +365,31 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*view.UpkeepRep
 	return finish(nil)
 }
 
-// compactRoundRows bounds the rows one round of compaction rewrites (two output fragments, one
-// per core here): the archive grows by what a round writes, until the prune after it.
-const compactRoundRows = 2 * fragmentRows
+// compactRoundRows bounds the rows one round of compaction rewrites (one output fragment):
+// the archive grows by what a round writes, until the prune after it.
+const compactRoundRows = fragmentRows
 
 // compact merges a table's small fragments. A local table whose replaced versions are kept for
 // no set time is compacted in rounds, each round's replaced files removed before the next
-// writes more: a compaction rewrites a table whole after a first sync or an import, and done at
-// once it held the old files beside the new, the archive at ~1.3 times its size, until its end.
+// writes more, and the last round's before the index builds that follow: a compaction rewrites
+// a table whole after a first sync or an import, and done at once it held the old files beside
+// the new, the archive at ~1.3 times its size, until the upkeep's end.
 func (s *Store) compact(ctx context.Context, ts view.TableState, keep time.Duration,
 	optimize func(view.Step, view.TableState, lance.OptimizeSpec) (lance.OptimizeResult, error)) error {
 	spec := lance.OptimizeSpec{Compact: true, TargetRowsPerFragment: cmp.Or(s.fragmentRows, fragmentRows)}
 	remote := s.db.Location().Remote()
-	if !remote && view.KeepFor(keep, remote) == 0 {
-		spec.RoundRows = cmp.Or(s.roundRows, compactRoundRows)
+	if remote || view.KeepFor(keep, remote) != 0 {
+		_, err := optimize(view.StepCompact, ts, spec)
+		return err
 	}
+	spec.RoundRows = cmp.Or(s.roundRows, compactRoundRows)
 	for {
 		res, err := optimize(view.StepCompact, ts, spec)
-		if err != nil || res.CompactionGroupsLeft == 0 {
+		if err != nil {
 			return err
 		}
 		cutoff, _ := s.pruneCutoff(keep)
-		if _, err := optimize(view.StepCompact, ts, lance.OptimizeSpec{PruneReplacedBefore: cutoff}); err != nil {
+		if _, err := optimize(view.StepCompact, ts, lance.OptimizeSpec{PruneReplacedBefore: cutoff}); err != nil || res.CompactionGroupsLeft == 0 {
 			return err
 		}
 	}
