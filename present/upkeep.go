@@ -74,8 +74,8 @@ func writeDue(w io.Writer, d *view.Diagnosis) {
 		return
 	}
 	keep := ""
-	if k := time.Duration(d.KeepVersionsSecs) * time.Second; !d.KeepDefault {
-		keep = " --keep-versions " + shortDuration(k)
+	if !d.KeepDefault {
+		keep = " --keep-versions " + shortDuration(time.Duration(d.KeepVersionsSecs)*time.Second)
 	}
 	fmt.Fprintln(w, "to do:")
 	for _, x := range d.Due {

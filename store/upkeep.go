@@ -311,7 +311,7 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*view.UpkeepRep
 		rep.Ran = append(rep.Ran, view.StepCompact)
 		for _, ts := range d.Tables {
 			if forced && ts.Fragments > 1 || ts.SmallFragments >= compactAtSmallFragments {
-				if err := s.compact(ctx, ts, opts.KeepVersions, optimize); err != nil {
+				if err := s.compact(ts, opts.KeepVersions, optimize); err != nil {
 					return finish(err)
 				}
 			}
@@ -374,7 +374,7 @@ const compactRoundRows = fragmentRows
 // writes more, and the last round's before the index builds that follow: a compaction rewrites
 // a table whole after a first sync or an import, and done at once it held the old files beside
 // the new, the archive at ~1.3 times its size, until the upkeep's end.
-func (s *Store) compact(ctx context.Context, ts view.TableState, keep time.Duration,
+func (s *Store) compact(ts view.TableState, keep time.Duration,
 	optimize func(view.Step, view.TableState, lance.OptimizeSpec) (lance.OptimizeResult, error)) error {
 	spec := lance.OptimizeSpec{Compact: true, TargetRowsPerFragment: cmp.Or(s.fragmentRows, fragmentRows)}
 	remote := s.db.Location().Remote()
