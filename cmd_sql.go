@@ -56,7 +56,8 @@ Examples:
 			if err != nil {
 				return err
 			}
-			api, closeAPI, err := archive(cmd.Context(), "pond sql", daemon.LocalOptions{})
+			// The archive, not only the mirror: messages.options is read from its Lance table.
+			api, closeAPI, err := archive(cmd.Context(), "pond sql", daemon.LocalOptions{Archive: true})
 			if err != nil {
 				return err
 			}

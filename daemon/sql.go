@@ -15,9 +15,9 @@ import (
 	"github.com/pondhq/pond/store/sqlite"
 )
 
-// sqlReader is the read-only gate over the mirror, opened on first use. SQL needs only the
-// mirror: a service without the store open (the CLI's pond sql when no daemon runs) first opens
-// the mirror for writing, which brings its layout up to date and gives a new archive empty
+// sqlReader is the read-only gate over the mirror, opened on first use, reading raw records
+// (messages.options) from the store's Lance table. A service without the store open serves
+// every other column: it first opens the mirror for writing, which gives a new archive empty
 // tables to query.
 func (s *Service) sqlReader(ctx context.Context) (*sqlite.Reader, error) {
 	s.readerMu.Lock()
@@ -26,8 +26,9 @@ func (s *Service) sqlReader(ctx context.Context) (*sqlite.Reader, error) {
 		return s.reader, nil
 	}
 	path := paths.MirrorFile(s.Dirs.Data.Path)
+	var records sqlite.Records // raw records, read from Lance (none without the store)
 	if s.Store != nil {
-		path = s.Store.MirrorPath()
+		path, records = s.Store.MirrorPath(), s.Store.MirrorRecords()
 	} else {
 		if err := os.MkdirAll(s.Dirs.Data.Path, 0o700); err != nil {
 			return nil, err
@@ -38,7 +39,7 @@ func (s *Service) sqlReader(ctx context.Context) (*sqlite.Reader, error) {
 		}
 		m.Close()
 	}
-	r, err := sqlite.OpenReader(path)
+	r, err := sqlite.OpenReader(path, records)
 	if err != nil {
 		return nil, err
 	}

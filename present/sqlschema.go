@@ -23,10 +23,14 @@ TABLES
              for tool results, {"media_type","file_name","data"} for files.
   options    (on every table) the agent's raw record under options.source.record, provider
              data under options.<provider>, Pond's own under options.pond.
-  message_rows, part_rows  where messages and parts are stored: the same columns, with
-             options and variant_data as options_packed and variant_data_packed (long values
-             zstd-compressed; an empty BLOB for a text part that is its message's search_text,
-             stored once). Query messages and parts, which give them back as text.
+             messages.options is read from the archive's Lance table, one session at a time:
+             cheap for a session's messages, about as slow as a full scan when a query reads
+             it for every message (filter on session_id, timestamp or role first).
+  message_rows, part_rows  where messages and parts are stored: the same columns, with no
+             raw records in message_rows and parts' options and variant_data as
+             options_packed and variant_data_packed (long values zstd-compressed; an empty
+             BLOB for a text part that is its message's search_text, stored once). Query
+             messages and parts, which give them back as text.
 
 VIEWS
   tool_calls       every tool call with its result: session_id, message_id, part_id, call_id,

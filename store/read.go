@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/store/lance"
+	"github.com/pondhq/pond/store/sqlite"
 )
 
 // ErrNotFound is returned for a session or message the archive does not hold.
@@ -95,26 +97,26 @@ func optionsFrom(s sql.NullString) session.Options {
 	return o
 }
 
-// ReadTranscript reads a whole stored session. The mirror serves rows; Lance serves file
-// payloads, which the mirror does not keep.
+// ReadTranscript reads a whole stored session. The mirror serves rows; Lance serves what the
+// mirror does not keep: file payloads and the messages' raw records.
 func (s *Store) ReadTranscript(ctx context.Context, id string) (*Transcript, error) {
-	payloads, err := s.filePayloads(ctx, []string{id})
+	extra, err := s.lanceOnly(ctx, []string{id})
 	if err != nil {
 		return nil, err
 	}
-	return s.readTranscript(ctx, id, payloads)
+	return s.readTranscript(ctx, id, extra)
 }
 
 // ReadTranscripts reads the stored sessions ids as ReadTranscript does, handing each to fn in
-// turn, with one Lance scan for the file payloads of them all instead of one per session (a
-// copy reads thousands). ids should be a bounded batch: their payloads are held together.
+// turn, with one Lance scan of each table for them all instead of one per session (a copy reads
+// thousands). ids should be a bounded batch: what Lance gives them is held together.
 func (s *Store) ReadTranscripts(ctx context.Context, ids []string, fn func(*Transcript) error) error {
-	payloads, err := s.filePayloads(ctx, ids)
+	extra, err := s.lanceOnly(ctx, ids)
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
-		t, err := s.readTranscript(ctx, id, payloads)
+		t, err := s.readTranscript(ctx, id, extra)
 		if err != nil {
 			return err
 		}
@@ -125,9 +127,8 @@ func (s *Store) ReadTranscripts(ctx context.Context, ids []string, fn func(*Tran
 	return nil
 }
 
-// readTranscript reads session id from the mirror, with the file payloads (by session, message
-// and part id) read from Lance.
-func (s *Store) readTranscript(ctx context.Context, id string, payloads map[string][]byte) (*Transcript, error) {
+// readTranscript reads session id from the mirror, with what only Lance keeps.
+func (s *Store) readTranscript(ctx context.Context, id string, extra lanceExtras) (*Transcript, error) {
 	db := s.mirror.DB()
 	t := &Transcript{Parts: map[string][]session.Part{}}
 	var parent, parentMsg, opts sql.NullString
@@ -144,7 +145,7 @@ func (s *Store) readTranscript(ctx context.Context, id string, payloads map[stri
 	t.Session.ParentSessionID, t.Session.ParentMessageID = parent.String, parentMsg.String
 	t.Session.CreatedAt, t.Session.Options = parseISO(created), optionsFrom(opts)
 
-	rows, err := db.QueryContext(ctx, `SELECT message_id, timestamp, role, content, options FROM messages
+	rows, err := db.QueryContext(ctx, `SELECT message_id, timestamp, role, content FROM message_rows
 		WHERE session_id = ? ORDER BY timestamp, message_id`, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: read messages of %s: %w", id, err)
@@ -152,12 +153,13 @@ func (s *Store) readTranscript(ctx context.Context, id string, payloads map[stri
 	for rows.Next() {
 		m := session.Message{SessionID: id}
 		var ts string
-		var content, mo sql.NullString
-		if err := rows.Scan(&m.ID, &ts, &m.Role, &content, &mo); err != nil {
+		var content sql.NullString
+		if err := rows.Scan(&m.ID, &ts, &m.Role, &content); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		m.Timestamp, m.Content, m.Options = parseISO(ts), content.String, optionsFrom(mo)
+		record, ok := extra.records[id+"\x00"+m.ID]
+		m.Timestamp, m.Content, m.Options = parseISO(ts), content.String, optionsFrom(sql.NullString{String: record, Valid: ok})
 		t.Messages = append(t.Messages, m)
 	}
 	rows.Close()
@@ -178,13 +180,88 @@ func (s *Store) readTranscript(ctx context.Context, id string, payloads map[stri
 			return nil, err
 		}
 		p.Options = optionsFrom(po)
-		if err := partFromBody(&p, variantJSON.String, payloads[id+"\x00"+p.MessageID+"\x00"+p.ID]); err != nil {
+		if err := partFromBody(&p, variantJSON.String, extra.payloads[id+"\x00"+p.MessageID+"\x00"+p.ID]); err != nil {
 			return nil, err
 		}
 		t.Parts[p.MessageID] = append(t.Parts[p.MessageID], p)
 	}
 	return t, rows.Err()
 }
+
+// lanceExtras is what a transcript's rows in the mirror lack: the parts' inline file bytes (by
+// session, message and part id) and the messages' raw records (by session and message id).
+type lanceExtras struct {
+	payloads map[string][]byte
+	records  map[string]string
+}
+
+// lanceOnly reads from Lance what the mirror does not keep of sessions.
+func (s *Store) lanceOnly(ctx context.Context, sessionIDs []string) (lanceExtras, error) {
+	payloads, err := s.filePayloads(ctx, sessionIDs)
+	if err != nil {
+		return lanceExtras{}, err
+	}
+	records, err := s.messageRecords(ctx, sessionIDs)
+	return lanceExtras{payloads, records}, err
+}
+
+// messageRecords reads the raw records of the messages of sessions from Lance, by session and
+// message id.
+func (s *Store) messageRecords(ctx context.Context, sessionIDs []string) (map[string]string, error) {
+	out := map[string]string{}
+	q := lance.Query{
+		Columns: []string{"session_id", "id", "options"},
+		Filter:  inFilter("session_id", sessionIDs) + " AND options IS NOT NULL",
+	}
+	err := s.tables[TableMessages].Scan(ctx, q, func(r arrow.Record) error {
+		sid := r.Column(0).(*array.String)
+		id := r.Column(1).(*array.String)
+		opts := r.Column(2).(*array.String)
+		for i := 0; i < int(r.NumRows()); i++ {
+			out[sid.Value(i)+"\x00"+id.Value(i)] = strings.Clone(opts.Value(i))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: raw records of %s: %w", strings.Join(sessionIDs, ", "), err)
+	}
+	return out, nil
+}
+
+// mirrorRecords is where the mirror's SQL surface reads raw records (sqlite.Records): the
+// messages table, one session at a time.
+type mirrorRecords struct{ t *lance.Table }
+
+func (r mirrorRecords) Records(ctx context.Context, sessionID string) (map[string]string, error) {
+	out := map[string]string{}
+	q := lance.Query{Columns: []string{"id", "options"}, Filter: "session_id = " + lance.Quote(sessionID) + " AND options IS NOT NULL"}
+	err := r.t.Scan(ctx, q, func(rec arrow.Record) error {
+		id := rec.Column(0).(*array.String)
+		opts := rec.Column(1).(*array.String)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			out[strings.Clone(id.Value(i))] = strings.Clone(opts.Value(i))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Generation is the messages table's version, which every write of it raises (the daemon, the
+// only writer while it runs, writes through this handle). When it cannot be read, each call
+// gives a new value, so that nothing kept is trusted.
+func (r mirrorRecords) Generation() uint64 {
+	v, err := r.t.Version(context.Background())
+	if err != nil {
+		return unknownGeneration.Add(1) | 1<<63
+	}
+	return v
+}
+
+var unknownGeneration atomic.Uint64
+
+// MirrorRecords is the source of the mirror's raw records, for a reader of its SQL surface
+// (sqlite.OpenReader).
+func (s *Store) MirrorRecords() sqlite.Records { return mirrorRecords{s.tables[TableMessages]} }
 
 // filePayloads reads the inline file bytes of the parts of sessions from Lance, by session,
 // message and part id.

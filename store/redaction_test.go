@@ -3,12 +3,14 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/session/view"
+	"github.com/pondhq/pond/store/sqlite"
 )
 
 // A test key in the shape of a real AWS access key id (not a live one).
@@ -75,9 +77,30 @@ func TestRedactAllRewritesStoredSessions(t *testing.T) {
 		return string(o.Ingest)
 	}
 	captured := ingest()
+	// The SQL surface reads raw records from Lance (messages.options): a reader that read the
+	// secret before the rewrite, and keeps what it read, reads the redacted record after it.
+	reader, err := sqlite.OpenReader(s.MirrorPath(), s.MirrorRecords())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	sqlRecord := func() string {
+		t.Helper()
+		res, err := reader.Query(ctx, `SELECT json_extract(options, '$.source.record.text') AS text FROM messages WHERE session_id = 'k'`, sqlite.Options{})
+		if err != nil || len(res.Rows) != 1 {
+			t.Fatalf("raw record through SQL: %+v, %v", res, err)
+		}
+		return fmt.Sprint(res.Rows[0]["text"])
+	}
+	if got := sqlRecord(); !strings.Contains(got, testAWSKey) {
+		t.Fatalf("raw record through SQL before the rewrite: %q", got)
+	}
 	rep, err := s.RedactAll(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got := sqlRecord(); strings.Contains(got, testAWSKey) || !strings.Contains(got, "[REDACTED:aws-access-token]") {
+		t.Errorf("raw record through SQL after the rewrite: %q", got)
 	}
 	if got := ingest(); captured == "" || got != captured {
 		t.Errorf("who captured the rewritten message: %s, want it kept: %s", got, captured)

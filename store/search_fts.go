@@ -27,11 +27,7 @@ func (s *Store) searchDB() (*sql.DB, error) {
 	s.searchMu.Lock()
 	defer s.searchMu.Unlock()
 	if s.search == nil {
-		db, err := sqlite.OpenSearchDB(s.MirrorPath())
-		if err != nil {
-			return nil, err
-		}
-		s.search = db
+		s.search = sqlite.OpenSearchDB(s.MirrorPath(), s.MirrorRecords())
 	}
 	return s.search, nil
 }

@@ -74,7 +74,7 @@ func BenchmarkAnalytics(b *testing.B) {
 	t0 := time.Now()
 	path := analyticsMirror(b)
 	b.Logf("built a 1M-message mirror in %v", time.Since(t0))
-	r, err := OpenReader(path)
+	r, err := OpenReader(path, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

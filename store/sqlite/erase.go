@@ -43,7 +43,7 @@ func (m *Mirror) Erase(ctx context.Context, ids []string) error {
 				return fmt.Errorf("mirror: erase: writers' counts: %w", err)
 			}
 		}
-		for _, table := range []string{"part_rows", "message_rows", "sessions"} {
+		for _, table := range []string{"part_rows", "message_rows", "sessions", "_pond_first_ingest"} {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE session_id IN (`+placeholders(len(chunk))+`)`, anys(chunk)...); err != nil {
 				return fmt.Errorf("mirror: erase from %s: %w", table, err)
 			}

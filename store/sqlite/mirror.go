@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mattn/go-sqlite3"
+
 	"github.com/pondhq/pond/paths"
 )
 
@@ -39,16 +41,12 @@ type Mirror struct {
 
 // SchemaVersion is the mirror's layout version; a mirror of another version is rebuilt from
 // Lance. 2: the large JSON columns packed (pack.go), in message_rows and part_rows behind the
-// views messages and parts. 3: raw records packed with a dictionary; a mirror of layout 2 is
-// taken as it is (its frames name no dictionary and still read), and a binary that knows only
-// layout 2 rebuilds a mirror of layout 3 rather than failing on a frame it cannot read. 4: a
-// text part that is its message's search text is stored once, as derived (textpart.go); a
-// mirror of layout 2 or 3 is taken as it is (its parts view is replaced, its parts all have
-// their own value), and an older binary rebuilds a mirror of layout 4.
-const SchemaVersion = 4
-
-// readableLayouts are the earlier layouts this one reads without a rebuild.
-var readableLayouts = map[string]bool{"2": true, "3": true}
+// views messages and parts. 3: raw records packed with a dictionary. 4: a text part that is its
+// message's search text is stored once, as derived (textpart.go). 5: no raw records: the
+// messages view reads them from Lance (records.go), and who stored each session's first
+// message is kept in _pond_first_ingest. A mirror of an earlier layout holds a copy of every
+// raw record, which only a rewrite gives back: it is rebuilt.
+const SchemaVersion = 5
 
 var mirrorDDL = []string{
 	`CREATE TABLE IF NOT EXISTS sessions (
@@ -73,7 +71,6 @@ var mirrorDDL = []string{
 		content         TEXT,
 		search_text     TEXT,
 		embedding_model TEXT,
-		options_packed  BLOB,
 		ingest_seq      INTEGER NOT NULL,
 		PRIMARY KEY (session_id, message_id)
 	)`,
@@ -92,14 +89,13 @@ var mirrorDDL = []string{
 		ingest_seq          INTEGER NOT NULL,
 		PRIMARY KEY (session_id, message_id, id)
 	)`,
-	// A short value is stored as text and read as it is, without a call into Go.
+	// A message's raw record is read from Lance, a session at a time (records.go).
 	`CREATE VIEW IF NOT EXISTS messages AS
 		SELECT session_id, message_id, timestamp, role, source_agent, project, content, search_text,
-			embedding_model, ` + unpacked("options_packed") + ` AS options, ingest_seq
+			embedding_model, pond_message_options(session_id, message_id) AS options, ingest_seq
 		FROM message_rows`,
-	// Replaced on every open: a mirror of an earlier layout gets this definition.
-	`DROP VIEW IF EXISTS parts`,
-	`CREATE VIEW parts AS
+	// A short value is stored as text and read as it is, without a call into Go.
+	`CREATE VIEW IF NOT EXISTS parts AS
 		SELECT p.session_id, p.message_id, p.id, p.ordinal, p.type, p.provenance, p.tool_name, p.call_id, p.is_failure,
 			` + variantDataSQL + ` AS variant_data,
 			` + unpacked("p.options_packed") + ` AS options, p.ingest_seq
@@ -138,6 +134,10 @@ var mirrorDDL = []string{
 	`CREATE TABLE IF NOT EXISTS _pond_writers (writer INTEGER PRIMARY KEY, hostname TEXT, username TEXT, last_capture TEXT,
 		sessions INTEGER NOT NULL DEFAULT 0, messages INTEGER NOT NULL DEFAULT 0)`,
 	`CREATE TABLE IF NOT EXISTS _pond_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+	// Who stored each session's first message (the adapter in its raw record's
+	// pond.ingest.adapter, "" for none), kept as the messages arrive: the writer asks it of
+	// every session it writes to, and the raw records themselves are in Lance.
+	`CREATE TABLE IF NOT EXISTS _pond_first_ingest (session_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, adapter TEXT NOT NULL)`,
 }
 
 // ErrOtherLayout is OpenMirror's error for a mirror written in another layout: the store
@@ -150,15 +150,14 @@ func OpenMirror(ctx context.Context, path string) (*Mirror, error) {
 	if err := createPrivate(path); err != nil {
 		return nil, err
 	}
-	registerMirrorDriver()
 	q := url.Values{}
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_busy_timeout", "10000")
 	q.Set("_foreign_keys", "0")
-	db, err := sql.Open(mirrorDriver, "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("mirror: open %s: %w", path, err)
-	}
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+	// The writer's own reads never ask for raw records: its connections have none.
+	hook := func(c *sqlite3.SQLiteConn) error { return registerFunctions(c, nil) }
+	db := openDB(dsn, hook)
 	// One connection: writes are serialised anyway, and temp state stays on one connection.
 	db.SetMaxOpenConns(1)
 	m := &Mirror{db: db, path: path}
@@ -166,11 +165,7 @@ func OpenMirror(ctx context.Context, path string) (*Mirror, error) {
 		db.Close()
 		return nil, err
 	}
-	ck, err := sql.Open(mirrorDriver, "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("mirror: open %s: %w", path, err)
-	}
+	ck := openDB(dsn, hook)
 	ck.SetMaxOpenConns(1)
 	m.ckpt = startCheckpointer(ck)
 	return m, nil
@@ -204,8 +199,18 @@ func (m *Mirror) init(ctx context.Context) error {
 	}
 	var v string
 	err := m.db.QueryRowContext(ctx, `SELECT value FROM _pond_meta WHERE key = 'schema_version'`).Scan(&v)
-	if err == nil && v != fmt.Sprint(SchemaVersion) && !readableLayouts[v] {
+	if err == nil && v != fmt.Sprint(SchemaVersion) {
 		return fmt.Errorf("mirror: %s has layout %s, want %d: %w", m.path, v, SchemaVersion, ErrOtherLayout)
+	}
+	if err != nil {
+		// No layout recorded: a new file, or one from before layouts were, which holds tables.
+		var tables int
+		if err := m.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('messages', 'message_rows')`).Scan(&tables); err != nil {
+			return fmt.Errorf("mirror: init: %w", err)
+		}
+		if tables > 0 {
+			return fmt.Errorf("mirror: %s has no layout recorded, want %d: %w", m.path, SchemaVersion, ErrOtherLayout)
+		}
 	}
 	tx, err := m.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -218,9 +223,6 @@ func (m *Mirror) init(ctx context.Context) error {
 		}
 	}
 	if err := ensureFTS(ctx, tx); err != nil {
-		return fmt.Errorf("mirror: init: %w", err)
-	}
-	if err := migrateMarks(ctx, tx); err != nil {
 		return fmt.Errorf("mirror: init: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO _pond_meta(key, value) VALUES ('schema_version', ?)`, fmt.Sprint(SchemaVersion)); err != nil {
@@ -269,31 +271,6 @@ func (m *Mirror) RaiseMarks(ctx context.Context, table string, marks map[int64]i
 		if _, err := m.db.ExecContext(ctx, `INSERT INTO _pond_marks(table_name, writer, seq) VALUES (?, ?, ?)
 			ON CONFLICT(table_name, writer) DO UPDATE SET seq = max(seq, excluded.seq)`, table, w, seq); err != nil {
 			return fmt.Errorf("mirror: watermark: %w", err)
-		}
-	}
-	return nil
-}
-
-// migrateMarks moves a mirror's single watermark per table (before writers were numbered, all
-// writer 0's) into _pond_marks, and counts writer 0's rows.
-func migrateMarks(ctx context.Context, tx *sql.Tx) error {
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = '_pond_watermarks'`).Scan(&n); err != nil || n == 0 {
-		return err
-	}
-	for _, q := range []string{
-		`INSERT OR IGNORE INTO _pond_marks(table_name, writer, seq) SELECT table_name, seq >> ` + fmt.Sprint(WriterShift) + `, seq FROM _pond_watermarks`,
-		`DROP TABLE _pond_watermarks`,
-		// Every row so far is writer 0's; who that was, the newest message says.
-		`INSERT OR REPLACE INTO _pond_writers(writer, sessions, messages) VALUES (0, (SELECT count(*) FROM sessions), (SELECT count(*) FROM message_rows))`,
-		`UPDATE _pond_writers SET hostname = json_extract(o, '$.pond.ingest.host.hostname'),
-			username = json_extract(o, '$.pond.ingest.host.username'), last_capture = json_extract(o, '$.pond.ingest.at')
-			FROM (SELECT m.options AS o FROM messages m
-				JOIN (SELECT session_id, message_id FROM message_rows ORDER BY rowid DESC LIMIT 1) USING (session_id, message_id))
-			WHERE writer = 0 AND json_valid(o)`,
-	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return err
 		}
 	}
 	return nil
@@ -447,14 +424,14 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 		// A plain insert, one row per statement, needs no statement journal. An upsert would:
 		// it may fire the update triggers, and SQLite then copies every page each row touches
 		// into a journal that a statement abort could roll back (~6 pages of 16 KiB a message).
-		st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO message_rows VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
+		st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO message_rows VALUES (?,?,?,?,?,?,?,?,?,?)`)
 		if err != nil {
 			return fmt.Errorf("mirror: %w", err)
 		}
 		var present []MessageRow
-		for i, x := range r.Messages {
+		for _, x := range r.Messages {
 			res, err := st.ExecContext(ctx, x.SessionID, x.MessageID, x.Timestamp, x.Role, x.SourceAgent, x.Project,
-				nullable(x.Content), nullable(x.SearchText), nullable(x.EmbeddingModel), packed.messageOptions[i], x.IngestSeq)
+				nullable(x.Content), nullable(x.SearchText), nullable(x.EmbeddingModel), x.IngestSeq)
 			if err != nil {
 				return fmt.Errorf("mirror: insert message %s/%s: %w", x.SessionID, x.MessageID, err)
 			}
@@ -469,6 +446,9 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 			raise("messages", x.IngestSeq)
 		}
 		st.Close()
+		if err := noteFirstIngest(ctx, tx, r.Messages); err != nil {
+			return err
+		}
 		if err := indexNewMessages(ctx, tx, before, r.Messages); err != nil {
 			return err
 		}
@@ -534,6 +514,30 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 	}
 	m.commits.Add(1)
 	m.ckpt.committed()
+	return nil
+}
+
+// noteFirstIngest records, for each session of msgs, who stored the earliest of its messages
+// (lowest ingest_seq) unless an earlier one is recorded: the adapter its raw record names.
+func noteFirstIngest(ctx context.Context, tx *sql.Tx, msgs []MessageRow) error {
+	first := map[string]int{}
+	for i, x := range msgs {
+		if j, ok := first[x.SessionID]; !ok || x.IngestSeq < msgs[j].IngestSeq {
+			first[x.SessionID] = i
+		}
+	}
+	st, err := tx.PrepareContext(ctx, `INSERT INTO _pond_first_ingest(session_id, seq, adapter)
+		VALUES (?1, ?2, CASE WHEN json_valid(?3) THEN coalesce(json_extract(?3, '$.pond.ingest.adapter'), '') ELSE '' END)
+		ON CONFLICT(session_id) DO UPDATE SET seq = excluded.seq, adapter = excluded.adapter WHERE excluded.seq < seq`)
+	if err != nil {
+		return fmt.Errorf("mirror: %w", err)
+	}
+	defer st.Close()
+	for id, i := range first {
+		if _, err := st.ExecContext(ctx, id, msgs[i].IngestSeq, msgs[i].Options); err != nil {
+			return fmt.Errorf("mirror: first ingest of %s: %w", id, err)
+		}
+	}
 	return nil
 }
 
@@ -631,21 +635,18 @@ func (m *Mirror) Sessions(ctx context.Context, ids []string) (map[string]StoredS
 func (m *Mirror) FirstIngest(ctx context.Context, sessionIDs []string) (map[string]string, error) {
 	out := map[string]string{}
 	err := inChunks(sessionIDs, func(chunk []string) error {
-		// SQLite takes the bare column from the row holding min(ingest_seq).
-		rows, err := m.db.QueryContext(ctx, `SELECT session_id, json_extract(options, '$.pond.ingest.adapter'), min(ingest_seq)
-			FROM messages WHERE session_id IN (`+placeholders(len(chunk))+`) GROUP BY session_id`, anys(chunk)...)
+		rows, err := m.db.QueryContext(ctx, `SELECT session_id, adapter FROM _pond_first_ingest
+			WHERE session_id IN (`+placeholders(len(chunk))+`)`, anys(chunk)...)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var id string
-			var adapter sql.NullString
-			var seq int64
-			if err := rows.Scan(&id, &adapter, &seq); err != nil {
+			var id, adapter string
+			if err := rows.Scan(&id, &adapter); err != nil {
 				return err
 			}
-			out[id] = adapter.String
+			out[id] = adapter
 		}
 		return rows.Err()
 	})

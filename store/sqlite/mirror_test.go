@@ -77,43 +77,6 @@ func tempMirror(t *testing.T) *Mirror {
 	return m
 }
 
-// A mirror from before writers were numbered keeps its watermarks, as writer 0's.
-func TestOldWatermarksBecomeWriterZeros(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "mirror.db")
-	m, err := OpenMirror(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
-		`DELETE FROM _pond_marks`,
-		`CREATE TABLE _pond_watermarks (table_name TEXT PRIMARY KEY, seq INTEGER NOT NULL)`,
-		`INSERT INTO _pond_watermarks VALUES ('messages', 41), ('parts', 57)`,
-	} {
-		if _, err := m.DB().Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	m.Close()
-	if m, err = OpenMirror(ctx, path); err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	for table, want := range map[string]int64{"messages": 41, "parts": 57, "sessions": 0} {
-		if w, err := m.Watermarks(ctx, table); err != nil || w[0] != want {
-			t.Errorf("%s: %v, %v; want writer 0 at %d", table, w, err, want)
-		}
-	}
-	var n int
-	m.DB().QueryRow(`SELECT count(*) FROM sqlite_master WHERE name = '_pond_watermarks'`).Scan(&n)
-	if n != 0 {
-		t.Error("the old watermark table is still there")
-	}
-	if w, err := m.Writers(ctx); err != nil || len(w) != 0 {
-		t.Errorf("writers of an empty mirror: %+v, %v", w, err)
-	}
-}
-
 // The writers' counts follow what is applied and erased, and name each writer's machine from
 // its newest message's capture record.
 func TestWritersCounted(t *testing.T) {

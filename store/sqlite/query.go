@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -44,24 +43,19 @@ const sqliteRecursive = 33
 // deniedFunctions could reach outside the database or change SQLite's own state.
 var deniedFunctions = map[string]bool{"load_extension": true, "readfile": true, "writefile": true, "edit": true, "fts3_tokenizer": true}
 
-var registerReadOnly sync.Once
-
-// readOnlyDriver is go-sqlite3 with an authorizer that allows reading and nothing else, and
-// Pond's helper functions. The authorizer is the real enforcement: mode=ro and query_only alone
-// leave ATTACH, temporary objects, VACUUM INTO and writable_schema open.
-const readOnlyDriver = "sqlite3_pond_readonly"
-
-func registerDriver() {
-	registerReadOnly.Do(func() {
-		sql.Register(readOnlyDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
-			if err := registerFunctions(c); err != nil {
-				return err
-			}
-			c.RegisterAuthorizer(authorize)
-			c.SetLimit(sqlite3.SQLITE_LIMIT_LENGTH, maxValueBytes)
-			return nil
-		}})
-	})
+// readOnlyHook sets up a connection of the read-only SQL surface: an authorizer that allows
+// reading and nothing else, and Pond's helper functions. The authorizer is the real
+// enforcement: mode=ro and query_only alone leave ATTACH, temporary objects, VACUUM INTO and
+// writable_schema open.
+func readOnlyHook(records Records) func(*sqlite3.SQLiteConn) error {
+	return func(c *sqlite3.SQLiteConn) error {
+		if err := registerFunctions(c, records); err != nil {
+			return err
+		}
+		c.RegisterAuthorizer(authorize)
+		c.SetLimit(sqlite3.SQLITE_LIMIT_LENGTH, maxValueBytes)
+		return nil
+	}
 }
 
 func authorize(op int, a1, a2, a3 string) int {
@@ -87,7 +81,9 @@ func authorize(op int, a1, a2, a3 string) int {
 	return sqlite3.SQLITE_DENY
 }
 
-func registerFunctions(c *sqlite3.SQLiteConn) error {
+// registerFunctions gives a connection Pond's functions; records (nil: none) is where the
+// messages view's raw records come from (records.go).
+func registerFunctions(c *sqlite3.SQLiteConn, records Records) error {
 	cache := map[string]*regexp.Regexp{}
 	fns := map[string]any{
 		// regexp(pattern, text): what `text REGEXP pattern` calls.
@@ -111,6 +107,9 @@ func registerFunctions(c *sqlite3.SQLiteConn) error {
 	// stored form of one (textpart.go); the parts view and the mirror's trigger call them.
 	fns["pond_text_part"] = textPartSQL
 	fns["pond_pack"] = packSQL
+	// pond_message_options(session_id, message_id): a message's raw record, read from Lance
+	// (records.go); the messages view calls it.
+	fns["pond_message_options"] = (&recordCache{src: records}).lookup
 	fns["json_get"] = func(doc, path string) any { return jsonGet(doc, path, "") }
 	fns["json_get_string"] = func(doc, path string) any { return jsonGet(doc, path, "string") }
 	fns["json_get_int"] = func(doc, path string) any { return jsonGet(doc, path, "int") }
@@ -198,12 +197,11 @@ type Reader struct {
 	watch   tempWatch
 }
 
-// OpenReader opens the mirror at path for read-only queries. Each statement is bounded in
-// time (Options), in the length of one value (maxValueBytes), and in temporary space: SQLite's
-// temporary files go to a private directory beside the mirror (tempDirName), and the
-// statements running when they hold more than maxTempBytes are stopped.
-func OpenReader(path string) (*Reader, error) {
-	registerDriver()
+// OpenReader opens the mirror at path for read-only queries, its raw records read from records.
+// Each statement is bounded in time (Options), in the length of one value (maxValueBytes), and
+// in temporary space: SQLite's temporary files go to a private directory beside the mirror
+// (tempDirName), and the statements running when they hold more than maxTempBytes are stopped.
+func OpenReader(path string, records Records) (*Reader, error) {
 	tempDir := filepath.Join(filepath.Dir(path), tempDirName)
 	if err := useTempDir(tempDir); err != nil {
 		return nil, err
@@ -212,10 +210,7 @@ func OpenReader(path string) (*Reader, error) {
 	q.Set("mode", "ro")
 	q.Set("_query_only", "1")
 	q.Set("_busy_timeout", "5000")
-	db, err := sql.Open(readOnlyDriver, "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
-	if err != nil {
-		return nil, err
-	}
+	db := openDB("file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode(), readOnlyHook(records))
 	db.SetMaxOpenConns(4)
 	return &Reader{db: db, path: path, tempDir: tempDir}, nil
 }
@@ -495,27 +490,19 @@ func (st *statement) classify(err error) error {
 	return err
 }
 
-// searchDriver is go-sqlite3 with Pond's helper functions (regexp for project filters) and no
-// authorizer: the search planner's own queries read the mirror's bookkeeping tables too.
-const searchDriver = "sqlite3_pond_search"
-
-var registerSearch sync.Once
-
-// OpenSearchDB opens the mirror at path read-only for the search planner and session pages.
-func OpenSearchDB(path string) (*sql.DB, error) {
-	registerSearch.Do(func() {
-		sql.Register(searchDriver, &sqlite3.SQLiteDriver{ConnectHook: registerFunctions})
-	})
+// OpenSearchDB opens the mirror at path read-only for the search planner and session pages,
+// with Pond's helper functions (regexp for project filters; raw records from records) and no
+// authorizer: the planner's own queries read the mirror's bookkeeping tables too.
+func OpenSearchDB(path string, records Records) *sql.DB {
 	q := url.Values{}
 	q.Set("mode", "ro")
 	q.Set("_query_only", "1")
 	q.Set("_busy_timeout", "5000")
-	db, err := sql.Open(searchDriver, "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
-	if err != nil {
-		return nil, err
-	}
+	db := openDB("file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode(), func(c *sqlite3.SQLiteConn) error {
+		return registerFunctions(c, records)
+	})
 	// Four for queries, one pinned by the store to watch the data version.
 	db.SetMaxOpenConns(5)
 	db.SetMaxIdleConns(5)
-	return db, nil
+	return db
 }

@@ -44,7 +44,7 @@ func testMirror(t *testing.T) (dir, path string, r *Reader) {
 		t.Fatal(err)
 	}
 	m.Close()
-	r, err = OpenReader(path)
+	r, err = OpenReader(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

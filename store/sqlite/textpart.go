@@ -91,8 +91,8 @@ func packSQL(v any) any {
 	if !ok {
 		return v
 	}
-	_, other, _ := codecs()
-	return pack(other, s)
+	enc, _ := codecs()
+	return pack(enc, s)
 }
 
 // variantDataSQL is the parts view's variant_data: a derived part's text from its message,
@@ -123,7 +123,7 @@ const textHead = `{"text":`
 // messages).
 func (m *Mirror) deriver(ctx context.Context, tx *sql.Tx, texts map[[2]string]string, stale map[[2]string]bool) (func(*PartRow, any) (any, error), error) {
 	var lookup *sql.Stmt
-	_, other, _ := codecs()
+	enc, _ := codecs()
 	return func(p *PartRow, data any) (any, error) {
 		key := [2]string{p.SessionID, p.MessageID}
 		_, inBatch := texts[key]
@@ -152,7 +152,7 @@ func (m *Mirror) deriver(ctx context.Context, tx *sql.Tx, texts map[[2]string]st
 			}
 		}
 		if marked {
-			return pack(other, p.VariantData), nil
+			return pack(enc, p.VariantData), nil
 		}
 		return data, nil
 	}, nil

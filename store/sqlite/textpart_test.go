@@ -54,12 +54,9 @@ func storedForms(t *testing.T, m *Mirror) string {
 func checkParts(t *testing.T, m *Mirror, parts []PartRow) {
 	t.Helper()
 	ctx := context.Background()
-	search, err := OpenSearchDB(m.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
+	search := OpenSearchDB(m.Path(), nil)
 	defer search.Close()
-	reader, err := OpenReader(m.Path())
+	reader, err := OpenReader(m.Path(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

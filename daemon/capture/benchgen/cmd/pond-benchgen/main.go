@@ -3,8 +3,7 @@
 //
 // With -fixtures it writes instead every agent's test fixture (files the agents' own code
 // wrote, from the repository), each where its agent keeps its files, and prints where: a home
-// to try Pond on by hand, and what the mirror's record dictionary learns from
-// (store/sqlite/packdict/train.go). Run it from the repository's root.
+// to try Pond on by hand. Run it from the repository's root.
 package main
 
 import (
