@@ -136,9 +136,13 @@ breakdown() {
 	if [ "$(sqlite3 -readonly "$db" "SELECT count(*) FROM sqlite_master WHERE name = 'message_rows'")" = 1 ]; then
 		# Layout 2: the large JSON columns are packed (store/sqlite/pack.go); the CLI has no
 		# pond_unpack, so these are the stored bytes.
+		# Layout 5: message_rows holds no raw records (they are read from Lance).
+		local records="0"
+		[ "$(sqlite3 -readonly "$db" "SELECT count(*) FROM pragma_table_info('message_rows') WHERE name = 'options_packed'")" = 1 ] &&
+			records="(SELECT sum(length(options_packed)) FROM message_rows)"
 		echo "  stored MB of the large columns (packed):"
 		sqlite3 -readonly "$db" "SELECT printf('    message_rows: options_packed %.1f, search_text %.1f; part_rows: options_packed %.1f, variant_data_packed %.1f; sessions: options %.1f',
-			(SELECT sum(length(options_packed)) FROM message_rows)/1e6, (SELECT sum(length(CAST(search_text AS BLOB))) FROM message_rows)/1e6,
+			$records/1e6, (SELECT sum(length(CAST(search_text AS BLOB))) FROM message_rows)/1e6,
 			(SELECT sum(length(options_packed)) FROM part_rows)/1e6, (SELECT sum(length(variant_data_packed)) FROM part_rows)/1e6,
 			(SELECT sum(length(CAST(options AS BLOB))) FROM sessions)/1e6)"
 		# Layout 4: a text part that is its message's search text is stored as an empty BLOB.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -229,35 +228,37 @@ func (s *Store) messageRecords(ctx context.Context, sessionIDs []string) (map[st
 }
 
 // mirrorRecords is where the mirror's SQL surface reads raw records (sqlite.Records): the
-// messages table, one session at a time.
+// messages table.
 type mirrorRecords struct{ t *lance.Table }
 
-func (r mirrorRecords) Records(ctx context.Context, sessionID string) (map[string]string, error) {
-	out := map[string]string{}
-	q := lance.Query{Columns: []string{"id", "options"}, Filter: "session_id = " + lance.Quote(sessionID) + " AND options IS NOT NULL"}
+func (r mirrorRecords) Records(ctx context.Context, sessionIDs []string) (map[string]map[string]string, error) {
+	out := map[string]map[string]string{}
+	// No condition on options: Lance would evaluate it on every row of the pages it reads.
+	q := lance.Query{Columns: []string{"session_id", "id", "options"}, Filter: inFilter("session_id", sessionIDs)}
 	err := r.t.Scan(ctx, q, func(rec arrow.Record) error {
-		id := rec.Column(0).(*array.String)
-		opts := rec.Column(1).(*array.String)
+		sid := rec.Column(0).(*array.String)
+		id := rec.Column(1).(*array.String)
+		opts := rec.Column(2).(*array.String)
 		for i := 0; i < int(rec.NumRows()); i++ {
-			out[strings.Clone(id.Value(i))] = strings.Clone(opts.Value(i))
+			if opts.IsNull(i) {
+				continue
+			}
+			byID := out[sid.Value(i)]
+			if byID == nil {
+				byID = map[string]string{}
+				out[strings.Clone(sid.Value(i))] = byID
+			}
+			byID[strings.Clone(id.Value(i))] = strings.Clone(opts.Value(i))
 		}
 		return nil
 	})
 	return out, err
 }
 
-// Generation is the messages table's version, which every write of it raises (the daemon, the
-// only writer while it runs, writes through this handle). When it cannot be read, each call
-// gives a new value, so that nothing kept is trusted.
-func (r mirrorRecords) Generation() uint64 {
-	v, err := r.t.Version(context.Background())
-	if err != nil {
-		return unknownGeneration.Add(1) | 1<<63
-	}
-	return v
-}
-
-var unknownGeneration atomic.Uint64
+// Generation counts the writes through the store's handle of the messages table: the daemon,
+// the only writer while it runs, writes through it, and a pond sql that runs without one reads
+// for one statement only.
+func (r mirrorRecords) Generation() uint64 { return r.t.Writes() }
 
 // MirrorRecords is the source of the mirror's raw records, for a reader of its SQL surface
 // (sqlite.OpenReader).

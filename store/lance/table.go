@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -38,7 +39,14 @@ type Table struct {
 	native  *C.PondTable
 	db      *DB         // opens the upkeep handles (useUpkeep)
 	files   *tableFiles // makes each commit durable before the method returns (durable.go); nil in an object store
+	writes  atomic.Uint64
 }
+
+// Writes counts the calls through this handle that may have changed rows (Append, MergeInsert,
+// Update, Delete), each counted once it returns: a cheap way for a reader in the same process
+// to know that what it read before may be out of date (Version asks the file system). Commits
+// by other handles or processes are not counted.
+func (t *Table) Writes() uint64 { return t.writes.Load() }
 
 var errClosed = errors.New("lance: table is closed")
 
@@ -131,6 +139,7 @@ func (t *Table) Append(ctx context.Context, recs ...arrow.Record) error {
 	}
 	t.mu.RLock()
 	defer t.mu.RUnlock()
+	defer t.writes.Add(1)
 	if err := t.goTable.AddRecords(ctx, recs, nil); err != nil {
 		return fmt.Errorf("lance: append to %s: %w", t.name, err)
 	}
@@ -189,6 +198,7 @@ func (t *Table) MergeInsert(ctx context.Context, spec MergeSpec, recs ...arrow.R
 	if err != nil {
 		return res, fmt.Errorf("lance: merge into %s: %w", t.name, err)
 	}
+	defer t.writes.Add(1)
 	err = t.use(func(nt *C.PondTable) error {
 		var out *C.char
 		err := callJSON(spec, func(cs *C.char) *C.char {
@@ -210,6 +220,7 @@ func (t *Table) MergeInsert(ctx context.Context, spec MergeSpec, recs ...arrow.R
 // Update, values are never interpolated unescaped.
 func (t *Table) Update(ctx context.Context, filter string, updates map[string]string) (int64, error) {
 	var n C.uint64_t
+	defer t.writes.Add(1)
 	err := t.use(func(nt *C.PondTable) error {
 		cf := cString(filter)
 		defer freeCString(cf)
@@ -232,6 +243,7 @@ func (t *Table) Delete(ctx context.Context, filter string) (int64, error) {
 	}
 	t.mu.RLock()
 	defer t.mu.RUnlock()
+	defer t.writes.Add(1)
 	if err := t.goTable.Delete(ctx, filter); err != nil {
 		return 0, fmt.Errorf("lance: delete from %s: %w", t.name, err)
 	}

@@ -89,10 +89,13 @@ var mirrorDDL = []string{
 		ingest_seq          INTEGER NOT NULL,
 		PRIMARY KEY (session_id, message_id, id)
 	)`,
-	// A message's raw record is read from Lance, a session at a time (records.go).
+	// A message's raw record is read from Lance, a session at a time (records.go). The call
+	// names ingest_seq, which no index holds, so that a query over every message's record
+	// reads the table in the order the messages were stored, the order read-ahead follows,
+	// rather than an index holding session_id and message_id in session order.
 	`CREATE VIEW IF NOT EXISTS messages AS
 		SELECT session_id, message_id, timestamp, role, source_agent, project, content, search_text,
-			embedding_model, pond_message_options(session_id, message_id) AS options, ingest_seq
+			embedding_model, pond_message_options(session_id, message_id, ingest_seq) AS options, ingest_seq
 		FROM message_rows`,
 	// A short value is stored as text and read as it is, without a call into Go.
 	`CREATE VIEW IF NOT EXISTS parts AS
@@ -156,7 +159,7 @@ func OpenMirror(ctx context.Context, path string) (*Mirror, error) {
 	q.Set("_foreign_keys", "0")
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 	// The writer's own reads never ask for raw records: its connections have none.
-	hook := func(c *sqlite3.SQLiteConn) error { return registerFunctions(c, nil) }
+	hook := func(c *sqlite3.SQLiteConn) error { return registerFunctions(c, &recordCache{}) }
 	db := openDB(dsn, hook)
 	// One connection: writes are serialised anyway, and temp state stays on one connection.
 	db.SetMaxOpenConns(1)

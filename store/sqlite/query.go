@@ -47,9 +47,9 @@ var deniedFunctions = map[string]bool{"load_extension": true, "readfile": true, 
 // reading and nothing else, and Pond's helper functions. The authorizer is the real
 // enforcement: mode=ro and query_only alone leave ATTACH, temporary objects, VACUUM INTO and
 // writable_schema open.
-func readOnlyHook(records Records) func(*sqlite3.SQLiteConn) error {
+func readOnlyHook(records Records, next func(string, int) ([]string, error)) func(*sqlite3.SQLiteConn) error {
 	return func(c *sqlite3.SQLiteConn) error {
-		if err := registerFunctions(c, records); err != nil {
+		if err := registerFunctions(c, &recordCache{src: records, next: next}); err != nil {
 			return err
 		}
 		c.RegisterAuthorizer(authorize)
@@ -81,9 +81,9 @@ func authorize(op int, a1, a2, a3 string) int {
 	return sqlite3.SQLITE_DENY
 }
 
-// registerFunctions gives a connection Pond's functions; records (nil: none) is where the
-// messages view's raw records come from (records.go).
-func registerFunctions(c *sqlite3.SQLiteConn, records Records) error {
+// registerFunctions gives a connection Pond's functions; records is where the messages view's
+// raw records come from (records.go), one per connection.
+func registerFunctions(c *sqlite3.SQLiteConn, records *recordCache) error {
 	cache := map[string]*regexp.Regexp{}
 	fns := map[string]any{
 		// regexp(pattern, text): what `text REGEXP pattern` calls.
@@ -107,9 +107,9 @@ func registerFunctions(c *sqlite3.SQLiteConn, records Records) error {
 	// stored form of one (textpart.go); the parts view and the mirror's trigger call them.
 	fns["pond_text_part"] = textPartSQL
 	fns["pond_pack"] = packSQL
-	// pond_message_options(session_id, message_id): a message's raw record, read from Lance
+	// pond_message_options(session_id, message_id, ingest_seq): a message's raw record, read from Lance
 	// (records.go); the messages view calls it.
-	fns["pond_message_options"] = (&recordCache{src: records}).lookup
+	fns["pond_message_options"] = records.lookup
 	fns["json_get"] = func(doc, path string) any { return jsonGet(doc, path, "") }
 	fns["json_get_string"] = func(doc, path string) any { return jsonGet(doc, path, "string") }
 	fns["json_get_int"] = func(doc, path string) any { return jsonGet(doc, path, "int") }
@@ -192,6 +192,7 @@ func jsonGet(doc, path, kind string) any {
 // Reader runs read-only SQL against the mirror.
 type Reader struct {
 	db      *sql.DB
+	order   *sql.DB // where the raw records' read-ahead finds the next sessions (records.go)
 	path    string
 	tempDir string
 	watch   tempWatch
@@ -210,13 +211,16 @@ func OpenReader(path string, records Records) (*Reader, error) {
 	q.Set("mode", "ro")
 	q.Set("_query_only", "1")
 	q.Set("_busy_timeout", "5000")
-	db := openDB("file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode(), readOnlyHook(records))
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+	order := openDB(dsn, func(*sqlite3.SQLiteConn) error { return nil })
+	order.SetMaxOpenConns(1)
+	db := openDB(dsn, readOnlyHook(records, sessionsAfter(order)))
 	db.SetMaxOpenConns(4)
-	return &Reader{db: db, path: path, tempDir: tempDir}, nil
+	return &Reader{db: db, order: order, path: path, tempDir: tempDir}, nil
 }
 
 // Close closes the reader.
-func (r *Reader) Close() error { return r.db.Close() }
+func (r *Reader) Close() error { return errors.Join(r.db.Close(), r.order.Close()) }
 
 // Options bound one query.
 type Options struct {
@@ -498,8 +502,9 @@ func OpenSearchDB(path string, records Records) *sql.DB {
 	q.Set("mode", "ro")
 	q.Set("_query_only", "1")
 	q.Set("_busy_timeout", "5000")
+	// No read-ahead: searches and session pages read raw records of one session at most.
 	db := openDB("file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode(), func(c *sqlite3.SQLiteConn) error {
-		return registerFunctions(c, records)
+		return registerFunctions(c, &recordCache{src: records})
 	})
 	// Four for queries, one pinned by the store to watch the data version.
 	db.SetMaxOpenConns(5)

@@ -14,16 +14,19 @@ import (
 // The mirror keeps no raw records (layout 5). A message's raw record (messages.options: the
 // agent's own line, Pond's capture stamp) is the archive's largest value, and Lance holds it
 // already, packed: a second copy here was a quarter of the mirror and of the archive. The
-// messages view reads it from Lance through pond_message_options(session_id, message_id), a
+// messages view reads it from Lance through pond_message_options(session_id, message_id, …), a
 // session at a time: the first call for a session reads the records of all its messages in one
-// Lance scan and keeps them for the calls after it, so a query over one session's messages, or
-// over every message in the order they were stored, reads each session once.
+// Lance scan and keeps them for the calls after it. Lance decompresses a whole page (8 MiB of
+// records) to read any row of it, so a query that goes from session to session in the order
+// they were stored, as a scan of every message does, reads ahead: when the session asked for
+// is the one stored right after the last one read, the read also takes the sessions stored
+// after it (the mirror's order, which is Lance's), twice as many each time up to readAheadMax.
 
 // Records reads raw records from the archive for the mirror's connections.
 type Records interface {
-	// Records returns the raw records of one stored session's messages, by message id (a
-	// message without one is absent or "").
-	Records(ctx context.Context, sessionID string) (map[string]string, error)
+	// Records returns the raw records of the messages of the sessions, by session and message
+	// id (a message without one is absent or "").
+	Records(ctx context.Context, sessionIDs []string) (map[string]map[string]string, error)
 	// Generation changes whenever a write may have changed what Records returns: records kept
 	// from before it are read again.
 	Generation() uint64
@@ -32,22 +35,29 @@ type Records interface {
 // errNoRecords is pond_message_options' error on a connection opened without Records.
 var errNoRecords = errors.New("pond_message_options: this connection has no archive to read raw records from")
 
-// recordReadTimeout bounds one session's read from Lance: a function call has no context of
-// its own, and the statement's deadline is enforced by interrupting SQLite between rows.
+// recordReadTimeout bounds one read from Lance: a function call has no context of its own, and
+// the statement's deadline is enforced by interrupting SQLite between rows.
 const recordReadTimeout = time.Minute
 
 // A connection keeps the records of up to keptSessions sessions, fewer when they add up to
-// more than keptBytes (the last one read is always kept).
+// more than keptBytes (the session asked for is always kept), and reads ahead at most
+// readAheadMax sessions.
 const (
-	keptSessions = 8
+	keptSessions = 64
 	keptBytes    = 64 << 20
+	readAheadMax = 32
 )
 
 // recordCache is one connection's pond_message_options: SQLite calls a connection's functions
 // from one goroutine at a time, so it needs no lock.
 type recordCache struct {
 	src  Records
-	kept []keptRecords // most recently used first
+	next func(sessionID string, n int) ([]string, error) // up to n sessions stored after sessionID
+	kept []keptRecords                                   // most recently used first
+	// expected is the session stored right after the last one read: a scan asks for it next.
+	// ahead is how many sessions after the one asked for the last read took.
+	expected string
+	ahead    int
 }
 
 type keptRecords struct {
@@ -57,8 +67,9 @@ type keptRecords struct {
 	bytes   int
 }
 
-// lookup is pond_message_options(session_id, message_id): the message's raw record, or NULL.
-func (c *recordCache) lookup(sessionID, messageID string) (any, error) {
+// lookup is pond_message_options(session_id, message_id, ingest_seq): the message's raw
+// record, or NULL. ingest_seq is not used (see the messages view).
+func (c *recordCache) lookup(sessionID, messageID string, _ int64) (any, error) {
 	if c.src == nil {
 		return nil, errNoRecords
 	}
@@ -70,27 +81,59 @@ func (c *recordCache) lookup(sessionID, messageID string) (any, error) {
 			return recordValue(k.byID[messageID]), nil
 		}
 	}
+	ids := []string{sessionID}
+	if c.next != nil {
+		if sessionID == c.expected {
+			c.ahead = min(max(2*c.ahead, 1), readAheadMax)
+		} else {
+			c.ahead = 0
+		}
+		more, err := c.next(sessionID, c.ahead+1)
+		if err != nil {
+			return nil, fmt.Errorf("pond_message_options: sessions after %s: %w", sessionID, err)
+		}
+		c.expected = ""
+		if len(more) > c.ahead {
+			c.expected, more = more[c.ahead], more[:c.ahead]
+		}
+		ids = append(ids, more...)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), recordReadTimeout)
-	byID, err := c.src.Records(ctx, sessionID)
+	read, err := c.src.Records(ctx, ids)
 	cancel()
 	if err != nil {
 		return nil, fmt.Errorf("pond_message_options: session %s: %w", sessionID, err)
 	}
-	k := keptRecords{session: sessionID, gen: gen, byID: byID}
-	for _, v := range byID {
-		k.bytes += len(v)
+	c.keep(gen, ids, read)
+	return recordValue(read[sessionID][messageID]), nil
+}
+
+// keep puts the sessions ids just read first (the one asked for, ids[0], at the head), then
+// those kept before while they fit; another generation's are dropped.
+func (c *recordCache) keep(gen uint64, ids []string, read map[string]map[string]string) {
+	kept, total := make([]keptRecords, 0, keptSessions), 0
+	fresh := map[string]bool{}
+	for i, id := range ids {
+		if fresh[id] {
+			continue
+		}
+		fresh[id] = true
+		k := keptRecords{session: id, gen: gen, byID: read[id]}
+		for _, v := range k.byID {
+			k.bytes += len(v)
+		}
+		if i > 0 && (len(kept) == keptSessions || total+k.bytes > keptBytes) {
+			break
+		}
+		kept, total = append(kept, k), total+k.bytes
 	}
-	// The new session first, then those kept before it while they fit (another generation's
-	// or this session's older copy is dropped).
-	kept, total := []keptRecords{k}, k.bytes
 	for _, old := range c.kept {
-		if old.gen != gen || old.session == sessionID || len(kept) == keptSessions || total+old.bytes > keptBytes {
+		if old.gen != gen || fresh[old.session] || len(kept) == keptSessions || total+old.bytes > keptBytes {
 			continue
 		}
 		kept, total = append(kept, old), total+old.bytes
 	}
 	c.kept = kept
-	return recordValue(byID[messageID]), nil
 }
 
 func recordValue(s string) any {
@@ -98,6 +141,34 @@ func recordValue(s string) any {
 		return nil
 	}
 	return s
+}
+
+// sessionsAfter returns a function giving up to n sessions stored after sessionID in the
+// mirror at db, in that order: by the sessions table's rowid, which follows the order their
+// messages arrived in (a session's row is applied with its first messages).
+func sessionsAfter(db *sql.DB) func(sessionID string, n int) ([]string, error) {
+	return func(sessionID string, n int) ([]string, error) {
+		return queryColumn(db, `SELECT session_id FROM sessions
+			WHERE rowid > (SELECT rowid FROM sessions WHERE session_id = ?1) ORDER BY rowid LIMIT ?2`, sessionID, n)
+	}
+}
+
+// queryColumn runs q and returns its one text column.
+func queryColumn(db *sql.DB, q string, args ...any) ([]string, error) {
+	rows, err := db.Query(q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 // connector opens go-sqlite3 connections to one DSN, each set up by hook: a driver value of

@@ -15,9 +15,15 @@ type mapRecords struct {
 	reads    int
 }
 
-func (r *mapRecords) Records(_ context.Context, sessionID string) (map[string]string, error) {
+func (r *mapRecords) Records(_ context.Context, sessionIDs []string) (map[string]map[string]string, error) {
 	r.reads++
-	return maps.Clone(r.sessions[sessionID]), nil
+	out := map[string]map[string]string{}
+	for _, id := range sessionIDs {
+		if byID, ok := r.sessions[id]; ok {
+			out[id] = maps.Clone(byID)
+		}
+	}
+	return out, nil
 }
 
 func (r *mapRecords) Generation() uint64 { return r.gen }
@@ -63,14 +69,25 @@ func TestRecordsAreReadASessionAtATime(t *testing.T) {
 	if got := count(`SELECT count(*) AS n FROM messages WHERE json_extract(options, '$.record') = session_id || '/' || message_id`); got != "600" {
 		t.Errorf("%s messages read back their own record, want 600", got)
 	}
-	if records.reads != 20 {
-		t.Errorf("%d reads of the archive for 20 sessions", records.reads)
+	// Read ahead from the second new session on: s00, then s01 with 1 more, s03 with 2,
+	// s06 with 4, s11 with 8: 5 reads, not 20.
+	if records.reads != 5 {
+		t.Errorf("%d reads of the archive for 20 sessions in a scan, want 5", records.reads)
 	}
 	// Kept: the same session again reads nothing.
 	before := records.reads
 	count(`SELECT count(options) AS n FROM messages WHERE session_id = 's19'`)
 	if records.reads != before {
 		t.Errorf("a kept session was read again (%d reads)", records.reads-before)
+	}
+	// Going back to sessions asked for before is no scan: nothing is read ahead, and each
+	// session not kept is one read of its own.
+	records.gen++
+	before = records.reads
+	count(`SELECT count(options) AS n FROM messages WHERE session_id IN ('s02', 's09')`)
+	count(`SELECT count(options) AS n FROM messages WHERE session_id = 's02'`)
+	if records.reads-before != 2 {
+		t.Errorf("%d reads for two sessions, then one kept, want 2", records.reads-before)
 	}
 	// A write changes the generation: the record is read again and the new one is seen.
 	records.sessions["s19"]["m00"] = `{"record":"redacted"}`
