@@ -23,9 +23,9 @@ TABLES
              for tool results, {"media_type","file_name","data"} for files.
   options    (on every table) the agent's raw record under options.source.record, provider
              data under options.<provider>, Pond's own under options.pond.
-             messages.options is read from the archive's Lance table, one session at a time:
-             cheap for a session's messages, about as slow as a full scan when a query reads
-             it for every message (filter on session_id, timestamp or role first).
+             messages.options is read from the archive's Lance table a session at a time:
+             milliseconds for one session's messages, seconds for every message's (filter
+             on session_id, timestamp, role or search_text first when you can).
   message_rows, part_rows  where messages and parts are stored: the same columns, with no
              raw records in message_rows and parts' options and variant_data as
              options_packed and variant_data_packed (long values zstd-compressed; an empty
