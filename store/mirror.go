@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -18,6 +19,34 @@ func (s *Store) RebuildMirror(ctx context.Context) (sqlite.Counts, error) {
 		return sqlite.Counts{}, err
 	}
 	defer lock.Release()
+	return s.rebuildMirrorLocked(ctx)
+}
+
+// upgradeMirror makes the mirror of another layout again from Lance, once: a process that
+// waited for the store lock while another rebuilt it opens the rebuilt one.
+func (s *Store) upgradeMirror(ctx context.Context) error {
+	lock, err := AcquireLock(ctx, s.opts.StateDir, s.opts.Command, nil)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	m, err := sqlite.OpenMirror(ctx, s.MirrorPath())
+	if err == nil {
+		s.mirror = m
+		return nil
+	}
+	if !errors.Is(err, sqlite.ErrOtherLayout) {
+		return err
+	}
+	// An upgrade changed the mirror's layout: it is a copy, so it is made again from Lance
+	// (minutes for a large archive, once).
+	s.log.Warn("rebuilding the SQL mirror in this version's layout (once; minutes for a large archive)", "err", err)
+	_, err = s.rebuildMirrorLocked(ctx)
+	return err
+}
+
+// rebuildMirrorLocked is RebuildMirror under the store lock.
+func (s *Store) rebuildMirrorLocked(ctx context.Context) (sqlite.Counts, error) {
 	path := s.MirrorPath()
 	fresh := path + ".rebuild"
 	for _, suffix := range []string{"", "-wal", "-shm"} {

@@ -144,10 +144,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	}
 	s.mirror, err = sqlite.OpenMirror(ctx, s.MirrorPath())
 	if errors.Is(err, sqlite.ErrOtherLayout) {
-		// An upgrade changed the mirror's layout: it is a copy, so it is made again from Lance
-		// (minutes for a large archive, once).
-		s.log.Warn("rebuilding the SQL mirror in this version's layout", "err", err)
-		_, err = s.RebuildMirror(ctx)
+		err = s.upgradeMirror(ctx)
 	}
 	if err != nil {
 		s.Close()

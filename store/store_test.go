@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,8 +9,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -466,29 +469,57 @@ func TestMirrorRebuildAndVerify(t *testing.T) {
 }
 
 // TestMirrorOfAnotherLayoutIsRebuilt: a mirror written by a Pond with another mirror layout
-// (an upgrade) is rebuilt from Lance when the store opens, with every row.
+// (an upgrade) is rebuilt from Lance when the store opens, with every row, once: a second
+// process opening the archive meanwhile waits for the store lock and opens the rebuilt mirror.
 func TestMirrorOfAnotherLayoutIsRebuilt(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	s := openTestStore(t, dir)
 	upsert(t, s, everyKind("a"))
-	if _, err := s.Mirror().DB().Exec(`UPDATE _pond_meta SET value = '1' WHERE key = 'schema_version'`); err != nil {
+	if _, err := s.Mirror().DB().Exec(`UPDATE _pond_meta SET value = '4' WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
-	s = openTestStore(t, dir)
-	var v string
-	if err := s.Mirror().DB().QueryRow(`SELECT value FROM _pond_meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != fmt.Sprint(sqlite.SchemaVersion) {
-		t.Fatalf("layout after open: %q, %v", v, err)
+	var logs [2]bytes.Buffer
+	var stores [2]*Store
+	var wg sync.WaitGroup
+	for i := range stores {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := Open(ctx, Options{DataDir: filepath.Join(dir, "data"), StateDir: filepath.Join(dir, "state"), Command: "test",
+				Logger: slog.New(slog.NewTextHandler(&logs[i], &slog.HandlerOptions{Level: slog.LevelWarn}))})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			stores[i] = st
+			t.Cleanup(func() { st.Close() })
+		}()
 	}
-	drift, err := s.Verify(ctx)
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	if n := strings.Count(logs[0].String()+logs[1].String(), "rebuilding the SQL mirror"); n != 1 {
+		t.Errorf("%d rebuilds for two stores opened together, want 1:\n%s\n%s", n, &logs[0], &logs[1])
+	}
+	for _, s := range stores {
+		var v string
+		if err := s.Mirror().DB().QueryRow(`SELECT value FROM _pond_meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != fmt.Sprint(sqlite.SchemaVersion) {
+			t.Fatalf("layout after open: %q, %v", v, err)
+		}
+		noDrift(t, s, "after the rebuild")
+	}
+	// The raw records, which the old layout kept in the mirror, read from Lance.
+	r, err := sqlite.OpenReader(stores[1].MirrorPath(), stores[1].MirrorRecords())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range drift {
-		if !d.OK() || d.Mirror == 0 {
-			t.Fatalf("after the rebuild: %+v", d)
-		}
+	defer r.Close()
+	res, err := r.Query(ctx, `SELECT json_extract(options, '$.anthropic.usage.input_tokens') AS n FROM messages WHERE message_id = 'm2'`, sqlite.Options{})
+	if err != nil || len(res.Rows) != 1 || fmt.Sprint(res.Rows[0]["n"]) != "12" {
+		t.Errorf("raw record after the rebuild: %+v, %v", res, err)
 	}
 }
 
