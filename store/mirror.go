@@ -25,7 +25,9 @@ func (s *Store) RebuildMirror(ctx context.Context) (sqlite.Counts, error) {
 // upgradeMirror makes the mirror of another layout again from Lance, once: a process that
 // waited for the store lock while another rebuilt it opens the rebuilt one.
 func (s *Store) upgradeMirror(ctx context.Context) error {
-	lock, err := AcquireLock(ctx, s.opts.StateDir, s.opts.Command, nil)
+	lock, err := AcquireLock(ctx, s.opts.StateDir, s.opts.Command, func(h Holder) {
+		s.log.Warn("the SQL mirror is in an earlier layout; waiting for the archive's lock, which may be rebuilding it", "holder", h.String())
+	})
 	if err != nil {
 		return err
 	}
