@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 
 	"github.com/pondhq/pond/store/lance"
+	"github.com/pondhq/pond/store/sqlite"
 )
 
 // TableNames are the archive's tables, sessions first.
@@ -83,6 +84,6 @@ func (s *Store) MirrorKeys(ctx context.Context, table string) (map[string]bool, 
 // EmbeddingModels are the models the stored message vectors were made with, most used first,
 // from the mirror ("" is not one: messages without a vector).
 func (s *Store) EmbeddingModels(ctx context.Context) ([]string, error) {
-	return queryStrings(ctx, s.mirror.DB(), `SELECT embedding_model FROM messages
+	return sqlite.QueryStrings(ctx, s.mirror.DB(), `SELECT embedding_model FROM messages
 		WHERE embedding_model IS NOT NULL AND embedding_model <> '' GROUP BY embedding_model ORDER BY count(*) DESC, embedding_model`)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/session/view"
+	"github.com/pondhq/pond/store/sqlite"
 )
 
 // Bounds of session pages and message reads.
@@ -322,7 +323,7 @@ func childSessions(ctx context.Context, db querier, id string) ([]view.SessionIn
 // messageOrder lists a session's message ids in reading order, from the mirror's
 // (session_id, timestamp, message_id) index alone.
 func messageOrder(ctx context.Context, db querier, sid string) ([]string, error) {
-	ids, err := queryStrings(ctx, db, `SELECT message_id FROM messages WHERE session_id = ? ORDER BY timestamp, message_id`, sid)
+	ids, err := sqlite.QueryStrings(ctx, db, `SELECT message_id FROM messages WHERE session_id = ? ORDER BY timestamp, message_id`, sid)
 	if err != nil {
 		return nil, fmt.Errorf("store: messages of %s: %w", sid, err)
 	}

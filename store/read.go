@@ -30,7 +30,7 @@ type Transcript struct {
 
 // SessionIDs lists the stored sessions, oldest first.
 func (s *Store) SessionIDs(ctx context.Context) ([]string, error) {
-	ids, err := queryStrings(ctx, s.mirror.DB(), `SELECT session_id FROM sessions ORDER BY created_at, session_id`)
+	ids, err := sqlite.QueryStrings(ctx, s.mirror.DB(), `SELECT session_id FROM sessions ORDER BY created_at, session_id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list sessions: %w", err)
 	}
@@ -40,7 +40,7 @@ func (s *Store) SessionIDs(ctx context.Context) ([]string, error) {
 // Projects lists the distinct projects the stored sessions name (absolute folders and agents'
 // project keys alike), for adapters that look for files inside projects (Aider).
 func (s *Store) Projects(ctx context.Context) ([]string, error) {
-	ps, err := queryStrings(ctx, s.mirror.DB(), `SELECT DISTINCT project FROM sessions WHERE project <> '' ORDER BY project`)
+	ps, err := sqlite.QueryStrings(ctx, s.mirror.DB(), `SELECT DISTINCT project FROM sessions WHERE project <> '' ORDER BY project`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list projects: %w", err)
 	}
@@ -55,29 +55,11 @@ func (s *Store) ChildSessionIDs(ctx context.Context, id string) ([]string, error
 
 // childSessionIDs lists the sessions whose parent is id, oldest first.
 func childSessionIDs(ctx context.Context, db querier, id string) ([]string, error) {
-	ids, err := queryStrings(ctx, db, `SELECT session_id FROM sessions WHERE parent_session_id = ? ORDER BY created_at, session_id`, id)
+	ids, err := sqlite.QueryStrings(ctx, db, `SELECT session_id FROM sessions WHERE parent_session_id = ? ORDER BY created_at, session_id`, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: children of %s: %w", id, err)
 	}
 	return ids, nil
-}
-
-// queryStrings runs a query of one text column and returns its values.
-func queryStrings(ctx context.Context, db querier, q string, args ...any) ([]string, error) {
-	rows, err := db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
 }
 
 func parseISO(s string) time.Time {

@@ -34,7 +34,7 @@ func TestTextKeepsItsEscapesVerbatim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bodies, err := queryStrings(ctx, db, `SELECT variant_data FROM parts WHERE session_id = 'esc' ORDER BY message_id`)
+	bodies, err := sqlite.QueryStrings(ctx, db, `SELECT variant_data FROM parts WHERE session_id = 'esc' ORDER BY message_id`)
 	if err != nil {
 		t.Fatal(err)
 	}

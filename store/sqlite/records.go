@@ -148,14 +148,16 @@ func recordValue(s string) any {
 // messages arrived in (a session's row is applied with its first messages).
 func sessionsAfter(db *sql.DB) func(sessionID string, n int) ([]string, error) {
 	return func(sessionID string, n int) ([]string, error) {
-		return queryColumn(db, `SELECT session_id FROM sessions
+		return QueryStrings(context.Background(), db, `SELECT session_id FROM sessions
 			WHERE rowid > (SELECT rowid FROM sessions WHERE session_id = ?1) ORDER BY rowid LIMIT ?2`, sessionID, n)
 	}
 }
 
-// queryColumn runs q and returns its one text column.
-func queryColumn(db *sql.DB, q string, args ...any) ([]string, error) {
-	rows, err := db.Query(q, args...)
+// QueryStrings runs a query of one text column and returns its values.
+func QueryStrings(ctx context.Context, db interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, q string, args ...any) ([]string, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
