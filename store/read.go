@@ -139,7 +139,7 @@ func (s *Store) readTranscript(ctx context.Context, id string, extra lanceExtras
 			rows.Close()
 			return nil, err
 		}
-		record, ok := extra.records[id+"\x00"+m.ID]
+		record, ok := extra.records[id][m.ID]
 		m.Timestamp, m.Content, m.Options = parseISO(ts), content.String, optionsFrom(sql.NullString{String: record, Valid: ok})
 		t.Messages = append(t.Messages, m)
 	}
@@ -173,7 +173,7 @@ func (s *Store) readTranscript(ctx context.Context, id string, extra lanceExtras
 // session, message and part id) and the messages' raw records (by session and message id).
 type lanceExtras struct {
 	payloads map[string][]byte
-	records  map[string]string
+	records  map[string]map[string]string
 }
 
 // lanceOnly reads from Lance what the mirror does not keep of sessions.
@@ -182,35 +182,15 @@ func (s *Store) lanceOnly(ctx context.Context, sessionIDs []string) (lanceExtras
 	if err != nil {
 		return lanceExtras{}, err
 	}
-	records, err := s.messageRecords(ctx, sessionIDs)
-	return lanceExtras{payloads, records}, err
-}
-
-// messageRecords reads the raw records of the messages of sessions from Lance, by session and
-// message id.
-func (s *Store) messageRecords(ctx context.Context, sessionIDs []string) (map[string]string, error) {
-	out := map[string]string{}
-	q := lance.Query{
-		Columns: []string{"session_id", "id", "options"},
-		Filter:  inFilter("session_id", sessionIDs) + " AND options IS NOT NULL",
-	}
-	err := s.tables[TableMessages].Scan(ctx, q, func(r arrow.Record) error {
-		sid := r.Column(0).(*array.String)
-		id := r.Column(1).(*array.String)
-		opts := r.Column(2).(*array.String)
-		for i := 0; i < int(r.NumRows()); i++ {
-			out[sid.Value(i)+"\x00"+id.Value(i)] = strings.Clone(opts.Value(i))
-		}
-		return nil
-	})
+	records, err := mirrorRecords{s.tables[TableMessages]}.Records(ctx, sessionIDs)
 	if err != nil {
-		return nil, fmt.Errorf("store: raw records of %s: %w", strings.Join(sessionIDs, ", "), err)
+		return lanceExtras{}, fmt.Errorf("store: raw records of %s: %w", strings.Join(sessionIDs, ", "), err)
 	}
-	return out, nil
+	return lanceExtras{payloads, records}, nil
 }
 
-// mirrorRecords is where the mirror's SQL surface reads raw records (sqlite.Records): the
-// messages table.
+// mirrorRecords reads raw records from the messages table: for the mirror's SQL surface
+// (sqlite.Records) and for whole transcripts.
 type mirrorRecords struct{ t *lance.Table }
 
 func (r mirrorRecords) Records(ctx context.Context, sessionIDs []string) (map[string]map[string]string, error) {

@@ -153,26 +153,6 @@ func sessionsAfter(db *sql.DB) func(sessionID string, n int) ([]string, error) {
 	}
 }
 
-// QueryStrings runs a query of one text column and returns its values.
-func QueryStrings(ctx context.Context, db interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, q string, args ...any) ([]string, error) {
-	rows, err := db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
-}
-
 // connector opens go-sqlite3 connections to one DSN, each set up by hook: a driver value of
 // its own carries the hook, so each mirror's connections can read their own archive's records.
 type connector struct {

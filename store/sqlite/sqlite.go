@@ -28,3 +28,23 @@ func Probe(ctx context.Context) (version string, fts5 bool, err error) {
 	}
 	return version, n == 1, nil
 }
+
+// QueryStrings runs a query of one text column and returns its values.
+func QueryStrings(ctx context.Context, db interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, q string, args ...any) ([]string, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
