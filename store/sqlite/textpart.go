@@ -1,13 +1,13 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"unicode/utf8"
 )
 
 // A message's search text is, most of the time, its one text part's text: the mirror would
@@ -27,52 +27,85 @@ var derivedText = []byte{}
 
 // TextPart is a text part's variant_data for text, as the store writes it.
 func TextPart(text string) string {
-	b := make([]byte, 0, len(text)+16)
-	b = append(b, `{"text":`...)
+	b := make([]byte, 0, len(textHead)+len(text)+3)
+	b = append(b, textHead...)
 	b = AppendJSONString(b, text)
 	return string(append(b, '}'))
 }
 
-// AppendJSONString appends s as a JSON string, without json.Marshal's HTML escaping: text
-// keeps its <, > and &.
+// AppendJSONString appends s as a JSON string exactly as encoding/json writes it with HTML
+// escaping off: text keeps its <, > and &; control characters, quotes and backslashes are
+// escaped, invalid UTF-8 becomes U+FFFD, and U+2028 and U+2029 are escaped. It is written by
+// hand because every text and tool body of a capture goes through it: json.Marshal would
+// allocate a copy of each, and the HTML escapes would then be undone in a second pass.
 func AppendJSONString(b []byte, s string) []byte {
-	enc, _ := json.Marshal(s) // cannot fail for a string
-	if !bytes.Contains(enc, []byte(`\u00`)) {
-		return append(b, enc...)
-	}
-	// Escapes are read one at a time: a text holding a backslash and "u003c" is encoded
-	// "\\u003c", which is no escape of "<" and stays as it is.
-	for i := 0; i < len(enc); i++ {
-		c := enc[i]
-		if c != '\\' || i+1 == len(enc) {
-			b = append(b, c)
-			continue
-		}
-		if i+5 < len(enc) && enc[i+1] == 'u' {
-			switch string(enc[i+2 : i+6]) {
-			case "003c":
-				b, i = append(b, '<'), i+5
-				continue
-			case "003e":
-				b, i = append(b, '>'), i+5
-				continue
-			case "0026":
-				b, i = append(b, '&'), i+5
+	b = append(b, '"')
+	start := 0 // s[start:i] is still to be copied as it is
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
 				continue
 			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
 		}
-		b, i = append(b, c, enc[i+1]), i+1
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
 	}
-	return b
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
-// isTextPart reports whether variantData is TextPart(text), without building it.
+const hexDigits = "0123456789abcdef"
+
+// isTextPart reports whether variantData is TextPart(text), encoding text into a pooled
+// buffer rather than a new string: the writer asks it of every text part it takes in.
 func isTextPart(variantData, text string) bool {
 	if len(variantData) < len(textHead)+len(text)+3 || !strings.HasPrefix(variantData, textHead) {
 		return false
 	}
-	return variantData == TextPart(text)
+	buf := textScratch.Get().(*[]byte)
+	*buf = append(AppendJSONString(append((*buf)[:0], textHead...), text), '}')
+	same := variantData == string(*buf)
+	if cap(*buf) <= 1<<20 { // a rare huge text does not stay pinned in the pool
+		textScratch.Put(buf)
+	}
+	return same
 }
+
+var textScratch = sync.Pool{New: func() any { return new([]byte) }}
 
 // textPartSQL is pond_text_part: TextPart of a search text, NULL for NULL.
 func textPartSQL(v any) any {

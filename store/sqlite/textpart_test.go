@@ -1,8 +1,11 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -137,4 +140,42 @@ func TestTextPartsAreStoredOnce(t *testing.T) {
 		t.Errorf("a part of a message stored before, with another text: %s", got)
 	}
 	checkParts(t, apart, append(parts, late))
+}
+
+// TestAppendJSONStringMatchesEncodingJSON holds the hand-written encoder to encoding/json's
+// output with HTML escaping off, byte for byte, on every control character, the characters
+// JSON and HTML escape, U+2028/U+2029, invalid UTF-8 and random strings: the mirror's stored
+// text parts, written by either, must compare equal.
+func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
+	want := func(s string) string {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSuffix(b.String(), "\n")
+	}
+	cases := []string{"", "plain", `quote " and \ backslash`, "<b> & </b>", "\u2028\u2029", "é日本🙂",
+		"bad \xff\xfe utf-8", "\xe2\x80", "tail \xc3", "\x7f del", "\\u003c stays"}
+	for c := range 0x20 {
+		cases = append(cases, fmt.Sprintf("a%cb", c))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []string{"a", " ", "\"", "\\", "\n", "\x00", "\x1f", "<", "&", "é", "\u2028", "\xff", "\xe2\x80", "🙂"}
+	for range 2000 {
+		var s strings.Builder
+		for range rng.IntN(24) {
+			s.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		cases = append(cases, s.String())
+	}
+	for _, s := range cases {
+		if got, w := string(AppendJSONString([]byte("x"), s)), "x"+want(s); got != w {
+			t.Fatalf("AppendJSONString(%q) = %s, want %s", s, got, w)
+		}
+		if !isTextPart(`{"text":`+want(s)+`}`, s) || isTextPart(`{"text":`+want(s+"!")+`}`, s) {
+			t.Fatalf("isTextPart disagrees with encoding/json on %q", s)
+		}
+	}
 }
