@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -56,8 +57,12 @@ func optionsText(o session.Options) string {
 		b = append(b, ':')
 		b = append(b, o[k]...)
 	}
-	return string(append(b, '}'))
+	return bytesString(append(b, '}'))
 }
+
+// bytesString is b as a string without a copy, for a buffer built to be that string and never
+// written again: the text and tool bodies of a capture are its largest values, each built once.
+func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // variant is a part's type-specific body: the verbatim content SQL sees as variant_data.
 type variant struct {
@@ -149,7 +154,7 @@ func partBody(p *session.Part) (string, []byte) {
 	if p.Data != nil && p.Data.Kind == session.FileBytes {
 		data = p.Data.Bytes
 	}
-	return string(b), data
+	return bytesString(b), data
 }
 
 // partFromBody rebuilds a part's type-specific fields from its stored body.
@@ -285,12 +290,12 @@ func reserve(rb *array.RecordBuilder, lo, hi int, columns map[int]func(i int) in
 }
 
 func (b *batch) messageRecord(mem memory.Allocator, lo, hi int) arrow.Record {
-	rb := array.NewRecordBuilder(mem, messagesSchema)
+	rb := array.NewRecordBuilder(mem, messagesAppendSchema)
 	defer rb.Release()
 	reserve(rb, lo, hi, map[int]func(int) int{
-		6:  func(i int) int { return len(b.messages[i].Content) },
-		7:  func(i int) int { return len(b.searchText[i]) },
-		10: func(i int) int { return len(b.messageOpts[i]) },
+		6: func(i int) int { return len(b.messages[i].Content) },
+		7: func(i int) int { return len(b.searchText[i]) },
+		8: func(i int) int { return len(b.messageOpts[i]) },
 	})
 	for i := lo; i < hi; i++ {
 		m := b.messages[i]
@@ -302,10 +307,8 @@ func (b *batch) messageRecord(mem memory.Allocator, lo, hi int) arrow.Record {
 		appendStr(rb.Field(5), b.project[i])
 		appendOpt(rb.Field(6), m.Content)
 		appendOpt(rb.Field(7), b.searchText[i])
-		rb.Field(8).AppendNull()
-		rb.Field(9).AppendNull()
-		appendOpt(rb.Field(10), b.messageOpts[i])
-		rb.Field(11).(*array.Int64Builder).Append(b.seq[session.Key{SessionID: m.SessionID, MessageID: m.ID}])
+		appendOpt(rb.Field(8), b.messageOpts[i])
+		rb.Field(9).(*array.Int64Builder).Append(b.seq[session.Key{SessionID: m.SessionID, MessageID: m.ID}])
 	}
 	return rb.NewRecord()
 }

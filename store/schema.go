@@ -1,6 +1,8 @@
 package store
 
 import (
+	"slices"
+
 	"github.com/apache/arrow/go/v17/arrow"
 )
 
@@ -64,6 +66,22 @@ var messagesSchema = arrow.NewSchema([]arrow.Field{
 	packed("options"),
 	i64("ingest_seq"),
 }, nil)
+
+// messagesAppendSchema is the slice of the messages table a capture writes: every column but
+// the vector and the model that computed it, which the embedding backfill sets later. Lance
+// reads a column a fragment has no data for as nulls, so leaving them out stores the same
+// rows, without building, copying and encoding 1.5 KB of null floats for every message.
+var messagesAppendSchema = withoutFields(messagesSchema, "vector", "embedding_model")
+
+func withoutFields(s *arrow.Schema, names ...string) *arrow.Schema {
+	var keep []arrow.Field
+	for _, f := range s.Fields() {
+		if !slices.Contains(names, f.Name) {
+			keep = append(keep, f)
+		}
+	}
+	return arrow.NewSchema(keep, nil)
+}
 
 var partsSchema = arrow.NewSchema([]arrow.Field{
 	str("session_id", false),

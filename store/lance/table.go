@@ -137,10 +137,16 @@ func (t *Table) Append(ctx context.Context, recs ...arrow.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	t.mu.RLock()
-	defer t.mu.RUnlock()
+	data, err := encodeIPC(recs[0].Schema(), recs)
+	if err != nil {
+		return fmt.Errorf("lance: append to %s: %w", t.name, err)
+	}
+	defer data.free()
 	defer t.writes.Add(1)
-	if err := t.goTable.AddRecords(ctx, recs, nil); err != nil {
+	err = t.use(func(nt *C.PondTable) error {
+		return nativeErr(C.pond_table_append(nt, data.ptr(), data.size()))
+	})
+	if err != nil {
 		return fmt.Errorf("lance: append to %s: %w", t.name, err)
 	}
 	return t.durable()
@@ -198,11 +204,12 @@ func (t *Table) MergeInsert(ctx context.Context, spec MergeSpec, recs ...arrow.R
 	if err != nil {
 		return res, fmt.Errorf("lance: merge into %s: %w", t.name, err)
 	}
+	defer data.free()
 	defer t.writes.Add(1)
 	err = t.use(func(nt *C.PondTable) error {
 		var out *C.char
 		err := callJSON(spec, func(cs *C.char) *C.char {
-			return C.pond_table_merge_insert(nt, cs, (*C.uint8_t)(unsafe.Pointer(&data[0])), C.size_t(len(data)), &out)
+			return C.pond_table_merge_insert(nt, cs, data.ptr(), data.size(), &out)
 		})
 		if err != nil {
 			return err
@@ -241,10 +248,13 @@ func (t *Table) Delete(ctx context.Context, filter string) (int64, error) {
 	if err != nil || n == 0 {
 		return 0, err
 	}
-	t.mu.RLock()
-	defer t.mu.RUnlock()
 	defer t.writes.Add(1)
-	if err := t.goTable.Delete(ctx, filter); err != nil {
+	err = t.use(func(nt *C.PondTable) error {
+		cf := cString(filter)
+		defer freeCString(cf)
+		return nativeErr(C.pond_table_delete(nt, cf))
+	})
+	if err != nil {
 		return 0, fmt.Errorf("lance: delete from %s: %w", t.name, err)
 	}
 	return n, t.durable()
@@ -265,8 +275,9 @@ func (t *Table) AddNullColumns(ctx context.Context, fields ...arrow.Field) error
 	if err != nil {
 		return err
 	}
+	defer data.free()
 	err = t.use(func(nt *C.PondTable) error {
-		return nativeErr(C.pond_table_add_null_columns(nt, (*C.uint8_t)(unsafe.Pointer(&data[0])), C.size_t(len(data))))
+		return nativeErr(C.pond_table_add_null_columns(nt, data.ptr(), data.size()))
 	})
 	if err != nil {
 		return fmt.Errorf("lance: add columns to %s: %w", t.name, err)
@@ -568,20 +579,56 @@ func (t *Table) Stats(ctx context.Context) (Stats, error) {
 	return s, nil
 }
 
-// encodeIPC writes recs (possibly none) as an Arrow IPC stream.
-func encodeIPC(schema *arrow.Schema, recs []arrow.Record) ([]byte, error) {
-	var buf bytes.Buffer
-	w := ipc.NewWriter(&buf, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
+// encodeIPC writes recs (possibly none) as an Arrow IPC stream, in C memory the caller frees.
+func encodeIPC(schema *arrow.Schema, recs []arrow.Record) (*cBuffer, error) {
+	buf := &cBuffer{}
+	w := ipc.NewWriter(buf, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
 	for _, r := range recs {
 		if err := w.Write(r); err != nil {
 			w.Close()
+			buf.free()
 			return nil, fmt.Errorf("encode Arrow IPC: %w", err)
 		}
 	}
 	if err := w.Close(); err != nil {
+		buf.free()
 		return nil, fmt.Errorf("encode Arrow IPC: %w", err)
 	}
-	return buf.Bytes(), nil
+	return buf, nil
+}
+
+// cBuffer is an io.Writer into malloc'd memory. A write hands Lance a stream as large as the
+// records it carries (up to store's 32 MB chunks): in the Go heap, that copy, and a
+// bytes.Buffer's doublings on the way to it, would raise the garbage collector's goal by twice
+// as much, for bytes that live only until the call returns. realloc moves a large block by
+// remapping its pages, so growing it copies nothing.
+type cBuffer struct {
+	p   unsafe.Pointer
+	len int
+	cap int
+}
+
+func (b *cBuffer) Write(p []byte) (int, error) {
+	if need := b.len + len(p); need > b.cap {
+		c := max(2*b.cap, need, 64<<10)
+		q := C.realloc(b.p, C.size_t(c))
+		if q == nil {
+			return 0, fmt.Errorf("allocate %d bytes for Arrow IPC", c)
+		}
+		b.p, b.cap = q, c
+	}
+	copy(unsafe.Slice((*byte)(b.p), b.cap)[b.len:], p)
+	b.len += len(p)
+	return len(p), nil
+}
+
+func (b *cBuffer) ptr() *C.uint8_t { return (*C.uint8_t)(b.p) }
+
+func (b *cBuffer) size() C.size_t { return C.size_t(b.len) }
+
+func (b *cBuffer) free() {
+	C.free(b.p)
+	b.p, b.len, b.cap = nil, 0, 0
 }
 
 // decodeIPC reads the one record of a self-contained Arrow IPC stream from pond_stream_next.

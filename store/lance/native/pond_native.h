@@ -41,6 +41,10 @@ void pond_table_close(PondTable *t);
 
 char *pond_table_version(PondTable *t, uint64_t *out);
 char *pond_table_count(PondTable *t, const char *filter, uint64_t *out);
+/* Appends the batches of an Arrow IPC stream in one commit. */
+char *pond_table_append(PondTable *t, const uint8_t *ipc, size_t ipc_len);
+/* Deletes the rows matching filter in one commit. */
+char *pond_table_delete(PondTable *t, const char *filter);
 /* spec_json: {"on": [cols], "update_matched": bool, "insert_unmatched": bool}
  * result: {"version", "inserted", "updated", "deleted"} */
 char *pond_table_merge_insert(PondTable *t, const char *spec_json, const uint8_t *ipc, size_t ipc_len,

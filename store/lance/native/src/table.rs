@@ -211,6 +211,32 @@ fn yes() -> bool {
     true
 }
 
+/// Appends the batches of an Arrow IPC stream as new rows, in one commit. Columns the stream
+/// leaves out must be nullable; Lance reads them as nulls.
+#[no_mangle]
+pub extern "C" fn pond_table_append(t: *mut PondTable, ipc: *const u8, ipc_len: usize) -> *mut c_char {
+    guard(|| {
+        let t = table_ref(t)?;
+        let (schema, batches) = read_ipc(arg_bytes(ipc, ipc_len, "ipc")?)?;
+        let reader = RecordBatchIterator::new(batches.into_iter().map(Ok), schema);
+        block_on(t.table.add(reader).execute())
+            .map_err(|e| format!("append: {e}"))?;
+        Ok(())
+    })
+}
+
+/// Deletes the rows matching `filter`, in one commit, through the same handle as the appends
+/// (a second handle would not see them until its read-consistency interval passed).
+#[no_mangle]
+pub extern "C" fn pond_table_delete(t: *mut PondTable, filter: *const c_char) -> *mut c_char {
+    guard(|| {
+        let t = table_ref(t)?;
+        let filter = arg_str(filter, "filter")?;
+        block_on(t.table.delete(filter)).map_err(|e| format!("delete: {e}"))?;
+        Ok(())
+    })
+}
+
 /// Merge-insert an Arrow IPC stream by key: rows whose key is absent are inserted, matched rows
 /// are updated (when asked) or left alone. Result JSON: {version, inserted, updated, deleted}.
 #[no_mangle]
