@@ -15,7 +15,6 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
-	"github.com/apache/arrow/go/v17/arrow/memory/mallocator"
 
 	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/session/view"
@@ -442,9 +441,7 @@ const refreshAfterAppends = 50
 // writeLance appends the batch's messages, parts and then sessions to Lance, and sets the
 // recomputed search text of stored messages.
 func (s *Store) writeLance(ctx context.Context, b *batch, updates []sqlite.SearchTextUpdate) error {
-	// The records live in C memory, freed as each append returns: a chunk of up to 32 MB in
-	// the Go heap would raise the collector's goal, and so the process's peak, by twice that.
-	mem := recordMemory
+	mem := memory.DefaultAllocator
 	for _, w := range []struct {
 		table string
 		n     int
@@ -509,10 +506,6 @@ func reindexRecord(mem memory.Allocator, updates []sqlite.SearchTextUpdate) arro
 	}
 	return rb.NewRecord()
 }
-
-// recordMemory allocates the Arrow records the writer builds, with malloc. Each must be
-// released, or its bytes leak: the garbage collector does not see them.
-var recordMemory = mallocator.NewMallocator()
 
 // afterMessagesAppended, set by the crash tests, runs once a batch's messages are committed to
 // Lance and before its parts are: where a crash leaves every message "gaining" its parts.
