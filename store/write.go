@@ -514,7 +514,7 @@ var afterMessagesAppended func()
 type storedLabels struct{ agent, project string }
 
 // appendChunkBytes bounds one Lance append: larger batches are committed in several appends, so
-// that the Arrow record and lancedb-go's IPC copy of it stay small. A crash between two appends
+// that the Arrow record and its IPC copy stay small. A crash between two appends
 // is converged like any other by the next write.
 const appendChunkBytes = 32 << 20
 
