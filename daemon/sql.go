@@ -26,9 +26,9 @@ func (s *Service) sqlReader(ctx context.Context) (*sqlite.Reader, error) {
 		return s.reader, nil
 	}
 	path := paths.MirrorFile(s.Dirs.Data.Path)
-	var records sqlite.Records // raw records, read from Lance (none without the store)
+	var archive sqlite.Archive // what the mirror leaves to Lance (none without the store)
 	if s.Store != nil {
-		path, records = s.Store.MirrorPath(), s.Store.MirrorRecords()
+		path, archive = s.Store.MirrorPath(), s.Store.MirrorArchive()
 	} else {
 		if err := os.MkdirAll(s.Dirs.Data.Path, 0o700); err != nil {
 			return nil, err
@@ -39,7 +39,7 @@ func (s *Service) sqlReader(ctx context.Context) (*sqlite.Reader, error) {
 		}
 		m.Close()
 	}
-	r, err := sqlite.OpenReader(path, records)
+	r, err := sqlite.OpenReader(path, archive)
 	if err != nil {
 		return nil, err
 	}

@@ -355,7 +355,10 @@ func messageViews(ctx context.Context, db querier, sid string, ids []string) ([]
 		byID[v.ID] = v
 	}
 	rows.Close()
-	rows, err = db.QueryContext(ctx, `SELECT message_id, id, ordinal, type, provenance, variant_data FROM parts
+	// A tool call or result is summarised from its columns: its body, which the mirror may
+	// leave to Lance, is not read for a page.
+	rows, err = db.QueryContext(ctx, `SELECT message_id, id, ordinal, type, provenance, tool_name, call_id, is_failure,
+		CASE WHEN type IN ('tool_call', 'tool_result') THEN NULL ELSE variant_data END FROM parts
 		WHERE session_id = ? AND message_id IN (`+marks+`) ORDER BY message_id, ordinal, id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: read parts of %s: %w", sid, err)
@@ -364,12 +367,16 @@ func messageViews(ctx context.Context, db querier, sid string, ids []string) ([]
 	texts := map[string][]string{}
 	for rows.Next() {
 		p := session.Part{SessionID: sid}
-		var variant sql.NullString
-		if err := rows.Scan(&p.MessageID, &p.ID, &p.Ordinal, &p.Type, &p.Provenance, &variant); err != nil {
+		var tool, call, variant sql.NullString
+		var failed sql.NullBool
+		if err := rows.Scan(&p.MessageID, &p.ID, &p.Ordinal, &p.Type, &p.Provenance, &tool, &call, &failed, &variant); err != nil {
 			return nil, err
 		}
 		if err := partFromBody(&p, variant.String, nil); err != nil {
 			return nil, err
+		}
+		if p.Type == session.PartToolCall || p.Type == session.PartToolResult {
+			p.Name, p.CallID, p.IsFailure = tool.String, call.String, failed.Bool
 		}
 		v := byID[p.MessageID]
 		if v == nil {

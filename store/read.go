@@ -148,17 +148,25 @@ func (s *Store) readTranscript(ctx context.Context, id string, extra lanceExtras
 		return nil, err
 	}
 
-	rows, err = db.QueryContext(ctx, `SELECT message_id, id, ordinal, type, provenance, variant_data, options FROM parts
+	// The parts as the mirror holds them, with the values it leaves to Lance taken from extra.
+	rows, err = db.QueryContext(ctx, `SELECT message_id, id, ordinal, type, provenance, variant_data, options FROM _pond_parts_here
 		WHERE session_id = ? ORDER BY message_id, ordinal, id`, id)
 	if err != nil {
 		return nil, fmt.Errorf("store: read parts of %s: %w", id, err)
 	}
 	defer rows.Close()
+	values := extra.parts[id]
 	for rows.Next() {
 		p := session.Part{SessionID: id}
 		var variantJSON, po sql.NullString
 		if err := rows.Scan(&p.MessageID, &p.ID, &p.Ordinal, &p.Type, &p.Provenance, &variantJSON, &po); err != nil {
 			return nil, err
+		}
+		if v, ok := values[sqlite.PartValueKey(p.MessageID, p.ID, "variant_data")]; ok && !variantJSON.Valid {
+			variantJSON = sql.NullString{String: v, Valid: true}
+		}
+		if v, ok := values[sqlite.PartValueKey(p.MessageID, p.ID, "options")]; ok && !po.Valid {
+			po = sql.NullString{String: v, Valid: true}
 		}
 		p.Options = optionsFrom(po)
 		if err := partFromBody(&p, variantJSON.String, extra.payloads[id+"\x00"+p.MessageID+"\x00"+p.ID]); err != nil {
@@ -170,10 +178,12 @@ func (s *Store) readTranscript(ctx context.Context, id string, extra lanceExtras
 }
 
 // lanceExtras is what a transcript's rows in the mirror lack: the parts' inline file bytes (by
-// session, message and part id) and the messages' raw records (by session and message id).
+// session, message and part id), the messages' raw records (by session and message id) and
+// the parts' values the mirror leaves to Lance (by session and sqlite.PartValueKey).
 type lanceExtras struct {
 	payloads map[string][]byte
 	records  map[string]map[string]string
+	parts    map[string]map[string]string
 }
 
 // lanceOnly reads from Lance what the mirror does not keep of sessions.
@@ -182,22 +192,28 @@ func (s *Store) lanceOnly(ctx context.Context, sessionIDs []string) (lanceExtras
 	if err != nil {
 		return lanceExtras{}, err
 	}
-	records, err := mirrorRecords{s.tables[TableMessages]}.Records(ctx, sessionIDs)
+	a := s.MirrorArchive()
+	records, err := a.Records(ctx, sessionIDs)
 	if err != nil {
 		return lanceExtras{}, fmt.Errorf("store: raw records of %s: %w", strings.Join(sessionIDs, ", "), err)
 	}
-	return lanceExtras{payloads, records}, nil
+	parts, err := a.PartValues(ctx, sessionIDs)
+	if err != nil {
+		return lanceExtras{}, fmt.Errorf("store: tool bodies of %s: %w", strings.Join(sessionIDs, ", "), err)
+	}
+	return lanceExtras{payloads, records, parts}, nil
 }
 
-// mirrorRecords reads raw records from the messages table: for the mirror's SQL surface
-// (sqlite.Records) and for whole transcripts.
-type mirrorRecords struct{ t *lance.Table }
+// mirrorArchive reads what the mirror leaves to Lance (sqlite.Archive): the raw records from the
+// messages table, the tool bodies and part records from the parts table; for the mirror's SQL
+// surface and for whole transcripts.
+type mirrorArchive struct{ messages, parts *lance.Table }
 
-func (r mirrorRecords) Records(ctx context.Context, sessionIDs []string) (map[string]map[string]string, error) {
+func (r mirrorArchive) Records(ctx context.Context, sessionIDs []string) (map[string]map[string]string, error) {
 	out := map[string]map[string]string{}
 	// No condition on options: Lance would evaluate it on every row of the pages it reads.
 	q := lance.Query{Columns: []string{"session_id", "id", "options"}, Filter: inFilter("session_id", sessionIDs)}
-	err := r.t.Scan(ctx, q, func(rec arrow.Record) error {
+	err := r.messages.Scan(ctx, q, func(rec arrow.Record) error {
 		sid := rec.Column(0).(*array.String)
 		id := rec.Column(1).(*array.String)
 		opts := rec.Column(2).(*array.String)
@@ -217,14 +233,46 @@ func (r mirrorRecords) Records(ctx context.Context, sessionIDs []string) (map[st
 	return out, err
 }
 
-// Generation counts the writes through the store's handle of the messages table: the daemon,
-// the only writer while it runs, writes through it, and a pond sql that runs without one reads
-// for one statement only.
-func (r mirrorRecords) Generation() uint64 { return r.t.Writes() }
+// PartValues returns the sessions' tool bodies (variant_data of tool calls and results) and
+// every part's record (options): all the mirror may leave to Lance, a superset of it.
+func (r mirrorArchive) PartValues(ctx context.Context, sessionIDs []string) (map[string]map[string]string, error) {
+	out := map[string]map[string]string{}
+	q := lance.Query{Columns: []string{"session_id", "message_id", "id", "type", "variant_data", "options"}, Filter: inFilter("session_id", sessionIDs)}
+	err := r.parts.Scan(ctx, q, func(rec arrow.Record) error {
+		sid := rec.Column(0).(*array.String)
+		msg := rec.Column(1).(*array.String)
+		id := rec.Column(2).(*array.String)
+		typ := rec.Column(3).(*array.String)
+		body := rec.Column(4).(*array.String)
+		opts := rec.Column(5).(*array.String)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			byKey := out[sid.Value(i)]
+			if byKey == nil {
+				byKey = map[string]string{}
+				out[strings.Clone(sid.Value(i))] = byKey
+			}
+			if t := session.PartType(typ.Value(i)); (t == session.PartToolCall || t == session.PartToolResult) && body.IsValid(i) {
+				byKey[sqlite.PartValueKey(msg.Value(i), id.Value(i), "variant_data")] = strings.Clone(body.Value(i))
+			}
+			if opts.IsValid(i) {
+				byKey[sqlite.PartValueKey(msg.Value(i), id.Value(i), "options")] = strings.Clone(opts.Value(i))
+			}
+		}
+		return nil
+	})
+	return out, err
+}
 
-// MirrorRecords is the source of the mirror's raw records, for a reader of its SQL surface
-// (sqlite.OpenReader).
-func (s *Store) MirrorRecords() sqlite.Records { return mirrorRecords{s.tables[TableMessages]} }
+// Generation counts the writes through the store's handles of the two tables: the daemon, the
+// only writer while it runs, writes through them, and a pond sql that runs without one reads
+// for one statement only.
+func (r mirrorArchive) Generation() uint64 { return r.messages.Writes() + r.parts.Writes() }
+
+// MirrorArchive is where the mirror's views read what it leaves to Lance, for a reader of its
+// SQL surface (sqlite.OpenReader).
+func (s *Store) MirrorArchive() sqlite.Archive {
+	return mirrorArchive{s.tables[TableMessages], s.tables[TableParts]}
+}
 
 // filePayloads reads the inline file bytes of the parts of sessions from Lance, by session,
 // message and part id.

@@ -79,7 +79,7 @@ func TestRedactAllRewritesStoredSessions(t *testing.T) {
 	captured := ingest()
 	// The SQL surface reads raw records from Lance (messages.options): a reader that read the
 	// secret before the rewrite, and keeps what it read, reads the redacted record after it.
-	reader, err := sqlite.OpenReader(s.MirrorPath(), s.MirrorRecords())
+	reader, err := sqlite.OpenReader(s.MirrorPath(), s.MirrorArchive())
 	if err != nil {
 		t.Fatal(err)
 	}

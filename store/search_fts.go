@@ -27,7 +27,7 @@ func (s *Store) searchDB() (*sql.DB, error) {
 	s.searchMu.Lock()
 	defer s.searchMu.Unlock()
 	if s.search == nil {
-		s.search = sqlite.OpenSearchDB(s.MirrorPath(), s.MirrorRecords())
+		s.search = sqlite.OpenSearchDB(s.MirrorPath(), s.MirrorArchive())
 	}
 	return s.search, nil
 }

@@ -66,11 +66,11 @@ func everyKind(id string) []session.Event {
 			MediaType: "image/png", FileName: "shot.png", Data: &session.FileData{Kind: session.FileBytes, Bytes: []byte{0x89, 'P', 'N', 'G', 0, 1}}},
 		{SessionID: id, MessageID: "m1", ID: "p2", Ordinal: 2, Type: session.PartText, Provenance: session.Injected, Text: "<system-reminder>x</system-reminder>"},
 		{SessionID: id, MessageID: "m2", ID: "p0", Ordinal: 0, Type: session.PartReasoning, Provenance: session.Conversational, Text: "look at the test",
-			Options: session.Options{"anthropic": json.RawMessage(`{"signature":"abc"}`)}},
+			Options: session.Options{"anthropic": json.RawMessage(`{"signature":"` + strings.Repeat("abc", 100) + `"}`)}},
 		{SessionID: id, MessageID: "m2", ID: "p1", Ordinal: 1, Type: session.PartToolCall, Provenance: session.Conversational,
 			CallID: "toolu_1", Name: "Bash", Params: json.RawMessage(`{"command":"go test ./..."}`)},
 		{SessionID: id, MessageID: "m2", ID: "p2", Ordinal: 2, Type: session.PartToolResult, Provenance: session.Conversational,
-			CallID: "toolu_1", Name: "Bash", IsFailure: true, Result: json.RawMessage(`"FAIL: TestX"`)},
+			CallID: "toolu_1", Name: "Bash", IsFailure: true, Result: json.RawMessage(`"FAIL: TestX` + strings.Repeat(`\n    x_test.go:12: got 1, want 2`, 12) + `"`)},
 		{SessionID: id, MessageID: "m2", ID: "p3", Ordinal: 3, Type: session.PartToolApprovalRequest, Provenance: session.Conversational,
 			ApprovalID: "ap1", ToolCallID: "toolu_1"},
 		{SessionID: id, MessageID: "m2", ID: "p4", Ordinal: 4, Type: session.PartToolApprovalResponse, Provenance: session.Conversational,
@@ -512,7 +512,7 @@ func TestMirrorOfAnotherLayoutIsRebuilt(t *testing.T) {
 		noDrift(t, s, "after the rebuild")
 	}
 	// The raw records, which the old layout kept in the mirror, read from Lance.
-	r, err := sqlite.OpenReader(stores[1].MirrorPath(), stores[1].MirrorRecords())
+	r, err := sqlite.OpenReader(stores[1].MirrorPath(), stores[1].MirrorArchive())
 	if err != nil {
 		t.Fatal(err)
 	}

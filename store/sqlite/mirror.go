@@ -44,9 +44,10 @@ type Mirror struct {
 // views messages and parts. 3: raw records packed with a dictionary. 4: a text part that is its
 // message's search text is stored once, as derived (textpart.go). 5: no raw records: the
 // messages view reads them from Lance (records.go), and who stored each session's first
-// message is kept in _pond_first_ingest. A mirror of an earlier layout holds a copy of every
-// raw record, which only a rewrite gives back: it is rebuilt.
-const SchemaVersion = 5
+// message is kept in _pond_first_ingest. 6: no long tool bodies or part records: the parts
+// view reads them from Lance (records.go). A mirror of an earlier layout holds copies of
+// values Lance keeps, which only a rewrite gives back: it is rebuilt.
+const SchemaVersion = 6
 
 var mirrorDDL = []string{
 	`CREATE TABLE IF NOT EXISTS sessions (
@@ -97,11 +98,19 @@ var mirrorDDL = []string{
 		SELECT session_id, message_id, timestamp, role, source_agent, project, content, search_text,
 			embedding_model, pond_message_options(session_id, message_id, ingest_seq) AS options, ingest_seq
 		FROM message_rows`,
-	// A short value is stored as text and read as it is, without a call into Go.
+	// A short value is stored as text and read as it is, without a call into Go. A value left
+	// to Lance is read like a raw record (records.go), and the call names ingest_seq for the
+	// same reason.
 	`CREATE VIEW IF NOT EXISTS parts AS
 		SELECT p.session_id, p.message_id, p.id, p.ordinal, p.type, p.provenance, p.tool_name, p.call_id, p.is_failure,
-			` + variantDataSQL + ` AS variant_data,
-			` + unpacked("p.options_packed") + ` AS options, p.ingest_seq
+			` + variantDataSQL(partValueSQL("variant_data")) + ` AS variant_data,
+			` + optionsSQL(partValueSQL("options")) + ` AS options, p.ingest_seq
+		FROM part_rows p`,
+	// The parts as the mirror holds them, NULL where a value is left to Lance: for a reader
+	// that takes those from Lance itself, a batch of sessions at once (store's transcripts).
+	`CREATE VIEW IF NOT EXISTS _pond_parts_here AS
+		SELECT p.session_id, p.message_id, p.id, p.ordinal, p.type, p.provenance,
+			` + variantDataSQL("NULL") + ` AS variant_data, ` + optionsSQL("NULL") + ` AS options
 		FROM part_rows p`,
 	derivedTextTrigger,
 	`CREATE INDEX IF NOT EXISTS messages_session_time ON message_rows(session_id, timestamp, message_id)`,
@@ -158,8 +167,9 @@ func OpenMirror(ctx context.Context, path string) (*Mirror, error) {
 	q.Set("_busy_timeout", "10000")
 	q.Set("_foreign_keys", "0")
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
-	// The writer's own reads never ask for raw records: its connections have none.
-	hook := func(c *sqlite3.SQLiteConn) error { return registerFunctions(c, &recordCache{}) }
+	// The writer's own reads never ask for what only Lance keeps: its connections have no
+	// archive (transcripts read it apart, readTranscript in store).
+	hook := func(c *sqlite3.SQLiteConn) error { return registerFunctions(c, newArchiveValues(nil, nil)) }
 	db := openDB(dsn, hook)
 	// One connection: writes are serialised anyway, and temp state stays on one connection.
 	db.SetMaxOpenConns(1)

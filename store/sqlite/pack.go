@@ -9,13 +9,13 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// The mirror's large JSON columns (parts.variant_data and parts.options: the tool bodies,
-// most of the mirror's bytes after the search text) are stored packed: a value of packMin bytes
-// or more as a zstd frame in a BLOB, a shorter one as the text it is. The table holding them is
-// part_rows; the parts view gives them back under the SQL surface's names, unpacked by
-// pond_unpack, so every query that worked on the plain columns still does. Per-value zstd
-// halves these values; SQLite has no page compression of its own. (Raw records, the largest
-// values, are not kept here at all: records.go.)
+// The mirror's large JSON columns that it keeps (parts.variant_data of text, reasoning and the
+// rarer part types) are stored packed: a value of packMin bytes or more as a zstd frame in a
+// BLOB, a shorter one as the text it is. The table holding them is part_rows; the parts view
+// gives them back under the SQL surface's names, unpacked by pond_unpack, so every query that
+// worked on the plain columns still does. Per-value zstd halves these values; SQLite has no
+// page compression of its own. (Raw records and long tool bodies, the largest values, are not
+// kept here at all: records.go.)
 
 // packMin is the shortest value worth a zstd frame (its header and the BLOB's cell overhead
 // eat most of what a shorter one would save).
@@ -87,12 +87,19 @@ func packRows(r *Rows) packedRows {
 				}
 				for j := lo; j < min(lo+step, n); j++ {
 					part := &r.Parts[j]
-					if text := p.texts[[2]string{part.SessionID, part.MessageID}]; text != "" && isTextPart(part.VariantData, text) {
+					switch text := p.texts[[2]string{part.SessionID, part.MessageID}]; {
+					case text != "" && isTextPart(part.VariantData, text):
 						p.partData[j] = derivedText
-					} else {
+					case leftToLance(part.Type, "variant_data", part.VariantData):
+						p.partData[j] = inLance
+					default:
 						p.partData[j] = pack(enc, part.VariantData)
 					}
-					p.partOptions[j] = pack(enc, part.Options)
+					if leftToLance(part.Type, "options", part.Options) {
+						p.partOptions[j] = inLance
+					} else {
+						p.partOptions[j] = pack(enc, part.Options)
+					}
 				}
 			}
 		}()
@@ -113,9 +120,4 @@ func unpack(v any) (any, error) {
 		return nil, fmt.Errorf("pond_unpack: %w", err)
 	}
 	return string(out), nil
-}
-
-// unpacked is the SQL giving column's value as text.
-func unpacked(column string) string {
-	return `CASE WHEN typeof(` + column + `) = 'blob' THEN pond_unpack(` + column + `) ELSE ` + column + ` END`
 }

@@ -47,9 +47,9 @@ var deniedFunctions = map[string]bool{"load_extension": true, "readfile": true, 
 // reading and nothing else, and Pond's helper functions. The authorizer is the real
 // enforcement: mode=ro and query_only alone leave ATTACH, temporary objects, VACUUM INTO and
 // writable_schema open.
-func readOnlyHook(records Records, next func(string, int) ([]string, error)) func(*sqlite3.SQLiteConn) error {
+func readOnlyHook(archive Archive, next func(string, int) ([]string, error)) func(*sqlite3.SQLiteConn) error {
 	return func(c *sqlite3.SQLiteConn) error {
-		if err := registerFunctions(c, &recordCache{src: records, next: next}); err != nil {
+		if err := registerFunctions(c, newArchiveValues(archive, next)); err != nil {
 			return err
 		}
 		c.RegisterAuthorizer(authorize)
@@ -81,9 +81,9 @@ func authorize(op int, a1, a2, a3 string) int {
 	return sqlite3.SQLITE_DENY
 }
 
-// registerFunctions gives a connection Pond's functions; records is where the messages view's
-// raw records come from (records.go), one per connection.
-func registerFunctions(c *sqlite3.SQLiteConn, records *recordCache) error {
+// registerFunctions gives a connection Pond's functions; archive is where the views' values
+// kept only in Lance come from (records.go), one per connection.
+func registerFunctions(c *sqlite3.SQLiteConn, archive archiveValues) error {
 	cache := map[string]*regexp.Regexp{}
 	fns := map[string]any{
 		// regexp(pattern, text): what `text REGEXP pattern` calls.
@@ -107,9 +107,11 @@ func registerFunctions(c *sqlite3.SQLiteConn, records *recordCache) error {
 	// stored form of one (textpart.go); the parts view and the mirror's trigger call them.
 	fns["pond_text_part"] = textPartSQL
 	fns["pond_pack"] = packSQL
-	// pond_message_options(session_id, message_id, ingest_seq): a message's raw record, read from Lance
-	// (records.go); the messages view calls it.
-	fns["pond_message_options"] = records.lookup
+	// pond_message_options(session_id, message_id, ingest_seq): a message's raw record, and
+	// pond_part_value(session_id, message_id, id, column, ingest_seq): a part's tool body or
+	// record, read from Lance (records.go); the views messages and parts call them.
+	fns["pond_message_options"] = archive.messageOptions
+	fns["pond_part_value"] = archive.partValue
 	fns["json_get"] = func(doc, path string) any { return jsonGet(doc, path, "") }
 	fns["json_get_string"] = func(doc, path string) any { return jsonGet(doc, path, "string") }
 	fns["json_get_int"] = func(doc, path string) any { return jsonGet(doc, path, "int") }
@@ -198,11 +200,12 @@ type Reader struct {
 	watch   tempWatch
 }
 
-// OpenReader opens the mirror at path for read-only queries, its raw records read from records.
+// OpenReader opens the mirror at path for read-only queries, what it leaves to Lance read from
+// archive.
 // Each statement is bounded in time (Options), in the length of one value (maxValueBytes), and
 // in temporary space: SQLite's temporary files go to a private directory beside the mirror
 // (tempDirName), and the statements running when they hold more than maxTempBytes are stopped.
-func OpenReader(path string, records Records) (*Reader, error) {
+func OpenReader(path string, archive Archive) (*Reader, error) {
 	tempDir := filepath.Join(filepath.Dir(path), tempDirName)
 	if err := useTempDir(tempDir); err != nil {
 		return nil, err
@@ -214,7 +217,7 @@ func OpenReader(path string, records Records) (*Reader, error) {
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 	order := openDB(dsn, func(*sqlite3.SQLiteConn) error { return nil })
 	order.SetMaxOpenConns(1)
-	db := openDB(dsn, readOnlyHook(records, sessionsAfter(order)))
+	db := openDB(dsn, readOnlyHook(archive, sessionsAfter(order)))
 	db.SetMaxOpenConns(4)
 	return &Reader{db: db, order: order, path: path, tempDir: tempDir}, nil
 }
@@ -495,16 +498,16 @@ func (st *statement) classify(err error) error {
 }
 
 // OpenSearchDB opens the mirror at path read-only for the search planner and session pages,
-// with Pond's helper functions (regexp for project filters; raw records from records) and no
-// authorizer: the planner's own queries read the mirror's bookkeeping tables too.
-func OpenSearchDB(path string, records Records) *sql.DB {
+// with Pond's helper functions (regexp for project filters; what only Lance keeps, from
+// archive) and no authorizer: the planner's own queries read the mirror's bookkeeping tables.
+func OpenSearchDB(path string, archive Archive) *sql.DB {
 	q := url.Values{}
 	q.Set("mode", "ro")
 	q.Set("_query_only", "1")
 	q.Set("_busy_timeout", "5000")
-	// No read-ahead: searches and session pages read raw records of one session at most.
+	// No read-ahead: searches and session pages read the values of one session at most.
 	db := openDB("file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode(), func(c *sqlite3.SQLiteConn) error {
-		return registerFunctions(c, &recordCache{src: records})
+		return registerFunctions(c, newArchiveValues(archive, nil))
 	})
 	// Four for queries, one pinned by the store to watch the data version.
 	db.SetMaxOpenConns(5)

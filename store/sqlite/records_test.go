@@ -8,32 +8,43 @@ import (
 	"testing"
 )
 
-// mapRecords is a Records over a map, counting its reads.
-type mapRecords struct {
-	sessions map[string]map[string]string
-	gen      uint64
-	reads    int
+// mapArchive is an Archive over maps, counting its reads.
+type mapArchive struct {
+	sessions  map[string]map[string]string // raw records by session and message id
+	parts     map[string]map[string]string // part values by session and PartValueKey
+	gen       uint64
+	reads     int
+	partReads int
 }
 
-func (r *mapRecords) Records(_ context.Context, sessionIDs []string) (map[string]map[string]string, error) {
+func (r *mapArchive) Records(_ context.Context, sessionIDs []string) (map[string]map[string]string, error) {
 	r.reads++
+	return pick(r.sessions, sessionIDs), nil
+}
+
+func (r *mapArchive) PartValues(_ context.Context, sessionIDs []string) (map[string]map[string]string, error) {
+	r.partReads++
+	return pick(r.parts, sessionIDs), nil
+}
+
+func pick(all map[string]map[string]string, sessionIDs []string) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	for _, id := range sessionIDs {
-		if byID, ok := r.sessions[id]; ok {
+		if byID, ok := all[id]; ok {
 			out[id] = maps.Clone(byID)
 		}
 	}
-	return out, nil
+	return out
 }
 
-func (r *mapRecords) Generation() uint64 { return r.gen }
+func (r *mapArchive) Generation() uint64 { return r.gen }
 
 // A query over many sessions' messages reads each session's records once, in the order the
 // messages were stored, and a write (a new generation) makes the next call read again.
 func TestRecordsAreReadASessionAtATime(t *testing.T) {
 	ctx := context.Background()
 	m := tempMirror(t)
-	records := &mapRecords{sessions: map[string]map[string]string{}}
+	records := &mapArchive{sessions: map[string]map[string]string{}}
 	rows := &Rows{}
 	seq := int64(1)
 	for s := range 20 {
@@ -145,5 +156,76 @@ func TestFirstIngestKept(t *testing.T) {
 	}
 	if got, _ := m.FirstIngest(ctx, []string{"s"}); len(got) != 0 {
 		t.Errorf("after the erase: %v", got)
+	}
+}
+
+// Long tool bodies are left to the archive and read back a session at a time like raw
+// records, read ahead in a scan; what the mirror keeps (a short result, a text) is read with
+// no call into the archive.
+func TestPartValuesAreReadASessionAtATime(t *testing.T) {
+	ctx := context.Background()
+	m := tempMirror(t)
+	archive := &mapArchive{parts: map[string]map[string]string{}}
+	rows := &Rows{}
+	seq := int64(1)
+	long := func(s string) string { return `{"result":"` + s + strings.Repeat(" ok", 100) + `"}` }
+	for s := range 20 {
+		sid := fmt.Sprintf("s%02d", s)
+		rows.Sessions = append(rows.Sessions, SessionRow{SessionID: sid, SourceAgent: "a", CreatedAt: "2026-01-01T00:00:00Z", Project: "/p", IngestSeq: seq})
+		rows.Messages = append(rows.Messages, MessageRow{SessionID: sid, MessageID: "m", Timestamp: "2026-01-01T00:00:00Z",
+			Role: "assistant", SourceAgent: "a", Project: "/p", SearchText: "hello", IngestSeq: seq + 1})
+		archive.parts[sid] = map[string]string{}
+		for i, typ := range []string{"tool_call", "tool_result", "tool_result", "text"} {
+			p := PartRow{SessionID: sid, MessageID: "m", ID: fmt.Sprintf("p%d", i), Ordinal: i, Type: typ, Provenance: "conversational",
+				CallID: "c", VariantData: long(sid + "/" + typ), IngestSeq: seq + 2 + int64(i)}
+			switch i {
+			case 2:
+				p.VariantData = `{"result":"short"}`
+			case 3:
+				p.VariantData = `{"text":"hello"}`
+			}
+			rows.Parts = append(rows.Parts, p)
+			archive.parts[sid][PartValueKey("m", p.ID, "variant_data")] = p.VariantData
+		}
+		seq += 10
+	}
+	if err := m.Apply(ctx, rows); err != nil {
+		t.Fatal(err)
+	}
+	var left int
+	m.db.QueryRowContext(ctx, `SELECT count(*) FROM part_rows WHERE variant_data_packed = x'00'`).Scan(&left)
+	if left != 40 {
+		t.Errorf("%d bodies left to the archive, want 40 (each session's long call and result)", left)
+	}
+	r, err := OpenReader(m.Path(), archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	count := func(q string) string {
+		t.Helper()
+		res, err := r.Query(ctx, q, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(res.Rows[0]["n"])
+	}
+	if got := count(`SELECT count(*) AS n FROM parts WHERE variant_data LIKE '%' || session_id || '/' || type || '%'`); got != "40" {
+		t.Errorf("%s parts read back their own body, want 40", got)
+	}
+	if archive.partReads != 5 || archive.reads != 0 {
+		t.Errorf("%d reads of the parts and %d of the records for 20 sessions in a scan, want 5 and 0", archive.partReads, archive.reads)
+	}
+	archive.gen++
+	before := archive.partReads
+	if got := count(`SELECT count(*) AS n FROM parts WHERE id IN ('p2', 'p3') AND variant_data IN ('{"result":"short"}', '{"text":"hello"}')`); got != "40" {
+		t.Errorf("%s short results and texts, want 40", got)
+	}
+	if archive.partReads != before {
+		t.Errorf("values the mirror keeps read %d times from the archive", archive.partReads-before)
+	}
+	// The tool_calls view joins a call's body with its result's.
+	if got := count(`SELECT count(*) AS n FROM tool_calls WHERE params IS NULL AND result LIKE 's05/tool_result%'`); got != "1" {
+		t.Errorf("tool_calls: %s rows for s05's call, want 1", got)
 	}
 }

@@ -128,12 +128,28 @@ func packSQL(v any) any {
 	return pack(enc, s)
 }
 
-// variantDataSQL is the parts view's variant_data: a derived part's text from its message,
-// a packed value unpacked, any other as it is. p is part_rows' alias in the view.
-const variantDataSQL = `CASE WHEN typeof(p.variant_data_packed) != 'blob' THEN p.variant_data_packed
+// variantDataSQL is the parts view's variant_data: a derived part's text from its message, a
+// value left to Lance read from it (lance is the SQL giving it), a packed value unpacked, any
+// other as it is. p is part_rows' alias in the view.
+func variantDataSQL(lance string) string {
+	return `CASE WHEN typeof(p.variant_data_packed) != 'blob' THEN p.variant_data_packed
 			WHEN length(p.variant_data_packed) = 0 THEN (SELECT pond_text_part(m.search_text) FROM message_rows m
 				WHERE m.session_id = p.session_id AND m.message_id = p.message_id)
+			WHEN p.variant_data_packed = x'00' THEN ` + lance + `
 			ELSE pond_unpack(p.variant_data_packed) END`
+}
+
+// partValueSQL is the SQL reading a part's column from Lance, in the parts view.
+func partValueSQL(column string) string {
+	return `pond_part_value(p.session_id, p.message_id, p.id, '` + column + `', p.ingest_seq)`
+}
+
+// optionsSQL is the parts view's options: like variantDataSQL, with no derived form.
+func optionsSQL(lance string) string {
+	return `CASE WHEN typeof(p.options_packed) != 'blob' THEN p.options_packed
+			WHEN p.options_packed = x'00' THEN ` + lance + `
+			ELSE pond_unpack(p.options_packed) END`
+}
 
 // derivedTextTrigger gives a message's derived parts their own value before its search text
 // changes, so that they keep the text they were written with.

@@ -27,7 +27,7 @@ func textRows(first int64) (messages []MessageRow, parts []PartRow) {
 		part("m1", "p1", "text", TextPart(one), first+2),
 		part("m2", "p1", "text", TextPart("first half"), first+3),
 		part("m2", "p2", "text", TextPart("second half"), first+4),
-		part("m2", "p3", "tool_result", `{"call_id":"c1","name":"bash","result":"`+strings.Repeat("ok\\n", 200)+`"}`, first+5),
+		part("m2", "p3", "reasoning", `{"text":"`+strings.Repeat("ok\\n", 200)+`"}`, first+5),
 	}
 	return messages, parts
 }

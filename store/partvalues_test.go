@@ -1,0 +1,63 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/pondhq/pond/store/sqlite"
+)
+
+// Long tool bodies and part records are kept by Lance alone: the mirror marks them, and its
+// SQL surface reads them back from Lance, whole, as the views' columns.
+func TestToolBodiesAreKeptInLanceAlone(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, t.TempDir())
+	ev := everyKind("kinds")
+	upsert(t, s, ev)
+	var left int
+	if err := s.mirror.DB().QueryRowContext(ctx, `SELECT count(*) FROM part_rows
+		WHERE variant_data_packed = x'00' OR options_packed = x'00'`).Scan(&left); err != nil {
+		t.Fatal(err)
+	}
+	if left != 2 { // the long tool result's body, the reasoning's long record
+		t.Errorf("%d part values left to Lance, want 2", left)
+	}
+	reader, err := sqlite.OpenReader(s.MirrorPath(), s.MirrorArchive())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	one := func(q string) string {
+		t.Helper()
+		res, err := reader.Query(ctx, q, sqlite.Options{})
+		if err != nil || len(res.Rows) != 1 {
+			t.Fatalf("%s: %+v, %v", q, res, err)
+		}
+		return fmt.Sprint(res.Rows[0]["v"])
+	}
+	var result, opts string
+	for _, e := range ev {
+		if p := e.Part; p != nil && p.MessageID == "m2" && p.ID == "p2" {
+			json.Unmarshal(p.Result, &result)
+		}
+		if p := e.Part; p != nil && p.MessageID == "m2" && p.ID == "p0" {
+			opts = string(p.Options["anthropic"])
+		}
+	}
+	// The surface clips cells at 1,000 characters: compare lengths and ends.
+	if got := one(`SELECT length(json_extract(variant_data, '$.result')) || ' ' || substr(json_extract(variant_data, '$.result'), -20) AS v
+		FROM parts WHERE session_id = 'kinds' AND message_id = 'm2' AND id = 'p2'`); got != fmt.Sprint(len(result), " ", result[len(result)-20:]) {
+		t.Errorf("tool result through SQL: %q", got)
+	}
+	if got := one(`SELECT result = ` + sqlQuote(result) + ` AS v FROM tool_calls WHERE session_id = 'kinds'`); got != "1" {
+		t.Errorf("tool_calls.result is not the stored body: %s", got)
+	}
+	if got := one(`SELECT json_extract(options, '$.anthropic') = json(` + sqlQuote(opts) + `) AS v FROM parts WHERE session_id = 'kinds' AND message_id = 'm2' AND id = 'p0'`); got != "1" {
+		t.Errorf("the reasoning's record through SQL: %s", got)
+	}
+}
+
+func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
