@@ -121,13 +121,17 @@ var mirrorDDL = []string{
 	`CREATE INDEX IF NOT EXISTS sessions_agent ON sessions(source_agent, created_at)`,
 	`CREATE INDEX IF NOT EXISTS sessions_parent ON sessions(parent_session_id) WHERE parent_session_id IS NOT NULL`,
 	// Views for the common questions: every tool call with its result, and one row per session.
+	// CROSS JOIN keeps the calls the outer loop, walked in the order they were stored (or by
+	// session, with a session_id condition), so that the results' bodies, which may be read
+	// from Lance, are asked for session after session as read-ahead expects (records.go): led
+	// by messages_agent_time, a question over every result's body read one session per call.
 	`CREATE VIEW IF NOT EXISTS tool_calls AS
 		SELECT c.session_id, c.message_id, c.id AS part_id, c.call_id, c.tool_name,
 			json_extract(c.variant_data, '$.params') AS params,
 			r.message_id AS result_message_id, json_extract(r.variant_data, '$.result') AS result,
 			r.is_failure, m.timestamp, m.source_agent, m.project
 		FROM parts c
-		JOIN messages m ON m.session_id = c.session_id AND m.message_id = c.message_id
+		CROSS JOIN messages m ON m.session_id = c.session_id AND m.message_id = c.message_id
 		LEFT JOIN parts r ON r.session_id = c.session_id AND r.call_id = c.call_id AND r.type = 'tool_result'
 		WHERE c.type = 'tool_call'`,
 	`CREATE VIEW IF NOT EXISTS session_summary AS
@@ -230,6 +234,17 @@ func (m *Mirror) init(ctx context.Context) error {
 		return fmt.Errorf("mirror: init: %w", err)
 	}
 	defer tx.Rollback()
+	// Views hold no data: each open makes them again, so that they are the ones this binary's
+	// functions and read paths expect, whichever binary made the file.
+	views, err := QueryStrings(ctx, tx, `SELECT name FROM sqlite_master WHERE type = 'view'`)
+	if err != nil {
+		return fmt.Errorf("mirror: init: %w", err)
+	}
+	for _, v := range views {
+		if _, err := tx.ExecContext(ctx, `DROP VIEW "`+v+`"`); err != nil {
+			return fmt.Errorf("mirror: init: %w", err)
+		}
+	}
 	for _, ddl := range mirrorDDL {
 		if _, err := tx.ExecContext(ctx, ddl); err != nil {
 			return fmt.Errorf("mirror: init: %w", err)

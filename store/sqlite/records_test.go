@@ -172,8 +172,10 @@ func TestPartValuesAreReadASessionAtATime(t *testing.T) {
 	for s := range 20 {
 		sid := fmt.Sprintf("s%02d", s)
 		rows.Sessions = append(rows.Sessions, SessionRow{SessionID: sid, SourceAgent: "a", CreatedAt: "2026-01-01T00:00:00Z", Project: "/p", IngestSeq: seq})
-		rows.Messages = append(rows.Messages, MessageRow{SessionID: sid, MessageID: "m", Timestamp: "2026-01-01T00:00:00Z",
-			Role: "assistant", SourceAgent: "a", Project: "/p", SearchText: "hello", IngestSeq: seq + 1})
+		// Later sessions are older and the agents alternate: messages_agent_time's order is
+		// not the order the sessions were stored in.
+		rows.Messages = append(rows.Messages, MessageRow{SessionID: sid, MessageID: "m", Timestamp: fmt.Sprintf("2026-01-01T00:%02d:00Z", 59-s),
+			Role: "assistant", SourceAgent: []string{"a", "b"}[s%2], Project: "/p", SearchText: "hello", IngestSeq: seq + 1})
 		archive.parts[sid] = map[string]string{}
 		for i, typ := range []string{"tool_call", "tool_result", "tool_result", "text"} {
 			p := PartRow{SessionID: sid, MessageID: "m", ID: fmt.Sprintf("p%d", i), Ordinal: i, Type: typ, Provenance: "conversational",
@@ -224,7 +226,17 @@ func TestPartValuesAreReadASessionAtATime(t *testing.T) {
 	if archive.partReads != before {
 		t.Errorf("values the mirror keeps read %d times from the archive", archive.partReads-before)
 	}
-	// The tool_calls view joins a call's body with its result's.
+	// The tool_calls view joins a call's body with its result's, walking the calls in the
+	// order they were stored whatever the question groups by: read ahead as a scan.
+	archive.gen++
+	before = archive.partReads
+	res, err := r.Query(ctx, `SELECT source_agent, count(*) AS n FROM tool_calls WHERE result IS NOT NULL GROUP BY 1`, Options{})
+	if err != nil || len(res.Rows) != 2 || fmt.Sprint(res.Rows[0]["n"]) != "20" || fmt.Sprint(res.Rows[1]["n"]) != "20" {
+		t.Errorf("tool_calls by agent: %+v, %v", res, err)
+	}
+	if n := archive.partReads - before; n != 5 {
+		t.Errorf("%d reads of the parts for every result's body, want 5", n)
+	}
 	if got := count(`SELECT count(*) AS n FROM tool_calls WHERE params IS NULL AND result LIKE 's05/tool_result%'`); got != "1" {
 		t.Errorf("tool_calls: %s rows for s05's call, want 1", got)
 	}
