@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/pondhq/pond/store/lance"
 	"github.com/pondhq/pond/store/sqlite"
 )
 
@@ -61,3 +63,33 @@ func TestToolBodiesAreKeptInLanceAlone(t *testing.T) {
 }
 
 func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// The parts table gets its session_id index with the filter indexes, and upkeep's diagnosis
+// counts it among them: the mirror's reads of tool bodies go a session at a time.
+func TestPartsSessionIndexBuiltWithTheFilterIndexes(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, t.TempDir())
+	upsert(t, s, everyKind("kinds"))
+	s.textIndex.routeLimit = 1
+	has := func() bool {
+		t.Helper()
+		ixs, err := s.tables[TableParts].Indexes(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(ixs, func(ix lance.IndexInfo) bool { return ix.Name == partsSessionIndex.Name })
+	}
+	if d, err := s.Diagnose(ctx, 0); err != nil || d.FilterIndexes.Exists || has() {
+		t.Fatalf("before maintenance: filter indexes exist %v, parts index %v, %v", d.FilterIndexes.Exists, has(), err)
+	}
+	if _, err := s.MaintainSearchIndexes(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := s.Diagnose(ctx, 0); err != nil || !d.FilterIndexes.Exists || !has() {
+		t.Fatalf("after maintenance: filter indexes exist %v, parts index %v, %v", d.FilterIndexes.Exists, has(), err)
+	}
+	tr, err := s.ReadTranscript(ctx, "kinds")
+	if err != nil || len(tr.Parts["m2"]) != 7 || len(tr.Parts["m2"][2].Result) < 300 {
+		t.Fatalf("transcript through the index: %v", err)
+	}
+}

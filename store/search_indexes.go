@@ -27,6 +27,12 @@ var filterIndexes = []lance.IndexSpec{
 	{Column: "session_id", Kind: lance.IndexBTree, Name: "messages_session_id", Replace: true},
 }
 
+// partsSessionIndex is the parts table's index on session_id, built with the filter indexes
+// and folded by upkeep like any other index of that table. The mirror reads tool bodies from
+// the parts table a session at a time (sqlite.Archive); without it each such read scans the
+// session_id of every part (a question over every tool result of 2,000 sessions: 17 s).
+var partsSessionIndex = lance.IndexSpec{Column: "session_id", Kind: lance.IndexBTree, Name: "parts_session_id", Replace: true}
+
 // MaintainSearchIndexes keeps the Lance indexes of the messages table up to date for the
 // search arms. Every call folds newly added rows into the text index, whose unindexed rows
 // cost each query a tokenizing scan. With full (upkeep and pond optimize) it also folds every
@@ -96,6 +102,16 @@ func (s *Store) MaintainSearchIndexes(ctx context.Context, full bool) (string, e
 			}
 			built++
 		}
+	}
+	parts, err := s.tables[TableParts].Indexes(ctx)
+	if err != nil {
+		return "", err
+	}
+	if !slices.ContainsFunc(parts, func(ix lance.IndexInfo) bool { return ix.Name == partsSessionIndex.Name }) {
+		if err := s.tables[TableParts].CreateIndex(ctx, partsSessionIndex); err != nil {
+			return "", err
+		}
+		built++
 	}
 	if built > 0 {
 		done = append(done, fmt.Sprintf("built %d filter indexes", built))

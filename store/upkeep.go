@@ -100,6 +100,9 @@ func (s *Store) Diagnose(ctx context.Context, keep time.Duration) (*view.Diagnos
 			}
 			ts.UnindexedRows = max(ts.UnindexedRows, un)
 			switch {
+			case name == TableParts && ix.Name == partsSessionIndex.Name:
+				filters++
+				d.FilterIndexes.UnindexedRows = max(d.FilterIndexes.UnindexedRows, un)
 			case name != TableMessages:
 			case ix.Name == textIndexName:
 				d.TextIndex.Exists, d.TextIndex.UnindexedRows = true, un
@@ -124,7 +127,7 @@ func (s *Store) Diagnose(ctx context.Context, keep time.Duration) (*view.Diagnos
 	}
 	d.TextIndex.BuildAt = int64(s.textIndex.limit())
 	d.TextIndex.BuildDue = !d.TextIndex.Exists && d.TextIndex.Rows >= d.TextIndex.BuildAt
-	d.FilterIndexes.Exists, d.FilterIndexes.BuildAt = filters == len(filterIndexes), d.TextIndex.BuildAt
+	d.FilterIndexes.Exists, d.FilterIndexes.BuildAt = filters == len(filterIndexes)+1, d.TextIndex.BuildAt // and partsSessionIndex
 	d.FilterIndexes.BuildDue = !d.FilterIndexes.Exists && d.FilterIndexes.Rows >= d.FilterIndexes.BuildAt
 	d.VectorIndex.Rows, d.VectorIndex.BuildAt = d.Embeddings.Embedded, s.vectorIndexMinRows()
 	d.VectorIndex.BuildDue = !d.VectorIndex.Exists && d.VectorIndex.Rows >= d.VectorIndex.BuildAt
