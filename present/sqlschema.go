@@ -28,11 +28,11 @@ TABLES
              milliseconds for one session's, seconds for every row's (filter on
              session_id, timestamp, role, type, tool_name or search_text first when you can).
   message_rows, part_rows  where messages and parts are stored: the same columns, with no
-             raw records in message_rows and parts' options and variant_data as
-             options_packed and variant_data_packed (long values zstd-compressed or, for
-             records and tool bodies, x'00': kept in Lance only; an empty BLOB for a text
-             part that is its message's search_text, stored once). Query messages and
-             parts, which give them back as text.
+             raw records in message_rows, its search_text zstd-compressed when long, and
+             parts' options and variant_data as options_packed and variant_data_packed (long
+             values zstd-compressed or, for records and tool bodies, x'00': kept in Lance
+             only; an empty BLOB for a text part that is its message's search_text, stored
+             once). Query messages and parts, which give them back as text.
 
 VIEWS
   tool_calls       every tool call with its result: session_id, message_id, part_id, call_id,

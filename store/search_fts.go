@@ -173,7 +173,7 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 	case anyTerm && e.Table == "messages_cjk":
 		var likes []string
 		for _, t := range e.Terms {
-			likes = append(likes, `(m.search_text LIKE ? ESCAPE '\')`)
+			likes = append(likes, `(`+sqlite.SearchTextSQL("m")+` LIKE ? ESCAPE '\')`)
 			args = append(args, "%"+escapeLike(t)+"%")
 		}
 		rank = strings.Join(likes, " + ")
@@ -187,7 +187,7 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 	}
 	if !anyTerm {
 		for _, t := range e.Short {
-			where += ` AND m.search_text LIKE ? ESCAPE '\'`
+			where += ` AND ` + sqlite.SearchTextSQL("m") + ` LIKE ? ESCAPE '\'`
 			args = append(args, "%"+escapeLike(t)+"%")
 		}
 	}
@@ -250,7 +250,8 @@ func (s *Store) searchableInScope(ctx context.Context, db querier, p *plan) (int
 	var n int
 	if f.SessionID != "" {
 		filters, args := messageFilters(p, false)
-		err := db.QueryRowContext(ctx, `SELECT count(*) FROM messages m WHERE m.search_text IS NOT NULL AND m.search_text != ''`+filters, args...).Scan(&n)
+		// message_rows, not the messages view: a packed text is as non-empty as its text.
+		err := db.QueryRowContext(ctx, `SELECT count(*) FROM message_rows m WHERE m.search_text IS NOT NULL AND m.search_text != ''`+filters, args...).Scan(&n)
 		if err != nil {
 			return 0, fmt.Errorf("store: search: scope: %w", err)
 		}

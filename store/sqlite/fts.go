@@ -21,7 +21,8 @@ import (
 //     containing CJK characters search it by substring.
 //
 // Both are external-content tables: they index messages' rows by rowid and store no copy of the
-// text.
+// text. Their content is the view _pond_fts_content, message_rows' search text unpacked (it is
+// stored packed, pack.go), so that what FTS5 reads back itself (a rebuild) is the text.
 //
 // New rows are indexed by Mirror.ApplyWhen, one INSERT … SELECT per transaction, not by a
 // trigger: FTS5 writes its pending terms to disk at every statement savepoint, and a trigger
@@ -48,27 +49,33 @@ var ftsDDL = []string{
 			CASE WHEN new.search_text IS NOT NULL AND new.search_text != '' THEN 1 ELSE -1 END)
 			ON CONFLICT DO UPDATE SET n = n + excluded.n;
 	END`,
-	`CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(search_text, content='message_rows', content_rowid='rowid',
+	`CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(search_text, content='_pond_fts_content', content_rowid='rid',
 		tokenize='porter unicode61 remove_diacritics 2')`,
-	`CREATE VIRTUAL TABLE IF NOT EXISTS messages_cjk USING fts5(search_text, content='message_rows', content_rowid='rowid',
+	`CREATE VIRTUAL TABLE IF NOT EXISTS messages_cjk USING fts5(search_text, content='_pond_fts_content', content_rowid='rid',
 		tokenize='trigram')`,
 	// Mirrors written before ApplyWhen indexed new rows itself carry this trigger.
 	`DROP TRIGGER IF EXISTS messages_fts_insert`,
 	`CREATE TRIGGER IF NOT EXISTS messages_fts_delete AFTER DELETE ON message_rows
 		WHEN old.search_text IS NOT NULL AND old.search_text != '' BEGIN
-		INSERT INTO messages_fts(messages_fts, rowid, search_text) VALUES ('delete', old.rowid, old.search_text);
-		INSERT INTO messages_cjk(messages_cjk, rowid, search_text) SELECT 'delete', old.rowid, old.search_text WHERE old.search_text GLOB '` + cjkGlob + `';
+		INSERT INTO messages_fts(messages_fts, rowid, search_text) VALUES ('delete', old.rowid, ` + oldText + `);
+		INSERT INTO messages_cjk(messages_cjk, rowid, search_text) SELECT 'delete', old.rowid, ` + oldText + ` WHERE ` + oldText + ` GLOB '` + cjkGlob + `';
 	END`,
 	`CREATE TRIGGER IF NOT EXISTS messages_fts_update AFTER UPDATE OF search_text ON message_rows BEGIN
-		INSERT INTO messages_fts(messages_fts, rowid, search_text) SELECT 'delete', old.rowid, old.search_text
+		INSERT INTO messages_fts(messages_fts, rowid, search_text) SELECT 'delete', old.rowid, ` + oldText + `
 			WHERE old.search_text IS NOT NULL AND old.search_text != '';
-		INSERT INTO messages_cjk(messages_cjk, rowid, search_text) SELECT 'delete', old.rowid, old.search_text
-			WHERE old.search_text GLOB '` + cjkGlob + `';
-		INSERT INTO messages_fts(rowid, search_text) SELECT new.rowid, new.search_text
+		INSERT INTO messages_cjk(messages_cjk, rowid, search_text) SELECT 'delete', old.rowid, ` + oldText + `
+			WHERE ` + oldText + ` GLOB '` + cjkGlob + `';
+		INSERT INTO messages_fts(rowid, search_text) SELECT new.rowid, ` + newText + `
 			WHERE new.search_text IS NOT NULL AND new.search_text != '';
-		INSERT INTO messages_cjk(rowid, search_text) SELECT new.rowid, new.search_text WHERE new.search_text GLOB '` + cjkGlob + `';
+		INSERT INTO messages_cjk(rowid, search_text) SELECT new.rowid, ` + newText + ` WHERE ` + newText + ` GLOB '` + cjkGlob + `';
 	END`,
 }
+
+// oldText and newText are a trigger's old and new search text, unpacked (pack.go).
+var (
+	oldText = unpackedSQL("old.search_text")
+	newText = unpackedSQL("new.search_text")
+)
 
 // cjkGlob matches text holding at least one character of the scripts word tokenizers leave
 // unsegmented: CJK ideographs (with extension A), hiragana, katakana and Hangul syllables.
@@ -105,7 +112,7 @@ func ensureFTS(ctx context.Context, tx *sql.Tx) error {
 	}
 	// 'rebuild' would index every row into the trigram table; only the CJK ones belong there.
 	if _, err := tx.ExecContext(ctx, `INSERT INTO messages_cjk(rowid, search_text)
-		SELECT rowid, search_text FROM message_rows WHERE search_text GLOB '`+cjkGlob+`'`); err != nil {
+		SELECT rid, search_text FROM _pond_fts_content WHERE search_text GLOB '`+cjkGlob+`'`); err != nil {
 		return fmt.Errorf("full-text index: build: %w", err)
 	}
 	return nil
@@ -123,7 +130,7 @@ func indexNewMessages(ctx context.Context, tx *sql.Tx, before int64, rows []Mess
 		return fmt.Errorf("mirror: count searchable messages: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO messages_fts(rowid, search_text)
-		SELECT rowid, search_text FROM message_rows WHERE rowid > ? AND search_text IS NOT NULL AND search_text != ''`, before); err != nil {
+		SELECT rowid, `+SearchTextSQL("m")+` FROM message_rows m WHERE rowid > ? AND search_text IS NOT NULL AND search_text != ''`, before); err != nil {
 		return fmt.Errorf("mirror: full-text index: %w", err)
 	}
 	var cjk *sql.Stmt
@@ -134,7 +141,7 @@ func indexNewMessages(ctx context.Context, tx *sql.Tx, before int64, rows []Mess
 		if cjk == nil {
 			var err error
 			cjk, err = tx.PrepareContext(ctx, `INSERT INTO messages_cjk(rowid, search_text)
-				SELECT rowid, search_text FROM message_rows WHERE rowid > ? AND session_id = ? AND message_id = ?`)
+				SELECT rowid, `+SearchTextSQL("m")+` FROM message_rows m WHERE rowid > ? AND session_id = ? AND message_id = ?`)
 			if err != nil {
 				return fmt.Errorf("mirror: trigram index: %w", err)
 			}

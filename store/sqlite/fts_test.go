@@ -1,6 +1,10 @@
 package sqlite
 
 import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -40,4 +44,74 @@ func TestParseQueryWords(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A long search text is stored packed, read back whole through the messages view, and indexed
+// as its text by both full-text indexes, through inserts, updates and deletes: FTS5's own
+// integrity check compares each index with its content, the unpacked text.
+func TestPackedSearchTextIsIndexedAsText(t *testing.T) {
+	ctx := context.Background()
+	m := tempMirror(t)
+	long := func(words string) string { return words + strings.Repeat(" and the build passed again", 20) }
+	en, ja := long("zebrafinch migration notes"), long("東京タワーの設定を確認した")
+	msg := func(id, text string, seq int64) MessageRow {
+		return MessageRow{SessionID: "s", MessageID: id, Timestamp: "2026-06-01T09:00:00Z", Role: "user", SourceAgent: "a", Project: "/p",
+			SearchText: text, IngestSeq: seq}
+	}
+	if err := m.Apply(ctx, &Rows{
+		Sessions: []SessionRow{{SessionID: "s", SourceAgent: "a", CreatedAt: "2026-06-01T09:00:00Z", Project: "/p", IngestSeq: 1}},
+		Messages: []MessageRow{msg("m1", en, 2), msg("m2", ja, 3), msg("m3", "short one", 4)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, ix := range []string{"messages_fts", "messages_cjk"} {
+			if _, err := m.db.ExecContext(ctx, `INSERT INTO `+ix+`(`+ix+`) VALUES ('integrity-check')`); err != nil {
+				t.Errorf("%s: %s does not match its content: %v", when, ix, err)
+			}
+		}
+	}
+	one := func(q string, args ...any) string {
+		t.Helper()
+		var s sql.NullString
+		if err := m.db.QueryRowContext(ctx, q, args...).Scan(&s); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			t.Fatal(err)
+		}
+		return s.String
+	}
+	if got := one(`SELECT group_concat(typeof(search_text), ',') FROM (SELECT search_text FROM message_rows ORDER BY message_id)`); got != "blob,blob,text" {
+		t.Errorf("stored as %s; want the long texts packed, the short one as text", got)
+	}
+	if got := one(`SELECT search_text FROM messages WHERE message_id = 'm2'`); got != ja {
+		t.Errorf("read back %.40q", got)
+	}
+	if got := one(`SELECT m.message_id FROM messages_fts f JOIN message_rows m ON m.rowid = f.rowid WHERE messages_fts MATCH 'zebrafinch'`); got != "m1" {
+		t.Errorf("word index found %q for zebrafinch", got)
+	}
+	if got := one(`SELECT m.message_id FROM messages_cjk f JOIN message_rows m ON m.rowid = f.rowid WHERE messages_cjk MATCH '"東京タワー"'`); got != "m2" {
+		t.Errorf("trigram index found %q", got)
+	}
+	check("after insert")
+	if err := m.Apply(ctx, &Rows{Updates: []SearchTextUpdate{{SessionID: "s", MessageID: "m1", SearchText: long("albatross"), IngestSeq: 10}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := one(`SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'zebrafinch'`); got != "0" {
+		t.Errorf("the replaced text is still indexed: %s matches", got)
+	}
+	if got := one(`SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'albatross'`); got != "1" {
+		t.Errorf("the new text is not indexed: %s matches", got)
+	}
+	check("after update")
+	if _, err := m.db.ExecContext(ctx, `DELETE FROM message_rows WHERE message_id = 'm2'`); err != nil {
+		t.Fatal(err)
+	}
+	check("after delete")
+	if _, err := m.db.ExecContext(ctx, `INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')`); err != nil {
+		t.Fatal(err)
+	}
+	if got := one(`SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'albatross'`); got != "1" {
+		t.Errorf("after a rebuild from the content: %s matches", got)
+	}
+	check("after rebuild")
 }

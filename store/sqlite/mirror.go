@@ -45,9 +45,10 @@ type Mirror struct {
 // message's search text is stored once, as derived (textpart.go). 5: no raw records: the
 // messages view reads them from Lance (records.go), and who stored each session's first
 // message is kept in _pond_first_ingest. 6: no long tool bodies or part records: the parts
-// view reads them from Lance (records.go). A mirror of an earlier layout holds copies of
-// values Lance keeps, which only a rewrite gives back: it is rebuilt.
-const SchemaVersion = 6
+// view reads them from Lance (records.go). 7: search text packed (pack.go), the full-text
+// indexes reading it unpacked through _pond_fts_content. A mirror of an earlier layout holds
+// copies of values Lance keeps, or plain text, which only a rewrite gives back: it is rebuilt.
+const SchemaVersion = 7
 
 var mirrorDDL = []string{
 	`CREATE TABLE IF NOT EXISTS sessions (
@@ -70,7 +71,7 @@ var mirrorDDL = []string{
 		source_agent    TEXT NOT NULL,
 		project         TEXT NOT NULL,
 		content         TEXT,
-		search_text     TEXT,
+		search_text     BLOB,
 		embedding_model TEXT,
 		ingest_seq      INTEGER NOT NULL,
 		PRIMARY KEY (session_id, message_id)
@@ -95,9 +96,14 @@ var mirrorDDL = []string{
 	// reads the table in the order the messages were stored, the order read-ahead follows,
 	// rather than an index holding session_id and message_id in session order.
 	`CREATE VIEW IF NOT EXISTS messages AS
-		SELECT session_id, message_id, timestamp, role, source_agent, project, content, search_text,
+		SELECT session_id, message_id, timestamp, role, source_agent, project, content,
+			` + unpackedSQL("search_text") + ` AS search_text,
 			embedding_model, pond_message_options(session_id, message_id, ingest_seq) AS options, ingest_seq
 		FROM message_rows`,
+	// What the full-text indexes read as their external content (fts.go): the search text
+	// unpacked, by message_rows' rowid.
+	`CREATE VIEW IF NOT EXISTS _pond_fts_content AS
+		SELECT rowid AS rid, ` + unpackedSQL("search_text") + ` AS search_text FROM message_rows`,
 	// A short value is stored as text and read as it is, without a call into Go. A value left
 	// to Lance is read like a raw record (records.go), and the call names ingest_seq for the
 	// same reason.
@@ -457,9 +463,9 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 			return fmt.Errorf("mirror: %w", err)
 		}
 		var present []MessageRow
-		for _, x := range r.Messages {
+		for i, x := range r.Messages {
 			res, err := st.ExecContext(ctx, x.SessionID, x.MessageID, x.Timestamp, x.Role, x.SourceAgent, x.Project,
-				nullable(x.Content), nullable(x.SearchText), nullable(x.EmbeddingModel), x.IngestSeq)
+				nullable(x.Content), packed.searchText[i], nullable(x.EmbeddingModel), x.IngestSeq)
 			if err != nil {
 				return fmt.Errorf("mirror: insert message %s/%s: %w", x.SessionID, x.MessageID, err)
 			}
@@ -482,10 +488,11 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 		}
 		// A replayed message may carry a newer search text or embedding model than the copy
 		// here; those are the only columns that ever change.
+		enc, _ := codecs()
 		for _, x := range present {
 			if _, err := tx.ExecContext(ctx, `UPDATE message_rows SET search_text = ?, embedding_model = ?, ingest_seq = ?
 				WHERE session_id = ? AND message_id = ? AND ingest_seq < ?`,
-				nullable(x.SearchText), nullable(x.EmbeddingModel), x.IngestSeq, x.SessionID, x.MessageID, x.IngestSeq); err != nil {
+				pack(enc, x.SearchText), nullable(x.EmbeddingModel), x.IngestSeq, x.SessionID, x.MessageID, x.IngestSeq); err != nil {
 				return fmt.Errorf("mirror: update message %s/%s: %w", x.SessionID, x.MessageID, err)
 			}
 		}
@@ -516,9 +523,10 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 		}
 		st.Close()
 	}
+	enc, _ := codecs()
 	for _, u := range r.Updates {
 		if _, err := tx.ExecContext(ctx, `UPDATE message_rows SET search_text = ?, embedding_model = NULL, ingest_seq = ? WHERE session_id = ? AND message_id = ?`,
-			nullable(u.SearchText), u.IngestSeq, u.SessionID, u.MessageID); err != nil {
+			pack(enc, u.SearchText), u.IngestSeq, u.SessionID, u.MessageID); err != nil {
 			return fmt.Errorf("mirror: update message %s/%s: %w", u.SessionID, u.MessageID, err)
 		}
 		raise("messages", u.IngestSeq)

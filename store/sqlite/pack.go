@@ -9,13 +9,14 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// The mirror's large JSON columns that it keeps (parts.variant_data of text, reasoning and the
-// rarer part types) are stored packed: a value of packMin bytes or more as a zstd frame in a
-// BLOB, a shorter one as the text it is. The table holding them is part_rows; the parts view
-// gives them back under the SQL surface's names, unpacked by pond_unpack, so every query that
-// worked on the plain columns still does. Per-value zstd halves these values; SQLite has no
-// page compression of its own. (Raw records and long tool bodies, the largest values, are not
-// kept here at all: records.go.)
+// The mirror's large values that it keeps (messages' search text, parts.variant_data of text,
+// reasoning and the rarer part types) are stored packed: a value of packMin bytes or more as a
+// zstd frame in a BLOB, a shorter one as the text it is, in message_rows and part_rows. The
+// views messages and parts give them back under the SQL surface's names, unpacked by
+// pond_unpack, so every query that worked on the plain columns still does; the full-text
+// indexes read the search text unpacked too (fts.go). Per-value zstd takes a third to a half
+// off these values; SQLite has no page compression of its own. (Raw records and long tool
+// bodies, the largest values, are not kept here at all: records.go.)
 
 // packMin is the shortest value worth a zstd frame (its header and the BLOB's cell overhead
 // eat most of what a shorter one would save).
@@ -58,6 +59,7 @@ func pack(enc *zstd.Encoder, s string) any {
 // which messages the batch holds).
 type packedRows struct {
 	partData, partOptions []any
+	searchText            []any // each message's search text, packed
 	texts                 map[[2]string]string
 }
 
@@ -67,11 +69,12 @@ type packedRows struct {
 // r, is not packed but marked derivedText (textpart.go); the writer packs it after all when
 // the message turns out to be stored already.
 func packRows(r *Rows) packedRows {
-	p := packedRows{make([]any, len(r.Parts)), make([]any, len(r.Parts)), make(map[[2]string]string, len(r.Messages))}
+	p := packedRows{make([]any, len(r.Parts)), make([]any, len(r.Parts)), make([]any, len(r.Messages)), make(map[[2]string]string, len(r.Messages))}
 	for _, m := range r.Messages {
 		p.texts[[2]string{m.SessionID, m.MessageID}] = m.SearchText
 	}
-	n := len(r.Parts)
+	// Messages' search texts are numbered after the parts: one queue packs both.
+	n := len(r.Parts) + len(r.Messages)
 	enc, _ := codecs()
 	const step = 64
 	var next atomic.Int64
@@ -86,6 +89,10 @@ func packRows(r *Rows) packedRows {
 					return
 				}
 				for j := lo; j < min(lo+step, n); j++ {
+					if j >= len(r.Parts) {
+						p.searchText[j-len(r.Parts)] = pack(enc, r.Messages[j-len(r.Parts)].SearchText)
+						continue
+					}
 					part := &r.Parts[j]
 					switch text := p.texts[[2]string{part.SessionID, part.MessageID}]; {
 					case text != "" && isTextPart(part.VariantData, text):
@@ -121,3 +128,13 @@ func unpack(v any) (any, error) {
 	}
 	return string(out), nil
 }
+
+// unpackedSQL is the SQL giving a packed column's value as text: a short value is stored as
+// text and read as it is, without a call into Go.
+func unpackedSQL(column string) string {
+	return `CASE WHEN typeof(` + column + `) = 'blob' THEN pond_unpack(` + column + `) ELSE ` + column + ` END`
+}
+
+// SearchTextSQL is the SQL giving the search text of message_rows under alias as text, for a
+// query that reads message_rows itself rather than the messages view.
+func SearchTextSQL(alias string) string { return unpackedSQL(alias + ".search_text") }

@@ -133,7 +133,7 @@ func packSQL(v any) any {
 // other as it is. p is part_rows' alias in the view.
 func variantDataSQL(lance string) string {
 	return `CASE WHEN typeof(p.variant_data_packed) != 'blob' THEN p.variant_data_packed
-			WHEN length(p.variant_data_packed) = 0 THEN (SELECT pond_text_part(m.search_text) FROM message_rows m
+			WHEN length(p.variant_data_packed) = 0 THEN (SELECT pond_text_part(` + SearchTextSQL("m") + `) FROM message_rows m
 				WHERE m.session_id = p.session_id AND m.message_id = p.message_id)
 			WHEN p.variant_data_packed = x'00' THEN ` + lance + `
 			ELSE pond_unpack(p.variant_data_packed) END`
@@ -153,9 +153,9 @@ func optionsSQL(lance string) string {
 
 // derivedTextTrigger gives a message's derived parts their own value before its search text
 // changes, so that they keep the text they were written with.
-const derivedTextTrigger = `CREATE TRIGGER IF NOT EXISTS parts_keep_derived_text BEFORE UPDATE OF search_text ON message_rows
+var derivedTextTrigger = `CREATE TRIGGER IF NOT EXISTS parts_keep_derived_text BEFORE UPDATE OF search_text ON message_rows
 		WHEN old.search_text IS NOT new.search_text BEGIN
-		UPDATE part_rows SET variant_data_packed = pond_pack(pond_text_part(old.search_text))
+		UPDATE part_rows SET variant_data_packed = pond_pack(pond_text_part(` + unpackedSQL("old.search_text") + `))
 			WHERE session_id = old.session_id AND message_id = old.message_id
 			AND typeof(variant_data_packed) = 'blob' AND length(variant_data_packed) = 0;
 	END`
@@ -187,7 +187,7 @@ func (m *Mirror) deriver(ctx context.Context, tx *sql.Tx, texts map[[2]string]st
 		if !inBatch && strings.HasPrefix(p.VariantData, textHead) {
 			if lookup == nil {
 				var err error
-				if lookup, err = tx.PrepareContext(ctx, `SELECT search_text FROM message_rows WHERE session_id = ? AND message_id = ?`); err != nil {
+				if lookup, err = tx.PrepareContext(ctx, `SELECT `+SearchTextSQL("m")+` FROM message_rows m WHERE session_id = ? AND message_id = ?`); err != nil {
 					return nil, fmt.Errorf("mirror: %w", err)
 				}
 			}
