@@ -39,6 +39,18 @@ func pick(all map[string]map[string]string, sessionIDs []string) map[string]map[
 
 func (r *mapArchive) Generation() uint64 { return r.gen }
 
+// counter runs a query through r and gives its first row's column n.
+func counter(t *testing.T, r *Reader) func(q string) string {
+	return func(q string) string {
+		t.Helper()
+		res, err := r.Query(context.Background(), q, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(res.Rows[0]["n"])
+	}
+}
+
 // A query over many sessions' messages reads each session's records once, in the order the
 // messages were stored, and a write (a new generation) makes the next call read again.
 func TestRecordsAreReadASessionAtATime(t *testing.T) {
@@ -68,14 +80,7 @@ func TestRecordsAreReadASessionAtATime(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	count := func(q string) string {
-		t.Helper()
-		res, err := r.Query(ctx, q, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fmt.Sprint(res.Rows[0]["n"])
-	}
+	count := counter(t, r)
 	// Every record matches its own message, so none is read for another.
 	if got := count(`SELECT count(*) AS n FROM messages WHERE json_extract(options, '$.record') = session_id || '/' || message_id`); got != "600" {
 		t.Errorf("%s messages read back their own record, want 600", got)
@@ -204,14 +209,7 @@ func TestPartValuesAreReadASessionAtATime(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	count := func(q string) string {
-		t.Helper()
-		res, err := r.Query(ctx, q, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fmt.Sprint(res.Rows[0]["n"])
-	}
+	count := counter(t, r)
 	if got := count(`SELECT count(*) AS n FROM parts WHERE variant_data LIKE '%' || session_id || '/' || type || '%'`); got != "40" {
 		t.Errorf("%s parts read back their own body, want 40", got)
 	}
