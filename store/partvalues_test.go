@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/session/view"
 	"github.com/pondhq/pond/store/lance"
 	"github.com/pondhq/pond/store/sqlite"
 )
@@ -91,5 +93,31 @@ func TestPartsSessionIndexBuiltWithTheFilterIndexes(t *testing.T) {
 	tr, err := s.ReadTranscript(ctx, "kinds")
 	if err != nil || len(tr.Parts["m2"]) != 7 || len(tr.Parts["m2"][2].Result) < 300 {
 		t.Fatalf("transcript through the index: %v", err)
+	}
+}
+
+// A stored message whose tool result's body is left to Lance can still gain a text part: its
+// search text is recomputed from what the mirror holds (the writer's connection reads no
+// Lance value).
+func TestMessageWithALanceBodyGainsText(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, t.TempDir())
+	ev := everyKind("kinds")
+	upsert(t, s, ev)
+	more := []session.Event{ev[0]}
+	for _, e := range ev {
+		if e.Message != nil && e.Message.ID == "m2" {
+			more = append(more, e)
+		}
+	}
+	more = append(more, session.Event{Part: &session.Part{SessionID: "kinds", MessageID: "m2", ID: "p7", Ordinal: 7,
+		Type: session.PartText, Provenance: session.Conversational, Text: "and the quokka fixture too"}})
+	out := upsert(t, s, more)
+	if out.Rejected != (view.Tally{}) || out.Inserted.Parts != 1 {
+		t.Fatalf("a text part for a message with a body in Lance: %+v", out)
+	}
+	res, err := s.Search(ctx, view.SearchRequest{Query: "quokka"})
+	if err != nil || len(res.Sessions) != 1 {
+		t.Fatalf("search for the new text: %+v, %v", res, err)
 	}
 }

@@ -113,7 +113,8 @@ var mirrorDDL = []string{
 			` + optionsSQL(partValueSQL("options")) + ` AS options, p.ingest_seq
 		FROM part_rows p`,
 	// The parts as the mirror holds them, NULL where a value is left to Lance: for a reader
-	// that takes those from Lance itself, a batch of sessions at once (store's transcripts).
+	// that takes those from Lance itself, a batch of sessions at once (store's transcripts),
+	// or needs none of them (a search text's recomputation, StoredMessages).
 	`CREATE VIEW IF NOT EXISTS _pond_parts_here AS
 		SELECT p.session_id, p.message_id, p.id, p.ordinal, p.type, p.provenance,
 			` + variantDataSQL("NULL") + ` AS variant_data, ` + optionsSQL("NULL") + ` AS options
@@ -786,7 +787,9 @@ func (m *Mirror) StoredMessages(ctx context.Context, keys []MessageKey) (map[Mes
 		if err := rows.Err(); err != nil {
 			return nil, fmt.Errorf("mirror: read messages: %w", err)
 		}
-		rows, err = m.db.QueryContext(ctx, `SELECT session_id, message_id, id, type, provenance, coalesce(variant_data, '') FROM parts
+		// What the mirror holds itself: a search text is made of text and file parts, never of
+		// the tool bodies it leaves to Lance, which this connection cannot read.
+		rows, err = m.db.QueryContext(ctx, `SELECT session_id, message_id, id, type, provenance, coalesce(variant_data, '') FROM _pond_parts_here
 			WHERE `+in+` ORDER BY session_id, message_id, ordinal, id`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("mirror: read parts: %w", err)
