@@ -233,8 +233,8 @@ func (r mirrorArchive) Records(ctx context.Context, sessionIDs []string) (map[st
 	return out, err
 }
 
-// PartValues returns the sessions' tool bodies (variant_data of tool calls and results) and
-// every part's record (options): all the mirror may leave to Lance, a superset of it.
+// PartValues returns the values of the sessions' parts that the mirror leaves to Lance
+// (sqlite.LeftToLance): the long tool bodies and part records, and nothing it keeps itself.
 func (r mirrorArchive) PartValues(ctx context.Context, sessionIDs []string) (map[string]map[string]string, error) {
 	out := map[string]map[string]string{}
 	q := lance.Query{Columns: []string{"session_id", "message_id", "id", "type", "variant_data", "options"}, Filter: inFilter("session_id", sessionIDs)}
@@ -251,10 +251,10 @@ func (r mirrorArchive) PartValues(ctx context.Context, sessionIDs []string) (map
 				byKey = map[string]string{}
 				out[strings.Clone(sid.Value(i))] = byKey
 			}
-			if t := session.PartType(typ.Value(i)); (t == session.PartToolCall || t == session.PartToolResult) && body.IsValid(i) {
+			if sqlite.LeftToLance(typ.Value(i), "variant_data", body.Value(i)) {
 				byKey[sqlite.PartValueKey(msg.Value(i), id.Value(i), "variant_data")] = strings.Clone(body.Value(i))
 			}
-			if opts.IsValid(i) {
+			if sqlite.LeftToLance(typ.Value(i), "options", opts.Value(i)) {
 				byKey[sqlite.PartValueKey(msg.Value(i), id.Value(i), "options")] = strings.Clone(opts.Value(i))
 			}
 		}

@@ -97,12 +97,12 @@ func packRows(r *Rows) packedRows {
 					switch text := p.texts[[2]string{part.SessionID, part.MessageID}]; {
 					case text != "" && isTextPart(part.VariantData, text):
 						p.partData[j] = derivedText
-					case leftToLance(part.Type, "variant_data", part.VariantData):
+					case LeftToLance(part.Type, "variant_data", part.VariantData):
 						p.partData[j] = inLance
 					default:
 						p.partData[j] = pack(enc, part.VariantData)
 					}
-					if leftToLance(part.Type, "options", part.Options) {
+					if LeftToLance(part.Type, "options", part.Options) {
 						p.partOptions[j] = inLance
 					} else {
 						p.partOptions[j] = pack(enc, part.Options)

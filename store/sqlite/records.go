@@ -29,8 +29,8 @@ type Archive interface {
 	// Records returns the raw records of the messages of the sessions, by session and message
 	// id (a message without one is absent or "").
 	Records(ctx context.Context, sessionIDs []string) (map[string]map[string]string, error)
-	// PartValues returns the tool bodies and the records of the parts of the sessions, by
-	// session and PartValueKey. It may return more than the mirror left to Lance.
+	// PartValues returns the values of the parts of the sessions that the mirror leaves to
+	// Lance (LeftToLance), by session and PartValueKey.
 	PartValues(ctx context.Context, sessionIDs []string) (map[string]map[string]string, error)
 	// Generation changes whenever a write may have changed what either returns: values kept
 	// from before it are read again.
@@ -47,10 +47,10 @@ func PartValueKey(messageID, partID, column string) string {
 // with 0x28, a derived text part is an empty BLOB).
 var inLance = []byte{0}
 
-// leftToLance reports whether the mirror leaves a part's value to Lance: a tool call's or
+// LeftToLance reports whether the mirror leaves a part's value to Lance: a tool call's or
 // result's body, or a part's record, long enough that packMin would pack it. Text and
 // reasoning stay (session pages show them), and so does anything short, as it is.
-func leftToLance(partType, column, value string) bool {
+func LeftToLance(partType, column, value string) bool {
 	if len(value) < packMin {
 		return false
 	}
