@@ -412,6 +412,7 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 		return fmt.Errorf("mirror: begin: %w", err)
 	}
 	defer tx.Rollback()
+	ctx = rowContext(ctx)
 	type mark struct {
 		table  string
 		writer int64
@@ -554,6 +555,13 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 	return nil
 }
 
+// rowContext is the context a transaction's statements run under: ctx without its
+// cancellation. go-sqlite3 runs every Exec given a cancellable context on a goroutine of its
+// own, to interrupt it (a goroutine, a channel and two thread hand-offs per row: a fifth of a
+// sync's CPU); the transaction, begun with ctx, is rolled back by database/sql as soon as ctx is
+// cancelled, and every statement after that fails.
+func rowContext(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
+
 // noteFirstIngest records, for each session of msgs, who stored the earliest of its messages
 // (lowest ingest_seq) unless an earlier one is recorded: the adapter its raw record names.
 func noteFirstIngest(ctx context.Context, tx *sql.Tx, msgs []MessageRow) error {
@@ -618,6 +626,7 @@ func (m *Mirror) SetEmbeddingModel(ctx context.Context, model string, keys []Mes
 		return fmt.Errorf("mirror: %w", err)
 	}
 	defer tx.Rollback()
+	ctx = rowContext(ctx)
 	stmt, err := tx.PrepareContext(ctx, `UPDATE message_rows SET embedding_model = ? WHERE session_id = ? AND message_id = ?`)
 	if err != nil {
 		return fmt.Errorf("mirror: %w", err)

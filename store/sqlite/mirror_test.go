@@ -161,3 +161,34 @@ func TestSummaryFollowsCommits(t *testing.T) {
 		t.Fatalf("after erasing s2: %s", got)
 	}
 }
+
+// Rows are written under a context without cancellation (rowContext); cancelling the caller's
+// context during the write still rolls the whole transaction back and is reported.
+func TestApplyCancelledMidwayStoresNothing(t *testing.T) {
+	m := tempMirror(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rows := &Rows{
+		Sessions: []SessionRow{{SessionID: "s", SourceAgent: "codex-cli", CreatedAt: "2026-06-01T09:00:00.000000Z", Project: "/p", IngestSeq: 3}},
+		Messages: []MessageRow{{SessionID: "s", MessageID: "m", Timestamp: "2026-06-01T09:00:01.000000Z",
+			Role: "user", SourceAgent: "codex-cli", Project: "/p", SearchText: "the walrus", IngestSeq: 1}},
+		Parts: []PartRow{{SessionID: "s", MessageID: "m", ID: "p", Type: "text", Provenance: "conversational", VariantData: `{"text":"the walrus"}`, IngestSeq: 2}},
+	}
+	err := m.ApplyWhen(ctx, rows, func() error {
+		cancel()
+		return nil
+	})
+	if err == nil {
+		t.Fatal("a write whose context was cancelled before its commit reported success")
+	}
+	var n int
+	if err := m.db.QueryRow(`SELECT (SELECT count(*) FROM sessions) + (SELECT count(*) FROM messages) + (SELECT count(*) FROM parts) + (SELECT count(*) FROM messages_fts)`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("%d rows stored by a cancelled write", n)
+	}
+	if err := m.Apply(context.Background(), rows); err != nil {
+		t.Fatalf("the same rows again: %v", err)
+	}
+}
