@@ -262,11 +262,11 @@ func checkVariant(p *Part) string {
 			return fmt.Sprintf("file data kind %q (want bytes, string or url)", p.Data.Kind)
 		}
 	case PartToolCall:
-		if len(p.Params) > 0 && !json.Valid(p.Params) {
+		if len(p.Params) > 0 && !wellFormed(p.Params) {
 			return "tool_call params are not valid JSON"
 		}
 	case PartToolResult:
-		if len(p.Result) > 0 && !json.Valid(p.Result) {
+		if len(p.Result) > 0 && !wellFormed(p.Result) {
 			return "tool_result result is not valid JSON"
 		}
 	case PartToolApprovalRequest, PartToolApprovalResponse:
@@ -332,7 +332,7 @@ func capJSON(v json.RawMessage, max int, o Options, field string) json.RawMessag
 // badOption names an options entry that is not valid JSON ("" when all are).
 func badOption(o Options) string {
 	for k, v := range o {
-		if !json.Valid(v) {
+		if !wellFormed(v) {
 			return k
 		}
 	}
