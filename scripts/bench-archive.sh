@@ -21,6 +21,9 @@
 #
 #   scripts/bench-archive.sh OTHER_BINARY [DIR]
 #   POND_BENCH_SESSIONS=500   corpus size (default 2000, the issue's)
+#   POND_BENCH_AGENTS=a,b     only these agents' formats (benchgen's -agents; default every
+#                             agent's). The issue's corpus is claude-code,codex-cli,pi-coding-agent:
+#                             a binary that predates an adapter would skip the rest
 #   POND_BENCH_ROUNDS=2       rounds, each running both binaries, the order swapped each round
 #   POND_BENCH_SETTLE=60      seconds the daemon idles before its memory is read again
 #   POND_BENCH_FOLLOWUP=150   seconds after the upkeep the archive is measured again (0: not)
@@ -37,15 +40,18 @@ followup=${POND_BENCH_FOLLOWUP:-150}
 mkdir -p "$dir"
 make -s build
 this=$(realpath bin/pond)
-home="$dir/home-$sessions"
-if [ ! -f "$dir/manifest-$sessions.json" ]; then
+agents=${POND_BENCH_AGENTS:-}
+corpus_name=$sessions${agents:+-${agents//,/-}}
+home="$dir/home-$corpus_name"
+manifest="$dir/manifest-$corpus_name.json"
+if [ ! -f "$manifest" ]; then
 	rm -rf "$home"
-	scripts/go run ./daemon/capture/benchgen/cmd/pond-benchgen -sessions "$sessions" -home "$home" >"$dir/manifest-$sessions.json.tmp"
-	mv "$dir/manifest-$sessions.json.tmp" "$dir/manifest-$sessions.json"
+	scripts/go run ./daemon/capture/benchgen/cmd/pond-benchgen -sessions "$sessions" ${agents:+-agents "$agents"} -home "$home" >"$manifest.tmp"
+	mv "$manifest.tmp" "$manifest"
 fi
 corpus=$(du -sb "$home" | cut -f1)
-echo "corpus: $sessions sessions, $corpus bytes ($home)"
-grep -A4 '"total"' "$dir/manifest-$sessions.json"
+echo "corpus: $sessions sessions${agents:+ of $agents}, $corpus bytes ($home)"
+grep -A4 '"total"' "$manifest"
 
 daemon_pid=
 stop_daemon() {
@@ -120,6 +126,11 @@ latencies() {
 	done
 }
 
+# cpu: the daemon's user + system CPU seconds so far (/proc/PID/stat, clock ticks).
+cpu() {
+	awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$daemon_pid/stat"
+}
+
 memory() {
 	awk -v label="$1" '/^VmRSS|^RssAnon/ {v[$1]=$2} END {printf "  %s: RSS %d MiB, anon %d MiB\n", label, v["VmRSS:"]/1024, v["RssAnon:"]/1024}' "/proc/$daemon_pid/status"
 }
@@ -189,10 +200,14 @@ run() {
 	prober=$!
 	largest "$inst" &
 	local sizer=$!
+	local cpu0 cpu1
+	cpu0=$(cpu)
 	/usr/bin/time -o "$inst/time" -f "%e" "${envs[@]}" "$bin" optimize --run --format json >"$inst/upkeep.json"
+	cpu1=$(cpu)
 	kill "$prober" "$sizer" 2>/dev/null; wait "$prober" "$sizer" 2>/dev/null || true
 	local upkept=$SECONDS
-	echo "  upkeep (daemon, versions kept for the binary's default time): $(cat "$inst/time") s wall"
+	# The daemon's CPU over the request includes its answers to the probe (a few per second).
+	echo "  upkeep (daemon, versions kept for the binary's default time): $(cat "$inst/time") s wall, $(awk -v a="$cpu0" -v b="$cpu1" 'BEGIN{printf "%.1f", b - a}') s of the daemon's CPU"
 	local peak
 	peak=$(cat "$inst/largest")
 	echo "  largest while upkeep runs (sampled each second): bytes total=$peak (×$(awk -v a="$peak" -v b="$corpus" 'BEGIN{printf "%.2f", a/b}') the corpus)"
