@@ -121,33 +121,42 @@ func ensureFTS(ctx context.Context, tx *sql.Tx) error {
 // indexNewMessages counts the messages inserted after rowid before in the search scope and adds
 // them to the full-text indexes: all of them with search text to the word index, the ones with
 // CJK text (found here, in Go, rather than by a GLOB that costs ~70 µs per message) to the
-// trigram index.
-func indexNewMessages(ctx context.Context, tx *sql.Tx, before int64, rows []MessageRow) error {
+// trigram index. rowids[i] is the rowid rows[i] was inserted under, 0 when it was not: the
+// indexes are given the text as the writer has it, rather than reading back and unpacking what
+// was just packed (a call into Go and a zstd decode per message).
+func indexNewMessages(ctx context.Context, tx *sql.Tx, before int64, rows []MessageRow, rowids []int64) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO _pond_search_scope
 		SELECT source_agent, project, role, substr(timestamp, 1, 10), count(*) FROM message_rows
 		WHERE rowid > ? AND search_text IS NOT NULL AND search_text != '' GROUP BY 1, 2, 3, 4
 		ON CONFLICT DO UPDATE SET n = n + excluded.n`, before); err != nil {
 		return fmt.Errorf("mirror: count searchable messages: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO messages_fts(rowid, search_text)
-		SELECT rowid, `+SearchTextSQL("m")+` FROM message_rows m WHERE rowid > ? AND search_text IS NOT NULL AND search_text != ''`, before); err != nil {
-		return fmt.Errorf("mirror: full-text index: %w", err)
-	}
-	var cjk *sql.Stmt
-	for _, x := range rows {
+	var words, cjk *sql.Stmt
+	for i, x := range rows {
+		if rowids[i] == 0 || x.SearchText == "" {
+			continue
+		}
+		if words == nil {
+			var err error
+			if words, err = tx.PrepareContext(ctx, `INSERT INTO messages_fts(rowid, search_text) VALUES (?, ?)`); err != nil {
+				return fmt.Errorf("mirror: full-text index: %w", err)
+			}
+			defer words.Close()
+		}
+		if _, err := words.ExecContext(ctx, rowids[i], x.SearchText); err != nil {
+			return fmt.Errorf("mirror: full-text index: %w", err)
+		}
 		if strings.IndexFunc(x.SearchText, IsCJK) < 0 {
 			continue
 		}
 		if cjk == nil {
 			var err error
-			cjk, err = tx.PrepareContext(ctx, `INSERT INTO messages_cjk(rowid, search_text)
-				SELECT rowid, `+SearchTextSQL("m")+` FROM message_rows m WHERE rowid > ? AND session_id = ? AND message_id = ?`)
-			if err != nil {
+			if cjk, err = tx.PrepareContext(ctx, `INSERT INTO messages_cjk(rowid, search_text) VALUES (?, ?)`); err != nil {
 				return fmt.Errorf("mirror: trigram index: %w", err)
 			}
 			defer cjk.Close()
 		}
-		if _, err := cjk.ExecContext(ctx, before, x.SessionID, x.MessageID); err != nil {
+		if _, err := cjk.ExecContext(ctx, rowids[i], x.SearchText); err != nil {
 			return fmt.Errorf("mirror: trigram index: %w", err)
 		}
 	}

@@ -465,13 +465,20 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 			return fmt.Errorf("mirror: %w", err)
 		}
 		var present []MessageRow
+		rowids := make([]int64, len(r.Messages)) // of the rows inserted here; 0 for those present
 		for i, x := range r.Messages {
 			res, err := st.ExecContext(ctx, x.SessionID, x.MessageID, x.Timestamp, x.Role, x.SourceAgent, x.Project,
 				nullable(x.Content), packed.searchText[i], nullable(x.EmbeddingModel), x.IngestSeq)
 			if err != nil {
 				return fmt.Errorf("mirror: insert message %s/%s: %w", x.SessionID, x.MessageID, err)
 			}
-			if n, err := res.RowsAffected(); err == nil && n == 0 {
+			n, err := res.RowsAffected()
+			if err == nil && n == 1 {
+				if rowids[i], err = res.LastInsertId(); err != nil {
+					return fmt.Errorf("mirror: insert message %s/%s: %w", x.SessionID, x.MessageID, err)
+				}
+			}
+			if err == nil && n == 0 {
 				present = append(present, x)
 				if stale == nil {
 					stale = map[[2]string]bool{}
@@ -485,7 +492,7 @@ func (m *Mirror) ApplyWhen(ctx context.Context, r *Rows, ready func() error) err
 		if err := noteFirstIngest(ctx, tx, r.Messages); err != nil {
 			return err
 		}
-		if err := indexNewMessages(ctx, tx, before, r.Messages); err != nil {
+		if err := indexNewMessages(ctx, tx, before, r.Messages, rowids); err != nil {
 			return err
 		}
 		// A replayed message may carry a newer search text or embedding model than the copy
