@@ -28,6 +28,9 @@
 #   POND_BENCH_SETTLE=60      seconds the daemon idles before its memory is read again
 #   POND_BENCH_FOLLOWUP=150   seconds after the upkeep the archive is measured again (0: not)
 #   POND_BENCH_BREAKDOWN=1    also print where mirror.db's bytes go (sqlite3 CLI with dbstat)
+#   POND_BENCH_PROBE=0        no requests while upkeep runs: the daemon's CPU over the upkeep is
+#                             then the upkeep's alone (with the probe, its searches add tens of
+#                             CPU seconds on the 2,000-session corpus)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 other=${1:?usage: scripts/bench-archive.sh OTHER_BINARY [DIR]}
@@ -196,23 +199,28 @@ run() {
 	local prober=$!
 	sleep 10
 	kill "$prober" 2>/dev/null; wait "$prober" 2>/dev/null || true
-	probe "$inst/run/pond.sock" "$inst/probe-upkeep" "$query" &
-	prober=$!
+	prober=
+	if [ "${POND_BENCH_PROBE:-1}" != 0 ]; then
+		probe "$inst/run/pond.sock" "$inst/probe-upkeep" "$query" &
+		prober=$!
+	fi
 	largest "$inst" &
 	local sizer=$!
 	local cpu0 cpu1
 	cpu0=$(cpu)
 	/usr/bin/time -o "$inst/time" -f "%e" "${envs[@]}" "$bin" optimize --run --format json >"$inst/upkeep.json"
 	cpu1=$(cpu)
-	kill "$prober" "$sizer" 2>/dev/null; wait "$prober" "$sizer" 2>/dev/null || true
+	kill $prober "$sizer" 2>/dev/null; wait $prober "$sizer" 2>/dev/null || true
 	local upkept=$SECONDS
-	# The daemon's CPU over the request includes its answers to the probe (a few per second).
+	# With the probe on, the daemon's CPU over the request includes its answers to it.
 	echo "  upkeep (daemon, versions kept for the binary's default time): $(cat "$inst/time") s wall, $(awk -v a="$cpu0" -v b="$cpu1" 'BEGIN{printf "%.1f", b - a}') s of the daemon's CPU"
 	local peak
 	peak=$(cat "$inst/largest")
 	echo "  largest while upkeep runs (sampled each second): bytes total=$peak (×$(awk -v a="$peak" -v b="$corpus" 'BEGIN{printf "%.2f", a/b}') the corpus)"
 	latencies "$inst/probe-idle" "idle, before upkeep"
-	latencies "$inst/probe-upkeep" "while upkeep runs"
+	if [ -n "$prober" ]; then
+		latencies "$inst/probe-upkeep" "while upkeep runs"
+	fi
 	memory "daemon right after upkeep"
 	sleep "$settle"
 	memory "daemon idle ${settle} s after upkeep"
