@@ -131,32 +131,36 @@ func indexNewMessages(ctx context.Context, tx *sql.Tx, before int64, rows []Mess
 		ON CONFLICT DO UPDATE SET n = n + excluded.n`, before); err != nil {
 		return fmt.Errorf("mirror: count searchable messages: %w", err)
 	}
-	var words, cjk *sql.Stmt
+	// Each statement is prepared on first use: most batches hold no CJK text.
+	stmts := map[string]*sql.Stmt{}
+	insert := func(q string, rowid int64, text string) error {
+		st := stmts[q]
+		if st == nil {
+			var err error
+			if st, err = tx.PrepareContext(ctx, q); err != nil {
+				return err
+			}
+			stmts[q] = st
+		}
+		_, err := st.ExecContext(ctx, rowid, text)
+		return err
+	}
+	defer func() {
+		for _, st := range stmts {
+			st.Close()
+		}
+	}()
 	for i, x := range rows {
 		if rowids[i] == 0 || x.SearchText == "" {
 			continue
 		}
-		if words == nil {
-			var err error
-			if words, err = tx.PrepareContext(ctx, `INSERT INTO messages_fts(rowid, search_text) VALUES (?, ?)`); err != nil {
-				return fmt.Errorf("mirror: full-text index: %w", err)
-			}
-			defer words.Close()
-		}
-		if _, err := words.ExecContext(ctx, rowids[i], x.SearchText); err != nil {
+		if err := insert(`INSERT INTO messages_fts(rowid, search_text) VALUES (?, ?)`, rowids[i], x.SearchText); err != nil {
 			return fmt.Errorf("mirror: full-text index: %w", err)
 		}
 		if strings.IndexFunc(x.SearchText, IsCJK) < 0 {
 			continue
 		}
-		if cjk == nil {
-			var err error
-			if cjk, err = tx.PrepareContext(ctx, `INSERT INTO messages_cjk(rowid, search_text) VALUES (?, ?)`); err != nil {
-				return fmt.Errorf("mirror: trigram index: %w", err)
-			}
-			defer cjk.Close()
-		}
-		if _, err := cjk.ExecContext(ctx, rowids[i], x.SearchText); err != nil {
+		if err := insert(`INSERT INTO messages_cjk(rowid, search_text) VALUES (?, ?)`, rowids[i], x.SearchText); err != nil {
 			return fmt.Errorf("mirror: trigram index: %w", err)
 		}
 	}
