@@ -677,6 +677,7 @@ func (s *Service) runSync(ctx context.Context, targets []capture.Target, opts ca
 		return nil, err
 	}
 	defer s.releaseWrite()
+	defer limitHeap()()
 	if noWait && s.Daemon == nil {
 		l, err := store.TryLock(s.Dirs.State.Path, "pond sync")
 		var le *store.LockedError
