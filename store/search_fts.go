@@ -88,6 +88,33 @@ func messageFilters(p *plan, byDay bool) (string, []any) {
 	return " AND " + strings.Join(where, " AND "), args
 }
 
+// rankSQL is a search's filters over the rank table (aliased r).
+type rankSQL struct {
+	where string
+	args  []any
+}
+
+// rankFilters renders the plan's filters over the rank table, which holds the sub-agent flag
+// and the time, or reports false when one needs a column only message_rows has (project,
+// session, agent, role).
+func rankFilters(p *plan) (rankSQL, bool) {
+	f := p.req.Filters
+	if p.projectRE != nil || p.projectLiteral != "" || p.projectSub != "" || f.SessionID != "" || f.SourceAgent != "" || f.Role != "" {
+		return rankSQL{}, false
+	}
+	var r rankSQL
+	if !p.subagents {
+		r.where += ` AND r.subagent = 0`
+	}
+	if p.from != "" {
+		r.where, r.args = r.where+` AND r.timestamp >= ?`, append(r.args, p.from)
+	}
+	if p.to != "" {
+		r.where, r.args = r.where+` AND r.timestamp <= ?`, append(r.args, p.to)
+	}
+	return r, true
+}
+
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
@@ -209,6 +236,20 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 	}
 	q := `SELECT m.session_id, m.message_id, m.role, m.project, m.source_agent, m.timestamp, ` + rank + ` AS score
 		FROM ` + from + ` WHERE ` + where + ` ORDER BY ` + order + ` LIMIT ?`
+	if thin, ok := rankFilters(p); ok && len(rankArgs) == 0 && match != "" && (anyTerm || len(e.Short) == 0) {
+		// Every match is filtered and ordered on the rank table (rank.go); message_rows is read
+		// for the ones kept.
+		from = e.Table + ` JOIN _pond_message_rank r ON r.rid = ` + e.Table + `.rowid`
+		where = e.Table + ` MATCH ?` + thin.where
+		args = append([]any{match}, thin.args...)
+		order, outer := `score DESC, r.timestamp DESC`, `t.score DESC, t.timestamp DESC`
+		if p.req.SortBy == view.SortRecency {
+			order, outer = `r.timestamp DESC`, `t.timestamp DESC`
+		}
+		q = `SELECT m.session_id, m.message_id, m.role, m.project, m.source_agent, m.timestamp, t.score
+			FROM (SELECT r.rid, r.timestamp, ` + rank + ` AS score FROM ` + from + ` WHERE ` + where + ` ORDER BY ` + order + ` LIMIT ?) t
+			JOIN message_rows m ON m.rowid = t.rid ORDER BY ` + outer
+	}
 	rows, err := db.QueryContext(ctx, q, slices.Concat(rankArgs, args, []any{p.pool})...)
 	if err != nil {
 		return nil, fmt.Errorf("store: search: %w", err)

@@ -121,9 +121,9 @@ func ensureFTS(ctx context.Context, tx *sql.Tx) error {
 }
 
 // indexNewMessages counts the messages inserted after rowid before in the search scope and adds
-// them to the full-text indexes: all of them with search text to the word index, the ones with
-// CJK text (found here, in Go, rather than by a GLOB that costs ~70 µs per message) to the
-// trigram index. rowids[i] is the rowid rows[i] was inserted under, 0 when it was not: the
+// them to the rank table (rank.go) and the full-text indexes: all of them with search text to
+// the word index, the ones with CJK text (found here, in Go, rather than by a GLOB that costs
+// ~70 µs per message) to the trigram index. rowids[i] is the rowid rows[i] was inserted under, 0 when it was not: the
 // indexes are given the text as the writer has it, rather than reading back and unpacking what
 // was just packed (a call into Go and a zstd decode per message).
 func indexNewMessages(ctx context.Context, tx *sql.Tx, before int64, rows []MessageRow, rowids []int64) error {
@@ -135,7 +135,7 @@ func indexNewMessages(ctx context.Context, tx *sql.Tx, before int64, rows []Mess
 	}
 	// Each statement is prepared on first use: most batches hold no CJK text.
 	stmts := map[string]*sql.Stmt{}
-	insert := func(q string, rowid int64, text string) error {
+	insert := func(q string, args ...any) error {
 		st := stmts[q]
 		if st == nil {
 			var err error
@@ -144,7 +144,7 @@ func indexNewMessages(ctx context.Context, tx *sql.Tx, before int64, rows []Mess
 			}
 			stmts[q] = st
 		}
-		_, err := st.ExecContext(ctx, rowid, text)
+		_, err := st.ExecContext(ctx, args...)
 		return err
 	}
 	defer func() {
@@ -153,7 +153,13 @@ func indexNewMessages(ctx context.Context, tx *sql.Tx, before int64, rows []Mess
 		}
 	}()
 	for i, x := range rows {
-		if rowids[i] == 0 || x.SearchText == "" {
+		if rowids[i] == 0 {
+			continue
+		}
+		if err := insert(`INSERT INTO _pond_message_rank VALUES (?1, instr(?3, '/') > 0, ?2)`, rowids[i], x.Timestamp, x.SourceAgent); err != nil {
+			return fmt.Errorf("mirror: rank table: %w", err)
+		}
+		if x.SearchText == "" {
 			continue
 		}
 		if err := insert(`INSERT INTO messages_fts(rowid, search_text) VALUES (?, ?)`, rowids[i], x.SearchText); err != nil {

@@ -260,6 +260,9 @@ func (m *Mirror) init(ctx context.Context) error {
 	if err := ensureFTS(ctx, tx); err != nil {
 		return fmt.Errorf("mirror: init: %w", err)
 	}
+	if err := ensureRank(ctx, tx); err != nil {
+		return fmt.Errorf("mirror: init: %w", err)
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO _pond_meta(key, value) VALUES ('schema_version', ?)`, fmt.Sprint(SchemaVersion)); err != nil {
 		return fmt.Errorf("mirror: init: %w", err)
 	}

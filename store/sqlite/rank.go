@@ -1,0 +1,56 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// _pond_message_rank holds, per message row (by the same rowid), only what a full-text search
+// filters and orders its matches by before it keeps the best of them: whether the message is a
+// sub-agent's, and its time. A search of a few thousand matches joined each one to message_rows,
+// whose rows are fat (the packed search text is inline: ~29 rows a 16 KiB page), and spent two
+// thirds of its time reading those pages; joined to this table (hundreds of rows a page) it
+// reads a few, and message_rows only for the matches it keeps (docs/benchmarks.md, 2026-12-06).
+//
+// ApplyWhen adds a row beside each message it inserts (an insert trigger would give every
+// message insert a statement journal); the delete trigger follows erasures. A mirror written by
+// a binary that did not keep the table is filled again on open (ensureRank).
+var rankDDL = []string{
+	`CREATE TABLE IF NOT EXISTS _pond_message_rank (
+		rid       INTEGER PRIMARY KEY,
+		subagent  INTEGER NOT NULL,
+		timestamp TEXT NOT NULL
+	)`,
+	`CREATE TRIGGER IF NOT EXISTS messages_rank_delete AFTER DELETE ON message_rows BEGIN
+		DELETE FROM _pond_message_rank WHERE rid = old.rowid;
+	END`,
+}
+
+// isSubagentSQL is the test a search's default filter applies to a message's source agent: a
+// sub-agent's messages carry "agent/sub-agent".
+const isSubagentSQL = `instr(source_agent, '/') > 0`
+
+// ensureRank creates the rank table and fills it when it does not hold a row for every message
+// (new, or left behind by a binary that wrote messages without it).
+func ensureRank(ctx context.Context, tx *sql.Tx) error {
+	for _, ddl := range rankDDL {
+		if _, err := tx.ExecContext(ctx, ddl); err != nil {
+			return fmt.Errorf("rank table: %w", err)
+		}
+	}
+	var messages, ranked int64
+	if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM message_rows), (SELECT count(*) FROM _pond_message_rank)`).Scan(&messages, &ranked); err != nil {
+		return fmt.Errorf("rank table: %w", err)
+	}
+	if messages == ranked {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM _pond_message_rank`); err != nil {
+		return fmt.Errorf("rank table: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO _pond_message_rank SELECT rowid, `+isSubagentSQL+`, timestamp FROM message_rows`); err != nil {
+		return fmt.Errorf("rank table: fill: %w", err)
+	}
+	return nil
+}

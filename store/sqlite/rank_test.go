@@ -1,0 +1,84 @@
+package sqlite
+
+import (
+	"context"
+	"testing"
+)
+
+// The rank table holds a row for every message, follows deletions, and is filled again when a
+// mirror is opened with rows it lacks (a binary that did not keep it wrote them).
+func TestRankTableFollowsMessages(t *testing.T) {
+	ctx := context.Background()
+	m := tempMirror(t)
+	msg := func(id, agent, ts string, seq int64) MessageRow {
+		return MessageRow{SessionID: "s", MessageID: id, Timestamp: ts, Role: "user", SourceAgent: agent, Project: "/p", SearchText: "the walrus " + id, IngestSeq: seq}
+	}
+	if err := m.Apply(ctx, &Rows{Messages: []MessageRow{
+		msg("m1", "claude-code", "2026-06-01T09:00:01.000000Z", 1),
+		msg("m2", "claude-code/subagent", "2026-06-01T09:00:02.000000Z", 2),
+		msg("m3", "codex-cli", "2026-06-01T09:00:03.000000Z", 3),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string, want map[string][2]string) {
+		t.Helper()
+		rows, err := m.db.QueryContext(ctx, `SELECT m.message_id, r.subagent, r.timestamp FROM message_rows m JOIN _pond_message_rank r ON r.rid = m.rowid`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		got := map[string][2]string{}
+		for rows.Next() {
+			var id, sub, ts string
+			if err := rows.Scan(&id, &sub, &ts); err != nil {
+				t.Fatal(err)
+			}
+			got[id] = [2]string{sub, ts}
+		}
+		var n int
+		if err := m.db.QueryRowContext(ctx, `SELECT count(*) FROM _pond_message_rank`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) || n != len(want) {
+			t.Fatalf("%s: rank rows %v (%d in all), want %v", when, got, n, want)
+		}
+		for id, w := range want {
+			if got[id] != w {
+				t.Fatalf("%s: %s ranks as %v, want %v", when, id, got[id], w)
+			}
+		}
+	}
+	all := map[string][2]string{
+		"m1": {"0", "2026-06-01T09:00:01.000000Z"},
+		"m2": {"1", "2026-06-01T09:00:02.000000Z"},
+		"m3": {"0", "2026-06-01T09:00:03.000000Z"},
+	}
+	check("after the write", all)
+
+	// A message applied again adds no second row.
+	if err := m.Apply(ctx, &Rows{Messages: []MessageRow{msg("m1", "claude-code", "2026-06-01T09:00:01.000000Z", 4)}}); err != nil {
+		t.Fatal(err)
+	}
+	check("after a replay", all)
+
+	if _, err := m.db.ExecContext(ctx, `DELETE FROM message_rows WHERE message_id = 'm3'`); err != nil {
+		t.Fatal(err)
+	}
+	delete(all, "m3")
+	check("after a deletion", all)
+
+	// Rows written without it, as an older binary would: the next open fills it again.
+	if _, err := m.db.ExecContext(ctx, `DELETE FROM _pond_message_rank WHERE rid = (SELECT rowid FROM message_rows WHERE message_id = 'm2')`); err != nil {
+		t.Fatal(err)
+	}
+	path := m.Path()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m, err := OpenMirror(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	check("after an open", all)
+}
