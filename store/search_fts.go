@@ -95,11 +95,12 @@ type rankSQL struct {
 }
 
 // rankFilters renders the plan's filters over the rank table, which holds the sub-agent flag
-// and the time, or reports false when one needs a column only message_rows has (project,
-// session, agent, role).
+// and the time, or reports false when the request filters by anything else (a filter added to
+// SearchFilters later takes the join to message_rows until the rank table learns it).
 func rankFilters(p *plan) (rankSQL, bool) {
-	f := p.req.Filters
-	if p.projectRE != nil || p.projectLiteral != "" || p.projectSub != "" || f.SessionID != "" || f.SourceAgent != "" || f.Role != "" {
+	rest := p.req.Filters
+	rest.FromDate, rest.ToDate = "", ""
+	if rest != (view.SearchFilters{}) {
 		return rankSQL{}, false
 	}
 	var r rankSQL
