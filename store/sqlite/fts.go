@@ -123,9 +123,9 @@ func ensureFTS(ctx context.Context, tx *sql.Tx) error {
 // indexNewMessages counts the messages inserted after rowid before in the search scope and adds
 // them to the rank table (rank.go) and the full-text indexes: all of them with search text to
 // the word index, the ones with CJK text (found here, in Go, rather than by a GLOB that costs
-// ~70 µs per message) to the trigram index. rowids[i] is the rowid rows[i] was inserted under, 0 when it was not: the
-// indexes are given the text as the writer has it, rather than reading back and unpacking what
-// was just packed (a call into Go and a zstd decode per message).
+// ~70 µs per message) to the trigram index. rowids[i] is the rowid rows[i] was inserted under,
+// 0 when it was not. The indexes are given the text as the writer has it, rather than reading
+// back and unpacking what was just packed (a call into Go and a zstd decode per message).
 func indexNewMessages(ctx context.Context, tx *sql.Tx, before int64, rows []MessageRow, rowids []int64) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO _pond_search_scope
 		SELECT source_agent, project, role, substr(timestamp, 1, 10), count(*) FROM message_rows
@@ -156,7 +156,7 @@ func indexNewMessages(ctx context.Context, tx *sql.Tx, before int64, rows []Mess
 		if rowids[i] == 0 {
 			continue
 		}
-		if err := insert(`INSERT INTO _pond_message_rank VALUES (?1, instr(?3, '/') > 0, ?2)`, rowids[i], x.Timestamp, x.SourceAgent); err != nil {
+		if err := insert(`INSERT INTO _pond_message_rank VALUES (?1, `+subagentSQL("?3")+`, ?2)`, rowids[i], x.Timestamp, x.SourceAgent); err != nil {
 			return fmt.Errorf("mirror: rank table: %w", err)
 		}
 		if x.SearchText == "" {
