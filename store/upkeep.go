@@ -310,7 +310,16 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*view.UpkeepRep
 		}
 		defer lease.Release(context.WithoutCancel(ctx))
 	}
+	// timed notes how long a step took that began at began (the report's StepTimes).
+	timed := func(step view.Step, began time.Time) {
+		rep.StepTimes = append(rep.StepTimes, view.StepTime{Step: step, Elapsed: time.Since(began)})
+	}
+	// Compaction comes first, so that indexes are built over the merged fragments. Built the
+	// other way round after a first sync, search would be at its speed sooner, but each round
+	// of the compaction after would rewrite every index for the rows it moved: measured on
+	// 500,000 messages, 30 s more upkeep to be searchable 27 s sooner (docs/benchmarks.md).
 	if asked(view.StepCompact) {
+		began := time.Now()
 		rep.Ran = append(rep.Ran, view.StepCompact)
 		for _, ts := range d.Tables {
 			if forced && ts.Fragments > 1 || ts.SmallFragments >= compactAtSmallFragments {
@@ -319,8 +328,10 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*view.UpkeepRep
 				}
 			}
 		}
+		timed(view.StepCompact, began)
 	}
 	if asked(view.StepIndex) {
+		began := time.Now()
 		rep.Ran = append(rep.Ran, view.StepIndex)
 		for _, ts := range d.Tables {
 			switch {
@@ -347,6 +358,7 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*view.UpkeepRep
 				rep.VectorIndex = fmt.Sprintf("vector index: built over %d embedded messages", d.VectorIndex.Rows)
 			}
 		}
+		timed(view.StepIndex, began)
 	}
 	if asked(view.StepPrune) {
 		rep.Ran = append(rep.Ran, view.StepPrune)

@@ -67,6 +67,10 @@ func TestUpkeepCompactsIndexesAndPrunes(t *testing.T) {
 	if fmt.Sprint(rep.Ran) != "[compact index prune]" || len(seen) == 0 {
 		t.Errorf("ran %v with %d progress calls; want compact, index, prune, with progress", rep.Ran, len(seen))
 	}
+	if len(rep.StepTimes) != 2 || rep.StepTimes[0].Step != view.StepCompact || rep.StepTimes[1].Step != view.StepIndex ||
+		rep.StepTimes[0].Elapsed <= 0 || rep.StepTimes[1].Elapsed <= 0 {
+		t.Errorf("step times %+v; want the compaction's, then the index step's", rep.StepTimes)
+	}
 	if len(rep.After.Due) != 0 {
 		t.Errorf("still due after upkeep: %+v", rep.After.Due)
 	}

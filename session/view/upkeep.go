@@ -137,7 +137,15 @@ type UpkeepReport struct {
 	// machine sharing it holds its upkeep lease.
 	Deferred string `json:"deferred,omitempty"`
 	// After is the diagnosis once the run finished: what is still to do.
-	After   *Diagnosis    `json:"after,omitempty"`
+	After *Diagnosis `json:"after,omitempty"`
+	// StepTimes are the compact and index steps' durations, in the order they ran.
+	StepTimes []StepTime    `json:"step_times,omitempty"`
+	Elapsed   time.Duration `json:"elapsed_ns"`
+}
+
+// StepTime is how long an upkeep step took.
+type StepTime struct {
+	Step    Step          `json:"step"`
 	Elapsed time.Duration `json:"elapsed_ns"`
 }
 
@@ -239,6 +247,13 @@ func (r *UpkeepReport) Summary() []string {
 	}
 	if versions > 0 {
 		out = append(out, fmt.Sprintf("pruned %d old table versions (%.1f MB)", versions, float64(freed)/(1<<20)))
+	}
+	if len(out) > 0 && len(r.StepTimes) > 0 {
+		var took []string
+		for _, st := range r.StepTimes {
+			took = append(took, fmt.Sprintf("%s %.1f s", st.Step, st.Elapsed.Seconds()))
+		}
+		out = append(out, "took: "+strings.Join(took, ", "))
 	}
 	if len(out) == 0 {
 		out = append(out, "nothing needed doing")
