@@ -214,6 +214,11 @@ run() {
 	local upkept=$SECONDS
 	# With the probe on, the daemon's CPU over the request includes its answers to it.
 	echo "  upkeep (daemon, versions kept for the binary's default time): $(cat "$inst/time") s wall, $(awk -v a="$cpu0" -v b="$cpu1" 'BEGIN{printf "%.1f", b - a}') s of the daemon's CPU"
+	# Binaries that report their steps' times (step_times) say how long each took.
+	python3 -c 'import json,sys
+r = json.load(sys.stdin).get("report", {})
+steps = ", ".join("%s %.1f s" % (t["step"], t["elapsed_ns"] / 1e9) for t in r.get("step_times") or [])
+print("  upkeep steps: " + steps if steps else "", end="\n" if steps else "")' <"$inst/upkeep.json" || true
 	local peak
 	peak=$(cat "$inst/largest")
 	echo "  largest while upkeep runs (sampled each second): bytes total=$peak (×$(awk -v a="$peak" -v b="$corpus" 'BEGIN{printf "%.2f", a/b}') the corpus)"
