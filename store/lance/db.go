@@ -99,7 +99,7 @@ func Open(ctx context.Context, loc Location, opts Options) (*DB, error) {
 	}
 	// Lance's own metadata bound is 1 GiB, and every commit a writer makes through the handle
 	// is cached up to it: unset, a 2,000-session cold sync held 403 MiB of anonymous memory at
-	// its peak, against 239 MiB with this default (docs/benchmarks.md).
+	// its peak, against 239 MiB with a bound of 32 MiB (docs/benchmarks.md).
 	spec["metadata_cache_bytes"] = cmp.Or(opts.MetadataCacheBytes, defaultMetadataCacheBytes)
 	if loc.Remote() && opts.DiskCache.Dir != "" && opts.DiskCache.Bytes > 0 {
 		spec["disk_cache_dir"] = opts.DiskCache.Dir
@@ -291,6 +291,9 @@ func (db *DB) wrap(name string, gt contracts.ITable) (*Table, error) {
 	return t, nil
 }
 
-// defaultMetadataCacheBytes bounds Lance's metadata cache when Options leave it unset: the
-// daemon's bound, which its searches meet their latency goals with.
-const defaultMetadataCacheBytes = 32 << 20
+// defaultMetadataCacheBytes bounds Lance's metadata cache when Options leave it unset, as in
+// the command-line tools (the daemon sets its own). A cold sync commits a version and a data
+// file per batch, and Lance caches what each commit wrote up to this bound: at 32 MiB the
+// 2,000-session sync peaked at 326–335 MiB, at 8 MiB at 289–290 MiB, in the same CPU time
+// (docs/benchmarks.md, 2026-12-06).
+const defaultMetadataCacheBytes = 8 << 20
