@@ -67,7 +67,7 @@ func messageFilters(p *plan, byDay bool) (string, []any) {
 		args = append(args, f.SourceAgent, escapeLike(f.SourceAgent)+"/%")
 	}
 	if !p.subagents {
-		where = append(where, `instr(m.source_agent, '/') = 0`)
+		where = append(where, `NOT `+sqlite.SubagentSQL("m.source_agent"))
 	}
 	timeCol, from, to := "m.timestamp", p.from, p.to
 	if byDay {

@@ -27,10 +27,11 @@ var rankDDL = []string{
 	END`,
 }
 
-// subagentSQL is the rank table's sub-agent flag computed from a source agent (a column or a
-// parameter): a sub-agent's messages carry "agent/sub-agent", which a search leaves out by
-// default. The fill on open and the writer's rows (indexNewMessages) both take it from here.
-func subagentSQL(sourceAgent string) string { return `instr(` + sourceAgent + `, '/') > 0` }
+// SubagentSQL says in SQL whether a source agent (a column or a parameter) is a sub-agent's:
+// its messages carry "agent/sub-agent", which a search leaves out by default. The rank table's
+// flag (its fill on open and the writer's rows, indexNewMessages) and the search's own filter
+// on message_rows (store's messageFilters) all take it from here.
+func SubagentSQL(sourceAgent string) string { return `instr(` + sourceAgent + `, '/') > 0` }
 
 // ensureRank creates the rank table and fills it when it does not hold a row for every message
 // (new, or left behind by a binary that wrote messages without it).
@@ -50,7 +51,7 @@ func ensureRank(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM _pond_message_rank`); err != nil {
 		return fmt.Errorf("rank table: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO _pond_message_rank SELECT rowid, `+subagentSQL("source_agent")+`, timestamp FROM message_rows`); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO _pond_message_rank SELECT rowid, `+SubagentSQL("source_agent")+`, timestamp FROM message_rows`); err != nil {
 		return fmt.Errorf("rank table: fill: %w", err)
 	}
 	return nil
