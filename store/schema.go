@@ -39,6 +39,19 @@ func packed(name string) arrow.Field {
 	return f
 }
 
+// key is a string column of identifiers (session, message and part ids) that Lance stores
+// FSST-compressed: a symbol table per page, each value compressed on its own, so a take of one
+// row still reads that row alone (zstd would decompress the whole page for it). A page of few
+// distinct values (a cold sync's small batches) is dictionary-encoded before this applies; a
+// compacted page of hundreds of sessions was stored plain, 36 bytes a row (docs/benchmarks.md,
+// 2026-12-07). Only for columns that are never null: Lance 0.37's FSST encoder panics on a page
+// of nulls. Like packed, the metadata is set when a table is created.
+func key(name string) arrow.Field {
+	f := str(name, false)
+	f.Metadata = arrow.NewMetadata([]string{"lance-encoding:compression"}, []string{"fsst"})
+	return f
+}
+
 func i64(name string) arrow.Field { return arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int64} }
 
 var sessionsSchema = arrow.NewSchema([]arrow.Field{
@@ -53,8 +66,8 @@ var sessionsSchema = arrow.NewSchema([]arrow.Field{
 }, nil)
 
 var messagesSchema = arrow.NewSchema([]arrow.Field{
-	str("session_id", false),
-	str("id", false),
+	key("session_id"),
+	key("id"),
 	i64("timestamp"),
 	str("role", false),
 	str("source_agent", false),
@@ -84,9 +97,9 @@ func withoutFields(s *arrow.Schema, names ...string) *arrow.Schema {
 }
 
 var partsSchema = arrow.NewSchema([]arrow.Field{
-	str("session_id", false),
-	str("message_id", false),
-	str("id", false),
+	key("session_id"),
+	key("message_id"),
+	key("id"),
 	{Name: "ordinal", Type: arrow.PrimitiveTypes.Int32},
 	str("type", false),
 	str("provenance", false),
