@@ -1,0 +1,236 @@
+// Package delta stores a text as the parts of it that another text (its reference) already
+// holds, plus the bytes it does not share: copy instructions and literals, as LZ77 does with
+// the text that came before, but with a reference the reader has at hand.
+//
+// Pond keeps each message's raw record (the line the agent wrote) beside its search text in
+// one Lance row, and the search text is mostly the record's own prose. Lance compresses each
+// column page by page, so it cannot see that repetition; stored as a delta against the search
+// text, the record keeps only its envelope and tool bodies (docs/benchmarks.md, 2026-12-07).
+//
+// The form is part of the archive's format and must stay decodable:
+//
+//	"\x00" "1" <8 hex digits: CRC-32C of the value> ops...
+//	op: "L" <decimal n> ":" <n bytes copied as they are>
+//	  | "C" <decimal offset> "," <decimal n> ";"   (n bytes of the reference from offset)
+//
+// The checksum makes a value decoded against any other reference than its own an error
+// rather than a wrong text. A value that does not start with NUL is stored as it is. A value that does start with one
+// (no JSON record does) is always encoded, so that Decode can tell the two apart. Literals
+// are cut only at UTF-8 character boundaries, so an encoded valid UTF-8 text stays valid.
+package delta
+
+import (
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"strconv"
+	"strings"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// header starts the encoded form of value.
+func header(value string) string {
+	h := []byte(marker + "00000000")
+	sum := strconv.AppendUint(nil, uint64(checksum(value)), 16)
+	copy(h[len(h)-len(sum):], sum)
+	return string(h)
+}
+
+// checksum is the CRC-32C of s, through a buffer on the stack rather than a copy of s.
+func checksum(s string) uint32 {
+	var buf [4096]byte
+	var c uint32
+	for len(s) > 0 {
+		n := copy(buf[:], s)
+		c, s = crc32.Update(c, castagnoli, buf[:n]), s[n:]
+	}
+	return c
+}
+
+const (
+	marker = "\x00" + "1"
+	// minCopy is the shortest run worth a copy: its instruction costs up to ~14 bytes, and
+	// a literal's header is as long again.
+	minCopy = 24
+	// hashBits bounds the match table: references longer than 1<<hashBits positions keep
+	// the last position of each colliding hash, which finds fewer but still correct copies.
+	hashBits = 16
+	// refStride is how far apart the indexed positions of the reference are: every copy of
+	// minCopy bytes or more still starts within refStride+8 bytes of one, and indexing a
+	// quarter of them is a quarter of the work.
+	refStride = 4
+)
+
+// Encoder finds copies of a reference in a value. Its table is reused between calls; one
+// Encoder is not for concurrent use.
+type Encoder struct {
+	table []int32
+}
+
+// Encode returns value as copies from ref and literals, or value itself when that is not
+// shorter (and value does not start with NUL).
+func (e *Encoder) Encode(value, ref string) string {
+	if len(value) < minCopy || len(ref) < minCopy {
+		if strings.HasPrefix(value, "\x00") {
+			var b strings.Builder
+			b.WriteString(header(value))
+			writeLiteral(&b, value)
+			return b.String()
+		}
+		return value
+	}
+	// Twice as many slots as indexed positions, up to 1<<hashBits; a slot holds a position
+	// plus one, so that a cleared table is empty.
+	bits := uint(8)
+	for bits < hashBits && 1<<bits < 2*len(ref)/refStride {
+		bits++
+	}
+	if cap(e.table) < 1<<bits {
+		e.table = make([]int32, 1<<hashBits)
+	}
+	table := e.table[:1<<bits]
+	clear(table)
+	// Every refStride-th position of the reference, the first of each hash kept (so a copy
+	// runs from the earliest repetition, the longest): a run of minCopy bytes holds one.
+	for p := 0; p+8 <= len(ref); p += refStride {
+		if h := hash(ref[p:], bits); table[h] == 0 {
+			table[h] = int32(p + 1)
+		}
+	}
+
+	var b strings.Builder
+	b.Grow(len(value) / 2)
+	b.WriteString(header(value))
+	lit := 0 // value[lit:] is not written yet
+	for i := 0; i+8 <= len(value); {
+		c := int(table[hash(value[i:], bits)]) - 1
+		if c < 0 || ref[c:c+8] != value[i:i+8] {
+			i++
+			continue
+		}
+		start, from, end := i, c, i+8
+		for end+8 <= len(value) && from+(end-start)+8 <= len(ref) && value[end:end+8] == ref[from+end-start:from+end-start+8] {
+			end += 8
+		}
+		for end < len(value) && from+(end-start) < len(ref) && value[end] == ref[from+end-start] {
+			end++
+		}
+		for start > lit && from > 0 && value[start-1] == ref[from-1] {
+			start, from = start-1, from-1
+		}
+		// Cut at character boundaries (the bytes are the reference's too).
+		for start < end && continuation(value[start]) {
+			start, from = start+1, from+1
+		}
+		for end > start && end < len(value) && continuation(value[end]) {
+			end--
+		}
+		if end-start < minCopy {
+			i++
+			continue
+		}
+		if start > lit {
+			writeLiteral(&b, value[lit:start])
+		}
+		b.WriteByte('C')
+		b.WriteString(strconv.Itoa(from))
+		b.WriteByte(',')
+		b.WriteString(strconv.Itoa(end - start))
+		b.WriteByte(';')
+		i, lit = end, end
+		if b.Len() >= len(value) {
+			break
+		}
+	}
+	if lit < len(value) {
+		writeLiteral(&b, value[lit:])
+	}
+	if b.Len() >= len(value) && !strings.HasPrefix(value, "\x00") {
+		return value
+	}
+	return b.String()
+}
+
+func writeLiteral(b *strings.Builder, s string) {
+	b.WriteByte('L')
+	b.WriteString(strconv.Itoa(len(s)))
+	b.WriteByte(':')
+	b.WriteString(s)
+}
+
+func continuation(c byte) bool { return c&0xC0 == 0x80 }
+
+// hash spreads the 8 bytes at the start of s over bits bits.
+func hash(s string, bits uint) uint32 {
+	_ = s[7]
+	v := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	return uint32(v * 0x9E3779B185EBCA87 >> (64 - bits))
+}
+
+// ErrCorrupt is returned for an encoded value that does not decode against its reference.
+var ErrCorrupt = errors.New("delta: corrupt value")
+
+// Decode returns the value stored as s against ref: s itself when it is not encoded.
+func Decode(s, ref string) (string, error) {
+	if !strings.HasPrefix(s, "\x00") {
+		return s, nil
+	}
+	if !strings.HasPrefix(s, marker) {
+		return "", fmt.Errorf("%w: unknown form %q", ErrCorrupt, s[:min(len(s), 2)])
+	}
+	if len(s) < len(marker)+8 {
+		return "", fmt.Errorf("%w: short header", ErrCorrupt)
+	}
+	sum, err := strconv.ParseUint(s[len(marker):len(marker)+8], 16, 32)
+	if err != nil {
+		return "", fmt.Errorf("%w: bad checksum", ErrCorrupt)
+	}
+	s = s[len(marker)+8:]
+	var b strings.Builder
+	b.Grow(len(s) * 2)
+	for len(s) > 0 {
+		op := s[0]
+		s = s[1:]
+		switch op {
+		case 'L':
+			n, rest, ok := number(s, ':')
+			if !ok || n > len(rest) {
+				return "", fmt.Errorf("%w: bad literal", ErrCorrupt)
+			}
+			b.WriteString(rest[:n])
+			s = rest[n:]
+		case 'C':
+			off, rest, ok := number(s, ',')
+			if !ok {
+				return "", fmt.Errorf("%w: bad copy", ErrCorrupt)
+			}
+			n, rest, ok := number(rest, ';')
+			if !ok || off > len(ref) || n > len(ref)-off {
+				return "", fmt.Errorf("%w: copy out of the reference", ErrCorrupt)
+			}
+			b.WriteString(ref[off : off+n])
+			s = rest
+		default:
+			return "", fmt.Errorf("%w: unknown instruction %q", ErrCorrupt, op)
+		}
+	}
+	if checksum(b.String()) != uint32(sum) {
+		return "", fmt.Errorf("%w: checksum mismatch (decoded against another reference)", ErrCorrupt)
+	}
+	return b.String(), nil
+}
+
+// number reads a decimal up to sep and returns it with what follows sep.
+func number(s string, sep byte) (int, string, bool) {
+	i := strings.IndexByte(s, sep)
+	if i <= 0 || i > 10 {
+		return 0, "", false
+	}
+	n, err := strconv.Atoi(s[:i])
+	if err != nil || n < 0 {
+		return 0, "", false
+	}
+	return n, s[i+1:], true
+}
