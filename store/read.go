@@ -212,21 +212,27 @@ type mirrorArchive struct{ messages, parts *lance.Table }
 func (r mirrorArchive) Records(ctx context.Context, sessionIDs []string) (map[string]map[string]string, error) {
 	out := map[string]map[string]string{}
 	// No condition on options: Lance would evaluate it on every row of the pages it reads.
-	q := lance.Query{Columns: []string{"session_id", "id", "options"}, Filter: inFilter("session_id", sessionIDs)}
+	// The search text comes along: each record is stored against its row's (rawrecord.go).
+	q := lance.Query{Columns: []string{"session_id", "id", "options", "search_text"}, Filter: inFilter("session_id", sessionIDs)}
 	err := r.messages.Scan(ctx, q, func(rec arrow.Record) error {
 		sid := rec.Column(0).(*array.String)
 		id := rec.Column(1).(*array.String)
 		opts := rec.Column(2).(*array.String)
+		text := rec.Column(3).(*array.String)
 		for i := 0; i < int(rec.NumRows()); i++ {
 			if opts.IsNull(i) {
 				continue
+			}
+			record, err := decodeRecord(opts.Value(i), text.Value(i))
+			if err != nil {
+				return fmt.Errorf("%s/%s: %w", sid.Value(i), id.Value(i), err)
 			}
 			byID := out[sid.Value(i)]
 			if byID == nil {
 				byID = map[string]string{}
 				out[strings.Clone(sid.Value(i))] = byID
 			}
-			byID[strings.Clone(id.Value(i))] = strings.Clone(opts.Value(i))
+			byID[strings.Clone(id.Value(i))] = strings.Clone(record)
 		}
 		return nil
 	})

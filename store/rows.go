@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/pondhq/pond/session"
+	"github.com/pondhq/pond/store/delta"
 	"github.com/pondhq/pond/store/sqlite"
 )
 
@@ -219,6 +220,8 @@ type batch struct {
 	// options of each new row as JSON text, rendered once for both stores.
 	sessionOpts, messageOpts, partOpts []string
 	seq                                map[session.Key]int64
+	// records encodes the messages' raw records for Lance (rawrecord.go).
+	records delta.Encoder
 	// commits counts the Lance commits the batch made, per table.
 	commits map[string]int
 }
@@ -307,7 +310,7 @@ func (b *batch) messageRecord(mem memory.Allocator, lo, hi int) arrow.Record {
 		appendStr(rb.Field(5), b.project[i])
 		appendOpt(rb.Field(6), m.Content)
 		appendOpt(rb.Field(7), b.searchText[i])
-		appendOpt(rb.Field(8), b.messageOpts[i])
+		appendOpt(rb.Field(8), encodeRecord(&b.records, b.messageOpts[i], b.searchText[i]))
 		rb.Field(9).(*array.Int64Builder).Append(b.seq[session.Key{SessionID: m.SessionID, MessageID: m.ID}])
 	}
 	return rb.NewRecord()

@@ -20,7 +20,11 @@ const VectorDim = 384
 
 // SchemaVersion is the Lance layout's version. Adding a column is additive and handled on open
 // (missing columns are added as nulls); anything else bumps this.
-const SchemaVersion = 1
+//
+// 2: messages.options holds raw records encoded against their row's search text
+// (rawrecord.go), which an older Pond would hand out as they are. Records of a layout-1 archive
+// are plain and read as they are; opening one to write marks it 2 before anything is written.
+const SchemaVersion = 2
 
 func str(name string, nullable bool) arrow.Field {
 	return arrow.Field{Name: name, Type: arrow.BinaryTypes.String, Nullable: nullable}

@@ -114,7 +114,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		}
 	}
 	s := &Store{opts: opts, log: opts.Logger, tables: map[string]*lance.Table{}, versions: map[string]uint64{}}
-	if err := checkLayout(opts.DataDir); err != nil {
+	if err := checkLayout(opts.DataDir, opts.ReadOnly); err != nil {
 		return nil, err
 	}
 	loc, err := storageLocation(opts)
@@ -197,11 +197,16 @@ func (s *Store) DiskCache() (*view.DiskCache, error) {
 // of misreading it.
 const layoutFile = "store.json"
 
-func checkLayout(dataDir string) error {
+// checkLayout refuses an archive of a newer layout, and marks an older one (or a new one) with
+// this layout unless it is opened to read only: what this Pond writes, an older one misreads.
+func checkLayout(dataDir string, readOnly bool) error {
 	path := filepath.Join(dataDir, layoutFile)
+	mark := func() error {
+		return atomicfile.Write(path, []byte(fmt.Sprintf("{\"schema_version\": %d}\n", SchemaVersion)), paths.FileMode)
+	}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return atomicfile.Write(path, []byte(fmt.Sprintf("{\"schema_version\": %d}\n", SchemaVersion)), paths.FileMode)
+		return mark()
 	}
 	if err == nil {
 		err = paths.ChmodPrivate(path)
@@ -217,6 +222,11 @@ func checkLayout(dataDir string) error {
 	}
 	if l.SchemaVersion > SchemaVersion {
 		return fmt.Errorf("store: the archive in %s has layout %d, newer than this Pond understands (%d): upgrade Pond", dataDir, l.SchemaVersion, SchemaVersion)
+	}
+	if l.SchemaVersion < SchemaVersion && !readOnly {
+		if err := mark(); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
 	}
 	return nil
 }
@@ -378,7 +388,10 @@ func (s *Store) CatchUp(ctx context.Context) (view.Tally, error) {
 func (s *Store) replay(ctx context.Context, name, filter string) error {
 	cols := mirrorColumns[name]
 	return s.tables[name].Scan(ctx, lance.Query{Columns: cols, Filter: filter, BatchRows: 4096}, func(r arrow.Record) error {
-		rows := rowsFromRecord(name, r)
+		rows, err := rowsFromRecord(name, r)
+		if err != nil {
+			return err
+		}
 		return s.mirror.Apply(ctx, rows)
 	})
 }
@@ -390,8 +403,9 @@ var mirrorColumns = map[string][]string{
 	TableParts:    {"session_id", "message_id", "id", "ordinal", "type", "provenance", "tool_name", "call_id", "is_failure", "variant_data", "options", "ingest_seq"},
 }
 
-// rowsFromRecord converts a Lance record with mirrorColumns[name] into mirror rows.
-func rowsFromRecord(name string, r arrow.Record) *sqlite.Rows {
+// rowsFromRecord converts a Lance record with mirrorColumns[name] into mirror rows, the raw
+// records decoded (rawrecord.go).
+func rowsFromRecord(name string, r arrow.Record) (*sqlite.Rows, error) {
 	col := func(n string) arrow.Array { return r.Column(r.Schema().FieldIndices(n)[0]) }
 	s := func(n string, i int) string {
 		a := col(n).(*array.String)
@@ -412,10 +426,14 @@ func rowsFromRecord(name string, r arrow.Record) *sqlite.Rows {
 				Options: s("options", i), IngestSeq: i64("ingest_seq", i),
 			})
 		case TableMessages:
+			record, err := decodeRecord(s("options", i), s("search_text", i))
+			if err != nil {
+				return nil, fmt.Errorf("%s/%s: %w", s("session_id", i), s("id", i), err)
+			}
 			out.Messages = append(out.Messages, sqlite.MessageRow{
 				SessionID: s("session_id", i), MessageID: s("id", i), Timestamp: isoTime(microTime(i64("timestamp", i))),
 				Role: s("role", i), SourceAgent: s("source_agent", i), Project: s("project", i), Content: s("content", i),
-				SearchText: s("search_text", i), EmbeddingModel: s("embedding_model", i), Options: s("options", i),
+				SearchText: s("search_text", i), EmbeddingModel: s("embedding_model", i), Options: record,
 				IngestSeq: i64("ingest_seq", i),
 			})
 		case TableParts:
@@ -432,7 +450,7 @@ func rowsFromRecord(name string, r arrow.Record) *sqlite.Rows {
 			})
 		}
 	}
-	return out
+	return out, nil
 }
 
 // ReadOnly reports whether the store was opened to read only (Options.ReadOnly).

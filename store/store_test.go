@@ -533,6 +533,32 @@ func TestNewerLayoutIsRefused(t *testing.T) {
 	}
 }
 
+// TestOlderLayoutIsMarked: an archive of an older layout is marked with this one when opened to
+// write (an older Pond must then refuse what this one writes), and left alone when opened to read.
+func TestOlderLayoutIsMarked(t *testing.T) {
+	dir := t.TempDir()
+	openTestStore(t, dir).Close()
+	file := filepath.Join(dir, "data", layoutFile)
+	opts := Options{DataDir: filepath.Join(dir, "data"), StateDir: filepath.Join(dir, "state")}
+	for _, readOnly := range []bool{true, false} {
+		os.WriteFile(file, []byte(`{"schema_version": 1}`), 0o600)
+		opts.ReadOnly = readOnly
+		s, err := Open(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		b, _ := os.ReadFile(file)
+		want := `{"schema_version": 1}`
+		if !readOnly {
+			want = fmt.Sprintf("{\"schema_version\": %d}\n", SchemaVersion)
+		}
+		if string(b) != want {
+			t.Errorf("read only %v: %s holds %q, want %q", readOnly, layoutFile, b, want)
+		}
+	}
+}
+
 // A message captured while the agent was still writing it gains its text later; its search
 // text follows, in Lance and in the mirror.
 func TestLateTextPartsReindexTheMessage(t *testing.T) {

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/user"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/session/view"
+	"github.com/pondhq/pond/store/delta"
 	"github.com/pondhq/pond/store/lance"
 	"github.com/pondhq/pond/store/redact"
 	"github.com/pondhq/pond/store/sqlite"
@@ -466,11 +469,28 @@ func (s *Store) writeLance(ctx context.Context, b *batch, updates []sqlite.Searc
 			afterMessagesAppended()
 		}
 	}
+	if len(updates) == 0 {
+		return nil
+	}
+	// Each raw record is stored against its row's search text (rawrecord.go), so a new text
+	// goes in with the record encoded against it.
+	sessions := map[string]bool{}
+	for _, u := range updates {
+		sessions[u.SessionID] = true
+	}
+	records, err := s.MirrorArchive().Records(ctx, slices.Sorted(maps.Keys(sessions)))
+	if err != nil {
+		return fmt.Errorf("store: reindex: %w", err)
+	}
 	// Recomputed search text goes in by key, one merge per chunk: a commit per message made
 	// the sync after a crash (every message of the killed batch "gains" its parts) take one
 	// Lance version each, each costlier than the last.
-	for _, c := range chunks(len(updates), func(i int) int { return 256 + len(updates[i].SearchText) }, appendChunkBytes) {
-		rec := reindexRecord(mem, updates[c[0]:c[1]])
+	size := func(i int) int {
+		u := updates[i]
+		return 256 + len(u.SearchText) + len(records[u.SessionID][u.MessageID])
+	}
+	for _, c := range chunks(len(updates), size, appendChunkBytes) {
+		rec := reindexRecord(mem, updates[c[0]:c[1]], records, &b.records)
 		_, err := s.tables[TableMessages].MergeInsert(ctx, lance.MergeSpec{On: []string{"session_id", "id"}, UpdateMatched: true}, rec)
 		s.appends++
 		b.commits[TableMessages]++
@@ -482,8 +502,9 @@ func (s *Store) writeLance(ctx context.Context, b *batch, updates []sqlite.Searc
 	return nil
 }
 
-// reindexSchema is the slice of the messages table a reindex writes: the new search text and
-// sequence number, and no vector (the text it was computed from is gone).
+// reindexSchema is the slice of the messages table a reindex writes: the new search text, the
+// raw record encoded against it, the sequence number, and no vector (the text it was computed
+// from is gone).
 var reindexSchema = arrow.NewSchema([]arrow.Field{
 	messagesSchema.Field(messagesSchema.FieldIndices("session_id")[0]),
 	messagesSchema.Field(messagesSchema.FieldIndices("id")[0]),
@@ -491,9 +512,12 @@ var reindexSchema = arrow.NewSchema([]arrow.Field{
 	messagesSchema.Field(messagesSchema.FieldIndices("vector")[0]),
 	messagesSchema.Field(messagesSchema.FieldIndices("embedding_model")[0]),
 	messagesSchema.Field(messagesSchema.FieldIndices("ingest_seq")[0]),
+	messagesSchema.Field(messagesSchema.FieldIndices("options")[0]),
 }, nil)
 
-func reindexRecord(mem memory.Allocator, updates []sqlite.SearchTextUpdate) arrow.Record {
+// reindexRecord gives the rows of a reindex: records holds the messages' raw records as they
+// are (by session and message id).
+func reindexRecord(mem memory.Allocator, updates []sqlite.SearchTextUpdate, records map[string]map[string]string, enc *delta.Encoder) arrow.Record {
 	rb := array.NewRecordBuilder(mem, reindexSchema)
 	defer rb.Release()
 	for _, u := range updates {
@@ -503,6 +527,7 @@ func reindexRecord(mem memory.Allocator, updates []sqlite.SearchTextUpdate) arro
 		rb.Field(3).AppendNull()
 		rb.Field(4).AppendNull()
 		rb.Field(5).(*array.Int64Builder).Append(u.IngestSeq)
+		appendOpt(rb.Field(6), encodeRecord(enc, records[u.SessionID][u.MessageID], u.SearchText))
 	}
 	return rb.NewRecord()
 }
