@@ -15,43 +15,49 @@ import (
 // own, so every write of a row writes both together: an append writes whole rows, and a change
 // of search text (reindexRecord) writes the record again, encoded against the new text.
 
-// recordReference is what a record is encoded against: the search text as it is, and as a JSON
-// string's contents (agents' records hold their text escaped). This escaping is part of the
-// stored form; changing it would misread every record encoded with it.
-func recordReference(searchText string) string {
+// appendReference appends what a record is encoded against: the search text as it is, and as
+// a JSON string's contents (agents' records hold their text escaped). This escaping is part of
+// the stored form; changing it would misread every record encoded with it.
+func appendReference(dst []byte, searchText string) []byte {
 	if searchText == "" {
-		return ""
+		return dst
 	}
-	var b strings.Builder
-	b.Grow(2*len(searchText) + 16)
-	b.WriteString(searchText)
-	b.WriteByte(0)
+	dst = append(dst, searchText...)
+	dst = append(dst, 0)
 	for i := 0; i < len(searchText); i++ {
 		switch c := searchText[i]; {
 		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
+			dst = append(dst, '\\', c)
 		case c == '\n':
-			b.WriteString(`\n`)
+			dst = append(dst, '\\', 'n')
 		case c == '\r':
-			b.WriteString(`\r`)
+			dst = append(dst, '\\', 'r')
 		case c == '\t':
-			b.WriteString(`\t`)
+			dst = append(dst, '\\', 't')
 		case c < 0x20:
-			fmt.Fprintf(&b, `\u%04x`, c)
+			dst = append(dst, '\\', 'u', '0', '0', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xf])
 		default:
-			b.WriteByte(c)
+			dst = append(dst, c)
 		}
 	}
-	return b.String()
+	return dst
 }
 
-// encodeRecord gives the form of record that Lance stores beside searchText.
-func encodeRecord(e *delta.Encoder, record, searchText string) string {
+// recordEncoder encodes records for Lance, reusing its buffers: what encode returns is valid
+// until its next call. One is not for concurrent use.
+type recordEncoder struct {
+	delta    delta.Encoder
+	ref, out []byte
+}
+
+// encode gives the form of record that Lance stores beside searchText (nil for no record).
+func (e *recordEncoder) encode(record, searchText string) []byte {
 	if record == "" {
-		return ""
+		return nil
 	}
-	return e.Encode(record, recordReference(searchText))
+	e.ref = appendReference(e.ref[:0], searchText)
+	e.out = e.delta.Append(e.out[:0], record, e.ref)
+	return e.out
 }
 
 // decodeRecord reads a stored record back against its row's search text.
@@ -59,7 +65,7 @@ func decodeRecord(stored, searchText string) (string, error) {
 	if !strings.HasPrefix(stored, "\x00") {
 		return stored, nil
 	}
-	record, err := delta.Decode(stored, recordReference(searchText))
+	record, err := delta.Decode(stored, appendReference(nil, searchText))
 	if err != nil {
 		return "", fmt.Errorf("store: raw record: %w", err)
 	}

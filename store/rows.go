@@ -14,7 +14,6 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/pondhq/pond/session"
-	"github.com/pondhq/pond/store/delta"
 	"github.com/pondhq/pond/store/sqlite"
 )
 
@@ -221,7 +220,7 @@ type batch struct {
 	sessionOpts, messageOpts, partOpts []string
 	seq                                map[session.Key]int64
 	// records encodes the messages' raw records for Lance (rawrecord.go).
-	records delta.Encoder
+	records recordEncoder
 	// commits counts the Lance commits the batch made, per table.
 	commits map[string]int
 }
@@ -310,7 +309,7 @@ func (b *batch) messageRecord(mem memory.Allocator, lo, hi int) arrow.Record {
 		appendStr(rb.Field(5), b.project[i])
 		appendOpt(rb.Field(6), m.Content)
 		appendOpt(rb.Field(7), b.searchText[i])
-		appendOpt(rb.Field(8), encodeRecord(&b.records, b.messageOpts[i], b.searchText[i]))
+		appendBytesOpt(rb.Field(8), b.records.encode(b.messageOpts[i], b.searchText[i]))
 		rb.Field(9).(*array.Int64Builder).Append(b.seq[session.Key{SessionID: m.SessionID, MessageID: m.ID}])
 	}
 	return rb.NewRecord()
@@ -384,6 +383,15 @@ func (b *batch) mirrorRows() *sqlite.Rows {
 }
 
 func appendStr(b array.Builder, s string) { b.(*array.StringBuilder).Append(s) }
+
+// appendBytesOpt appends v to a string column, nil or empty as null.
+func appendBytesOpt(b array.Builder, v []byte) {
+	if len(v) == 0 {
+		b.AppendNull()
+		return
+	}
+	b.(*array.StringBuilder).BinaryBuilder.Append(v)
+}
 
 func appendOpt(b array.Builder, s string) {
 	if s == "" {

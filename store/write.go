@@ -20,7 +20,6 @@ import (
 
 	"github.com/pondhq/pond/session"
 	"github.com/pondhq/pond/session/view"
-	"github.com/pondhq/pond/store/delta"
 	"github.com/pondhq/pond/store/lance"
 	"github.com/pondhq/pond/store/redact"
 	"github.com/pondhq/pond/store/sqlite"
@@ -517,7 +516,7 @@ var reindexSchema = arrow.NewSchema([]arrow.Field{
 
 // reindexRecord gives the rows of a reindex: records holds the messages' raw records as they
 // are (by session and message id).
-func reindexRecord(mem memory.Allocator, updates []sqlite.SearchTextUpdate, records map[string]map[string]string, enc *delta.Encoder) arrow.Record {
+func reindexRecord(mem memory.Allocator, updates []sqlite.SearchTextUpdate, records map[string]map[string]string, enc *recordEncoder) arrow.Record {
 	rb := array.NewRecordBuilder(mem, reindexSchema)
 	defer rb.Release()
 	for _, u := range updates {
@@ -527,7 +526,7 @@ func reindexRecord(mem memory.Allocator, updates []sqlite.SearchTextUpdate, reco
 		rb.Field(3).AppendNull()
 		rb.Field(4).AppendNull()
 		rb.Field(5).(*array.Int64Builder).Append(u.IngestSeq)
-		appendOpt(rb.Field(6), encodeRecord(enc, records[u.SessionID][u.MessageID], u.SearchText))
+		appendBytesOpt(rb.Field(6), enc.encode(records[u.SessionID][u.MessageID], u.SearchText))
 	}
 	return rb.NewRecord()
 }

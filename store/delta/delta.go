@@ -29,12 +29,14 @@ import (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// header starts the encoded form of value.
-func header(value string) string {
-	h := []byte(marker + "00000000")
-	sum := strconv.AppendUint(nil, uint64(checksum(value)), 16)
-	copy(h[len(h)-len(sum):], sum)
-	return string(h)
+// appendHeader appends the start of the encoded form of value: the marker and its checksum.
+func appendHeader(dst []byte, value string) []byte {
+	dst = append(dst, marker...)
+	sum := checksum(value)
+	for shift := 28; shift >= 0; shift -= 4 {
+		dst = append(dst, "0123456789abcdef"[sum>>uint(shift)&0xf])
+	}
+	return dst
 }
 
 // checksum is the CRC-32C of s, through a buffer on the stack rather than a copy of s.
@@ -54,12 +56,12 @@ const (
 	// a literal's header is as long again.
 	minCopy = 24
 	// hashBits bounds the match table: references longer than 1<<hashBits positions keep
-	// the last position of each colliding hash, which finds fewer but still correct copies.
+	// the first position of each colliding hash, which finds fewer but still correct copies.
 	hashBits = 16
-	// refStride is how far apart the indexed positions of the reference are: every copy of
-	// minCopy bytes or more still starts within refStride+8 bytes of one, and indexing a
-	// quarter of them is a quarter of the work.
-	refStride = 4
+	// maxStride bounds how far the scan strides through a value's text the reference lacks
+	// (one more byte every 32 misses, as LZ4 does): tool output is most of a record and none
+	// of the search text. A copy is still found from any position inside it.
+	maxStride = 16
 )
 
 // Encoder finds copies of a reference in a value. Its table is reused between calls; one
@@ -70,20 +72,22 @@ type Encoder struct {
 
 // Encode returns value as copies from ref and literals, or value itself when that is not
 // shorter (and value does not start with NUL).
-func (e *Encoder) Encode(value, ref string) string {
+func (e *Encoder) Encode(value string, ref []byte) string {
+	return string(e.Append(nil, value, ref))
+}
+
+// Append appends to dst what Encode returns, without making a string of it.
+func (e *Encoder) Append(dst []byte, value string, ref []byte) []byte {
 	if len(value) < minCopy || len(ref) < minCopy {
 		if strings.HasPrefix(value, "\x00") {
-			var b strings.Builder
-			b.WriteString(header(value))
-			writeLiteral(&b, value)
-			return b.String()
+			return appendLiteral(appendHeader(dst, value), value)
 		}
-		return value
+		return append(dst, value...)
 	}
-	// Twice as many slots as indexed positions, up to 1<<hashBits; a slot holds a position
-	// plus one, so that a cleared table is empty.
+	// Twice as many slots as positions, up to 1<<hashBits; a slot holds a position plus one,
+	// so that a cleared table is empty.
 	bits := uint(8)
-	for bits < hashBits && 1<<bits < 2*len(ref)/refStride {
+	for bits < hashBits && 1<<bits < 2*len(ref) {
 		bits++
 	}
 	if cap(e.table) < 1<<bits {
@@ -91,26 +95,27 @@ func (e *Encoder) Encode(value, ref string) string {
 	}
 	table := e.table[:1<<bits]
 	clear(table)
-	// Every refStride-th position of the reference, the first of each hash kept (so a copy
-	// runs from the earliest repetition, the longest): a run of minCopy bytes holds one.
-	for p := 0; p+8 <= len(ref); p += refStride {
+	// Every position of the reference, the first of each hash kept (so a copy runs from the
+	// earliest repetition, the longest).
+	for p := 0; p+8 <= len(ref); p++ {
 		if h := hash(ref[p:], bits); table[h] == 0 {
 			table[h] = int32(p + 1)
 		}
 	}
 
-	var b strings.Builder
-	b.Grow(len(value) / 2)
-	b.WriteString(header(value))
-	lit := 0 // value[lit:] is not written yet
+	base := len(dst)
+	dst = appendHeader(dst, value)
+	lit := 0    // value[lit:] is not written yet
+	misses := 0 // since the last copy: the scan strides further through text the reference lacks
 	for i := 0; i+8 <= len(value); {
 		c := int(table[hash(value[i:], bits)]) - 1
-		if c < 0 || ref[c:c+8] != value[i:i+8] {
-			i++
+		if c < 0 || string(ref[c:c+8]) != value[i:i+8] {
+			misses++
+			i += 1 + min(misses>>5, maxStride)
 			continue
 		}
 		start, from, end := i, c, i+8
-		for end+8 <= len(value) && from+(end-start)+8 <= len(ref) && value[end:end+8] == ref[from+end-start:from+end-start+8] {
+		for end+8 <= len(value) && from+(end-start)+8 <= len(ref) && value[end:end+8] == string(ref[from+end-start:from+end-start+8]) {
 			end += 8
 		}
 		for end < len(value) && from+(end-start) < len(ref) && value[end] == ref[from+end-start] {
@@ -131,38 +136,38 @@ func (e *Encoder) Encode(value, ref string) string {
 			continue
 		}
 		if start > lit {
-			writeLiteral(&b, value[lit:start])
+			dst = appendLiteral(dst, value[lit:start])
 		}
-		b.WriteByte('C')
-		b.WriteString(strconv.Itoa(from))
-		b.WriteByte(',')
-		b.WriteString(strconv.Itoa(end - start))
-		b.WriteByte(';')
-		i, lit = end, end
-		if b.Len() >= len(value) {
+		dst = append(dst, 'C')
+		dst = strconv.AppendInt(dst, int64(from), 10)
+		dst = append(dst, ',')
+		dst = strconv.AppendInt(dst, int64(end-start), 10)
+		dst = append(dst, ';')
+		i, lit, misses = end, end, 0
+		if len(dst)-base >= len(value) {
 			break
 		}
 	}
 	if lit < len(value) {
-		writeLiteral(&b, value[lit:])
+		dst = appendLiteral(dst, value[lit:])
 	}
-	if b.Len() >= len(value) && !strings.HasPrefix(value, "\x00") {
-		return value
+	if len(dst)-base >= len(value) && !strings.HasPrefix(value, "\x00") {
+		return append(dst[:base], value...)
 	}
-	return b.String()
+	return dst
 }
 
-func writeLiteral(b *strings.Builder, s string) {
-	b.WriteByte('L')
-	b.WriteString(strconv.Itoa(len(s)))
-	b.WriteByte(':')
-	b.WriteString(s)
+func appendLiteral(dst []byte, s string) []byte {
+	dst = append(dst, 'L')
+	dst = strconv.AppendInt(dst, int64(len(s)), 10)
+	dst = append(dst, ':')
+	return append(dst, s...)
 }
 
 func continuation(c byte) bool { return c&0xC0 == 0x80 }
 
 // hash spreads the 8 bytes at the start of s over bits bits.
-func hash(s string, bits uint) uint32 {
+func hash[T string | []byte](s T, bits uint) uint32 {
 	_ = s[7]
 	v := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
@@ -173,7 +178,7 @@ func hash(s string, bits uint) uint32 {
 var ErrCorrupt = errors.New("delta: corrupt value")
 
 // Decode returns the value stored as s against ref: s itself when it is not encoded.
-func Decode(s, ref string) (string, error) {
+func Decode(s string, ref []byte) (string, error) {
 	if !strings.HasPrefix(s, "\x00") {
 		return s, nil
 	}
@@ -210,7 +215,7 @@ func Decode(s, ref string) (string, error) {
 			if !ok || off > len(ref) || n > len(ref)-off {
 				return "", fmt.Errorf("%w: copy out of the reference", ErrCorrupt)
 			}
-			b.WriteString(ref[off : off+n])
+			b.Write(ref[off : off+n])
 			s = rest
 		default:
 			return "", fmt.Errorf("%w: unknown instruction %q", ErrCorrupt, op)

@@ -1,6 +1,7 @@
 package delta
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -9,8 +10,8 @@ import (
 
 func roundTrip(t testing.TB, e *Encoder, value, ref string) string {
 	t.Helper()
-	enc := e.Encode(value, ref)
-	got, err := Decode(enc, ref)
+	enc := e.Encode(value, []byte(ref))
+	got, err := Decode(enc, []byte(ref))
 	if err != nil {
 		t.Fatalf("Decode(Encode(%q)): %v", value, err)
 	}
@@ -94,7 +95,7 @@ func TestRandomRoundTrips(t *testing.T) {
 // TestCorruptValuesFail: what Decode cannot read is an error, never a panic or a wrong text.
 func TestCorruptValuesFail(t *testing.T) {
 	for _, s := range []string{"\x00", "\x002", "\x001X", "\x001L", "\x001L5:abc", "\x001L-1:", "\x001C0,99;", "\x001C5,1;", "\x001C1;", "\x001C99999999999,1;"} {
-		if got, err := Decode(s, "abcd"); err == nil {
+		if got, err := Decode(s, []byte("abcd")); err == nil {
 			t.Errorf("Decode(%q) = %q, want an error", s, got)
 		}
 	}
@@ -112,18 +113,19 @@ func FuzzRoundTrip(f *testing.F) {
 func FuzzDecode(f *testing.F) {
 	f.Add("\x001L3:abcC0,2;", "abcdef")
 	f.Fuzz(func(t *testing.T, s, ref string) {
-		Decode(s, ref) // must not panic
+		Decode(s, []byte(ref)) // must not panic
 	})
 }
 
 func BenchmarkEncode(b *testing.B) {
 	text := strings.Repeat("the build failed because the linker could not find libfoo\n", 40)
 	record := `{"type":"assistant","message":{"content":[{"type":"text","text":"` + strings.ReplaceAll(text, "\n", `\n`) + `"}]},"cwd":"/home/dev"}`
-	ref := text + "\x00" + strings.ReplaceAll(text, "\n", `\n`)
+	ref := []byte(text + "\x00" + strings.ReplaceAll(text, "\n", `\n`))
 	var e Encoder
+	var buf []byte
 	b.SetBytes(int64(len(record)))
 	for b.Loop() {
-		e.Encode(record, ref)
+		buf = e.Append(buf[:0], record, ref)
 	}
 }
 
@@ -135,7 +137,40 @@ func TestOtherReferenceIsAnError(t *testing.T) {
 	var e Encoder
 	enc := roundTrip(t, &e, value, ref)
 	other := strings.Replace(ref, "line", "LINE", 1)
-	if got, err := Decode(enc, other); err == nil {
+	if got, err := Decode(enc, []byte(other)); err == nil {
 		t.Fatalf("decoded against another reference: %q", got)
+	}
+}
+
+func BenchmarkDecode(b *testing.B) {
+	text := strings.Repeat("the build failed because the linker could not find libfoo\n", 40)
+	record := `{"type":"assistant","message":{"content":[{"type":"text","text":"` + strings.ReplaceAll(text, "\n", `\n`) + `"}]},"cwd":"/home/dev"}`
+	ref := []byte(text + "\x00" + strings.ReplaceAll(text, "\n", `\n`))
+	var e Encoder
+	enc := e.Encode(record, ref)
+	b.SetBytes(int64(len(record)))
+	for b.Loop() {
+		if _, err := Decode(enc, ref); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEncodeToolOutput: a record that is mostly a tool's output, which the search text
+// (the reference) does not hold, as most of a coding agent's records are.
+func BenchmarkEncodeToolOutput(b *testing.B) {
+	var out strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&out, `ok  \tgithub.com/example/project/internal/pkg%03d\t0.%03ds\n`, i, i*7%1000)
+	}
+	text := "Running the tests now to see what still fails after the change."
+	record := `{"type":"user","message":{"content":[{"type":"tool_result","content":"` + strings.ReplaceAll(out.String(), "\n", `\n`) +
+		`"}]},"text":"` + text + `","cwd":"/home/dev"}`
+	ref := []byte(text + "\x00" + text)
+	var e Encoder
+	var buf []byte
+	b.SetBytes(int64(len(record)))
+	for b.Loop() {
+		buf = e.Append(buf[:0], record, ref)
 	}
 }
