@@ -12,18 +12,16 @@ import (
 // the record carries, which Lance compresses in another column and cannot see twice. The record
 // is stored as a delta against that row's search text (store/delta): its envelope and tool
 // bodies, and copies for the rest (docs/benchmarks.md, 2026-12-07). The reference is the row's
-// own, so every write of a row writes both together: an append writes whole rows, and a change
-// of search text (reindexRecord) writes the record again, encoded against the new text.
+// own, so a row's record is always readable from the row: an append writes both, and a reindex
+// (a stored message gaining parts) either extends the text, which leaves every copy where it
+// was (referenceExtends), or writes the record again, encoded against the new text.
 
-// appendReference appends what a record is encoded against: the search text as it is, and as
-// a JSON string's contents (agents' records hold their text escaped). This escaping is part of
-// the stored form; changing it would misread every record encoded with it.
+// appendReference appends what a record is encoded against: the search text as a JSON
+// string's contents. Agents' records hold their text escaped, and a run without escapes reads
+// the same either way. Escaping goes byte by byte, so the reference of a longer text that
+// begins with a shorter one begins with the shorter one's. This escaping is part of the stored
+// form; changing it would misread every record encoded with it.
 func appendReference(dst []byte, searchText string) []byte {
-	if searchText == "" {
-		return dst
-	}
-	dst = append(dst, searchText...)
-	dst = append(dst, 0)
 	for i := 0; i < len(searchText); i++ {
 		switch c := searchText[i]; {
 		case c == '"' || c == '\\':
@@ -42,6 +40,10 @@ func appendReference(dst []byte, searchText string) []byte {
 	}
 	return dst
 }
+
+// referenceExtends reports whether a record encoded against old's reference still reads against
+// next's: next begins with old, so its reference begins with old's.
+func referenceExtends(next, old string) bool { return strings.HasPrefix(next, old) }
 
 // recordEncoder encodes records for Lance, reusing its buffers: what encode returns is valid
 // until its next call. One is not for concurrent use.

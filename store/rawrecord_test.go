@@ -43,8 +43,11 @@ func TestRawRecordsAreStoredAgainstTheirSearchText(t *testing.T) {
 	raw, _ := json.Marshal(map[string]any{"type": "assistant", "uuid": "u-1", "message": map[string]any{"role": "assistant", "text": text}})
 	sess := &session.Session{ID: "s", SourceAgent: "claude-code", Project: "/p", CreatedAt: base}
 	msg := &session.Message{SessionID: "s", ID: "m", Role: session.RoleAssistant, Timestamp: base, Options: session.Options{"source": raw}}
-	part := &session.Part{SessionID: "s", MessageID: "m", ID: "a", Type: session.PartText, Provenance: session.Conversational, Text: text}
-	upsert(t, s, []session.Event{{Session: sess}, {Message: msg}, {Part: part}})
+	part := &session.Part{SessionID: "s", MessageID: "m", ID: "a", Ordinal: 1, Type: session.PartText, Provenance: session.Conversational, Text: text}
+	// A second part that the capture gave first: the message's first search text takes the
+	// parts in the order they came, a later one in stored order (by ordinal).
+	aside := &session.Part{SessionID: "s", MessageID: "m", ID: "z", Ordinal: 2, Type: session.PartText, Provenance: session.Conversational, Text: "an aside"}
+	upsert(t, s, []session.Event{{Session: sess}, {Message: msg}, {Part: aside}, {Part: part}})
 
 	check := func(when string) {
 		t.Helper()
@@ -73,12 +76,18 @@ func TestRawRecordsAreStoredAgainstTheirSearchText(t *testing.T) {
 	}
 	check("stored")
 
-	// The message gains a part: its search text changes, and the record is encoded anew.
-	late := &session.Part{SessionID: "s", MessageID: "m", ID: "b", Ordinal: 1, Type: session.PartText, Provenance: session.Conversational, Text: "and one more line"}
-	if out := upsert(t, s, []session.Event{{Session: sess}, {Message: msg}, {Part: late}}); out.Reindexed != 1 {
-		t.Fatalf("reindexed %d messages, want 1", out.Reindexed)
+	// The message gains a part: its search text is made again in stored order, so it does not
+	// begin with the first one, and the record is written again, encoded against it. Then
+	// another: the text grows at its end, and the record reads as it was stored.
+	for _, late := range []*session.Part{
+		{SessionID: "s", MessageID: "m", ID: "b", Ordinal: 3, Type: session.PartText, Provenance: session.Conversational, Text: "and one more line"},
+		{SessionID: "s", MessageID: "m", ID: "c", Ordinal: 4, Type: session.PartText, Provenance: session.Conversational, Text: "and the last line"},
+	} {
+		if out := upsert(t, s, []session.Event{{Session: sess}, {Message: msg}, {Part: late}}); out.Reindexed != 1 {
+			t.Fatalf("reindexed %d messages, want 1", out.Reindexed)
+		}
+		check("reindexed with part " + late.ID)
 	}
-	check("reindexed")
 	if _, err := s.RebuildMirror(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -210,11 +212,29 @@ func (s *Store) lanceOnly(ctx context.Context, sessionIDs []string) (lanceExtras
 type mirrorArchive struct{ messages, parts *lance.Table }
 
 func (r mirrorArchive) Records(ctx context.Context, sessionIDs []string) (map[string]map[string]string, error) {
+	return scanRecords(ctx, r.messages, inFilter("session_id", sessionIDs))
+}
+
+// recordsOf reads the raw records of a few messages, by session and message id (with perhaps
+// others that share both lists). A reindex needs one message of a long session, whose other
+// records would be as many pages to decompress.
+func (s *Store) recordsOf(ctx context.Context, keys []sqlite.MessageKey) (map[string]map[string]string, error) {
+	sessions, ids := map[string]bool{}, map[string]bool{}
+	for _, k := range keys {
+		sessions[k.SessionID], ids[k.MessageID] = true, true
+	}
+	filter := inFilter("session_id", slices.Sorted(maps.Keys(sessions))) + " AND " + inFilter("id", slices.Sorted(maps.Keys(ids)))
+	return scanRecords(ctx, s.tables[TableMessages], filter)
+}
+
+// scanRecords reads the raw records of the messages filter selects, decoded, by session and
+// message id.
+func scanRecords(ctx context.Context, messages *lance.Table, filter string) (map[string]map[string]string, error) {
 	out := map[string]map[string]string{}
 	// No condition on options: Lance would evaluate it on every row of the pages it reads.
 	// The search text comes along: each record is stored against its row's (rawrecord.go).
-	q := lance.Query{Columns: []string{"session_id", "id", "options", "search_text"}, Filter: inFilter("session_id", sessionIDs)}
-	err := r.messages.Scan(ctx, q, func(rec arrow.Record) error {
+	q := lance.Query{Columns: []string{"session_id", "id", "options", "search_text"}, Filter: filter}
+	err := messages.Scan(ctx, q, func(rec arrow.Record) error {
 		sid := rec.Column(0).(*array.String)
 		id := rec.Column(1).(*array.String)
 		opts := rec.Column(2).(*array.String)

@@ -221,6 +221,9 @@ type batch struct {
 	seq                                map[session.Key]int64
 	// records encodes the messages' raw records for Lance (rawrecord.go).
 	records recordEncoder
+	// rewriteRecords are the stored messages whose new search text does not extend the old:
+	// their raw records are written again with it (recomputeSearchText).
+	rewriteRecords map[sqlite.MessageKey]bool
 	// commits counts the Lance commits the batch made, per table.
 	commits map[string]int
 }

@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"os/user"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -322,7 +320,7 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	if r := s.redactor(); r != nil {
 		redacted = s.redactBatch(r, b)
 	}
-	updates, err := s.recomputeSearchText(ctx, staleMsgs, b.parts)
+	updates, err := s.recomputeSearchText(ctx, staleMsgs, b.parts, b)
 	if err != nil {
 		return nil, err
 	}
@@ -471,39 +469,53 @@ func (s *Store) writeLance(ctx context.Context, b *batch, updates []sqlite.Searc
 	if len(updates) == 0 {
 		return nil
 	}
-	// Each raw record is stored against its row's search text (rawrecord.go), so a new text
-	// goes in with the record encoded against it.
-	sessions := map[string]bool{}
+	// Each raw record is stored against its row's search text (rawrecord.go): a new text that
+	// does not extend the old goes in with the record, read and encoded against it.
+	var keep, rewrite []sqlite.SearchTextUpdate
+	var keys []sqlite.MessageKey
 	for _, u := range updates {
-		sessions[u.SessionID] = true
+		k := sqlite.MessageKey{SessionID: u.SessionID, MessageID: u.MessageID}
+		if b.rewriteRecords[k] {
+			rewrite, keys = append(rewrite, u), append(keys, k)
+		} else {
+			keep = append(keep, u)
+		}
 	}
-	records, err := s.MirrorArchive().Records(ctx, slices.Sorted(maps.Keys(sessions)))
-	if err != nil {
-		return fmt.Errorf("store: reindex: %w", err)
+	var records map[string]map[string]string
+	if len(keys) > 0 {
+		var err error
+		if records, err = s.recordsOf(ctx, keys); err != nil {
+			return fmt.Errorf("store: reindex: %w", err)
+		}
 	}
 	// Recomputed search text goes in by key, one merge per chunk: a commit per message made
 	// the sync after a crash (every message of the killed batch "gains" its parts) take one
 	// Lance version each, each costlier than the last.
-	size := func(i int) int {
-		u := updates[i]
-		return 256 + len(u.SearchText) + len(records[u.SessionID][u.MessageID])
-	}
-	for _, c := range chunks(len(updates), size, appendChunkBytes) {
-		rec := reindexRecord(mem, updates[c[0]:c[1]], records, &b.records)
-		_, err := s.tables[TableMessages].MergeInsert(ctx, lance.MergeSpec{On: []string{"session_id", "id"}, UpdateMatched: true}, rec)
-		s.appends++
-		b.commits[TableMessages]++
-		rec.Release()
-		if err != nil {
-			return fmt.Errorf("store: reindex %d messages: %w", c[1]-c[0], err)
+	for _, group := range []struct {
+		updates []sqlite.SearchTextUpdate
+		records map[string]map[string]string
+	}{{keep, nil}, {rewrite, records}} {
+		size := func(i int) int {
+			u := group.updates[i]
+			return 256 + len(u.SearchText) + len(group.records[u.SessionID][u.MessageID])
+		}
+		for _, c := range chunks(len(group.updates), size, appendChunkBytes) {
+			rec := reindexRecord(mem, group.updates[c[0]:c[1]], group.records, &b.records)
+			_, err := s.tables[TableMessages].MergeInsert(ctx, lance.MergeSpec{On: []string{"session_id", "id"}, UpdateMatched: true}, rec)
+			s.appends++
+			b.commits[TableMessages]++
+			rec.Release()
+			if err != nil {
+				return fmt.Errorf("store: reindex %d messages: %w", c[1]-c[0], err)
+			}
 		}
 	}
 	return nil
 }
 
-// reindexSchema is the slice of the messages table a reindex writes: the new search text, the
-// raw record encoded against it, the sequence number, and no vector (the text it was computed
-// from is gone).
+// reindexSchema is the slice of the messages table a reindex writes: the new search text and
+// sequence number, and no vector (the text it was computed from is gone); reindexRecordSchema
+// adds the raw record, for texts that do not extend the old (rawrecord.go).
 var reindexSchema = arrow.NewSchema([]arrow.Field{
 	messagesSchema.Field(messagesSchema.FieldIndices("session_id")[0]),
 	messagesSchema.Field(messagesSchema.FieldIndices("id")[0]),
@@ -511,13 +523,18 @@ var reindexSchema = arrow.NewSchema([]arrow.Field{
 	messagesSchema.Field(messagesSchema.FieldIndices("vector")[0]),
 	messagesSchema.Field(messagesSchema.FieldIndices("embedding_model")[0]),
 	messagesSchema.Field(messagesSchema.FieldIndices("ingest_seq")[0]),
-	messagesSchema.Field(messagesSchema.FieldIndices("options")[0]),
 }, nil)
 
-// reindexRecord gives the rows of a reindex: records holds the messages' raw records as they
-// are (by session and message id).
+var reindexRecordSchema = arrow.NewSchema(append(reindexSchema.Fields(), messagesSchema.Field(messagesSchema.FieldIndices("options")[0])), nil)
+
+// reindexRecord gives the rows of a reindex, with their raw records encoded anew when records
+// (the records as they are, by session and message id) is not nil.
 func reindexRecord(mem memory.Allocator, updates []sqlite.SearchTextUpdate, records map[string]map[string]string, enc *recordEncoder) arrow.Record {
-	rb := array.NewRecordBuilder(mem, reindexSchema)
+	schema := reindexSchema
+	if records != nil {
+		schema = reindexRecordSchema
+	}
+	rb := array.NewRecordBuilder(mem, schema)
 	defer rb.Release()
 	for _, u := range updates {
 		appendStr(rb.Field(0), u.SessionID)
@@ -526,7 +543,9 @@ func reindexRecord(mem memory.Allocator, updates []sqlite.SearchTextUpdate, reco
 		rb.Field(3).AppendNull()
 		rb.Field(4).AppendNull()
 		rb.Field(5).(*array.Int64Builder).Append(u.IngestSeq)
-		appendBytesOpt(rb.Field(6), enc.encode(records[u.SessionID][u.MessageID], u.SearchText))
+		if records != nil {
+			appendBytesOpt(rb.Field(6), enc.encode(records[u.SessionID][u.MessageID], u.SearchText))
+		}
 	}
 	return rb.NewRecord()
 }
@@ -547,7 +566,11 @@ const appendChunkBytes = 32 << 20
 // changed. After a crash between the appends of a batch, its messages are stored with the text
 // of parts that were not: they "gain" them on the next write, and their text stays as it is
 // (and so does any vector computed from it).
-func (s *Store) recomputeSearchText(ctx context.Context, stale map[session.Key]bool, newParts []*session.Part) ([]sqlite.SearchTextUpdate, error) {
+//
+// A message's raw record is stored against its search text (rawrecord.go); a new text that
+// does not extend the old one is noted in b.rewriteRecords, so that the record is written
+// again with it.
+func (s *Store) recomputeSearchText(ctx context.Context, stale map[session.Key]bool, newParts []*session.Part, b *batch) ([]sqlite.SearchTextUpdate, error) {
 	if len(stale) == 0 {
 		return nil, nil
 	}
@@ -584,6 +607,12 @@ func (s *Store) recomputeSearchText(ctx context.Context, stale map[session.Key]b
 		text := session.SearchText(&session.Message{ID: mk.MessageID, Role: session.Role(sm.Role)}, parts)
 		if text != sm.SearchText {
 			out = append(out, sqlite.SearchTextUpdate{SessionID: mk.SessionID, MessageID: mk.MessageID, SearchText: text})
+			if !referenceExtends(text, sm.SearchText) {
+				if b.rewriteRecords == nil {
+					b.rewriteRecords = map[sqlite.MessageKey]bool{}
+				}
+				b.rewriteRecords[sqlite.MessageKey{SessionID: mk.SessionID, MessageID: mk.MessageID}] = true
+			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
