@@ -62,12 +62,14 @@ func (e *recordEncoder) encode(record, searchText string) []byte {
 	return e.out
 }
 
-// decodeRecord reads a stored record back against its row's search text.
-func decodeRecord(stored, searchText string) (string, error) {
+// decodeRecord reads a stored record back against its row's search text; ref is a buffer the
+// caller reuses between calls.
+func decodeRecord(stored, searchText string, ref *[]byte) (string, error) {
 	if !strings.HasPrefix(stored, "\x00") {
 		return stored, nil
 	}
-	record, err := delta.Decode(stored, appendReference(nil, searchText))
+	*ref = appendReference((*ref)[:0], searchText)
+	record, err := delta.Decode(stored, *ref)
 	if err != nil {
 		return "", fmt.Errorf("store: raw record: %w", err)
 	}

@@ -234,6 +234,7 @@ func scanRecords(ctx context.Context, messages *lance.Table, filter string) (map
 	// No condition on options: Lance would evaluate it on every row of the pages it reads.
 	// The search text comes along: each record is stored against its row's (rawrecord.go).
 	q := lance.Query{Columns: []string{"session_id", "id", "options", "search_text"}, Filter: filter}
+	var ref []byte
 	err := messages.Scan(ctx, q, func(rec arrow.Record) error {
 		sid := rec.Column(0).(*array.String)
 		id := rec.Column(1).(*array.String)
@@ -243,16 +244,20 @@ func scanRecords(ctx context.Context, messages *lance.Table, filter string) (map
 			if opts.IsNull(i) {
 				continue
 			}
-			record, err := decodeRecord(opts.Value(i), text.Value(i))
+			stored := opts.Value(i)
+			record, err := decodeRecord(stored, text.Value(i), &ref)
 			if err != nil {
 				return fmt.Errorf("%s/%s: %w", sid.Value(i), id.Value(i), err)
+			}
+			if record == stored { // still the record's memory
+				record = strings.Clone(record)
 			}
 			byID := out[sid.Value(i)]
 			if byID == nil {
 				byID = map[string]string{}
 				out[strings.Clone(sid.Value(i))] = byID
 			}
-			byID[strings.Clone(id.Value(i))] = strings.Clone(record)
+			byID[strings.Clone(id.Value(i))] = record
 		}
 		return nil
 	})

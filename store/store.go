@@ -416,6 +416,7 @@ func rowsFromRecord(name string, r arrow.Record) (*sqlite.Rows, error) {
 	}
 	i64 := func(n string, i int) int64 { return col(n).(*array.Int64).Value(i) }
 	out := &sqlite.Rows{}
+	var ref []byte
 	rows := int(r.NumRows())
 	for i := 0; i < rows; i++ {
 		switch name {
@@ -426,7 +427,7 @@ func rowsFromRecord(name string, r arrow.Record) (*sqlite.Rows, error) {
 				Options: s("options", i), IngestSeq: i64("ingest_seq", i),
 			})
 		case TableMessages:
-			record, err := decodeRecord(s("options", i), s("search_text", i))
+			record, err := decodeRecord(s("options", i), s("search_text", i), &ref)
 			if err != nil {
 				return nil, fmt.Errorf("%s/%s: %w", s("session_id", i), s("id", i), err)
 			}

@@ -193,8 +193,24 @@ func Decode(s string, ref []byte) (string, error) {
 		return "", fmt.Errorf("%w: bad checksum", ErrCorrupt)
 	}
 	s = s[len(marker)+8:]
+	// Once to check the instructions and size the text, once to write it.
+	n, err := decodeOps(s, ref, nil)
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
-	b.Grow(len(s) * 2)
+	b.Grow(n)
+	decodeOps(s, ref, &b)
+	if checksum(b.String()) != uint32(sum) {
+		return "", fmt.Errorf("%w: checksum mismatch (decoded against another reference)", ErrCorrupt)
+	}
+	return b.String(), nil
+}
+
+// decodeOps follows the instructions of s, writing the text to b when b is not nil, and
+// returns its length.
+func decodeOps(s string, ref []byte, b *strings.Builder) (int, error) {
+	size := 0
 	for len(s) > 0 {
 		op := s[0]
 		s = s[1:]
@@ -202,29 +218,30 @@ func Decode(s string, ref []byte) (string, error) {
 		case 'L':
 			n, rest, ok := number(s, ':')
 			if !ok || n > len(rest) {
-				return "", fmt.Errorf("%w: bad literal", ErrCorrupt)
+				return 0, fmt.Errorf("%w: bad literal", ErrCorrupt)
 			}
-			b.WriteString(rest[:n])
-			s = rest[n:]
+			if b != nil {
+				b.WriteString(rest[:n])
+			}
+			s, size = rest[n:], size+n
 		case 'C':
 			off, rest, ok := number(s, ',')
 			if !ok {
-				return "", fmt.Errorf("%w: bad copy", ErrCorrupt)
+				return 0, fmt.Errorf("%w: bad copy", ErrCorrupt)
 			}
 			n, rest, ok := number(rest, ';')
 			if !ok || off > len(ref) || n > len(ref)-off {
-				return "", fmt.Errorf("%w: copy out of the reference", ErrCorrupt)
+				return 0, fmt.Errorf("%w: copy out of the reference", ErrCorrupt)
 			}
-			b.Write(ref[off : off+n])
-			s = rest
+			if b != nil {
+				b.Write(ref[off : off+n])
+			}
+			s, size = rest, size+n
 		default:
-			return "", fmt.Errorf("%w: unknown instruction %q", ErrCorrupt, op)
+			return 0, fmt.Errorf("%w: unknown instruction %q", ErrCorrupt, op)
 		}
 	}
-	if checksum(b.String()) != uint32(sum) {
-		return "", fmt.Errorf("%w: checksum mismatch (decoded against another reference)", ErrCorrupt)
-	}
-	return b.String(), nil
+	return size, nil
 }
 
 // number reads a decimal up to sep and returns it with what follows sep.
