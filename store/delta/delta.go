@@ -13,10 +13,10 @@
 //	op: "L" <decimal n> ":" <n bytes copied as they are>
 //	  | "C" <decimal offset> "," <decimal n> ";"   (n bytes of the reference from offset)
 //
-// The checksum makes a value decoded against any other reference than its own an error
-// rather than a wrong text. A value that does not start with NUL is stored as it is. A value that does start with one
-// (no JSON record does) is always encoded, so that Decode can tell the two apart. Literals
-// are cut only at UTF-8 character boundaries, so an encoded valid UTF-8 text stays valid.
+// The checksum makes a value decoded against any other reference than its own an error rather
+// than a wrong text. A value that does not start with NUL is stored as it is; one that does (no
+// JSON record does) is always encoded, so that Decode can tell the two apart. Literals are cut
+// only at UTF-8 character boundaries, so an encoded valid UTF-8 text stays valid.
 package delta
 
 import (
@@ -25,6 +25,20 @@ import (
 	"hash/crc32"
 	"strconv"
 	"strings"
+)
+
+const (
+	marker = "\x00" + "1"
+	// minCopy is the shortest run worth a copy: its instruction costs up to ~14 bytes, and
+	// a literal's header is as long again.
+	minCopy = 24
+	// hashBits bounds the match table: references longer than 1<<hashBits positions keep
+	// the first position of each colliding hash, which finds fewer but still correct copies.
+	hashBits = 16
+	// maxStride bounds how far the scan strides through a value's text the reference lacks
+	// (one more byte every 32 misses, as LZ4 does): tool output is most of a record and none
+	// of the search text. A copy is still found from any position inside it.
+	maxStride = 16
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -49,20 +63,6 @@ func checksum(s string) uint32 {
 	}
 	return c
 }
-
-const (
-	marker = "\x00" + "1"
-	// minCopy is the shortest run worth a copy: its instruction costs up to ~14 bytes, and
-	// a literal's header is as long again.
-	minCopy = 24
-	// hashBits bounds the match table: references longer than 1<<hashBits positions keep
-	// the first position of each colliding hash, which finds fewer but still correct copies.
-	hashBits = 16
-	// maxStride bounds how far the scan strides through a value's text the reference lacks
-	// (one more byte every 32 misses, as LZ4 does): tool output is most of a record and none
-	// of the search text. A copy is still found from any position inside it.
-	maxStride = 16
-)
 
 // Encoder finds copies of a reference in a value. Its table is reused between calls; one
 // Encoder is not for concurrent use.
