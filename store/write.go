@@ -320,10 +320,11 @@ func (s *Store) upsertLocked(ctx context.Context, events []session.Event, stamp 
 	if r := s.redactor(); r != nil {
 		redacted = s.redactBatch(r, b)
 	}
-	updates, err := s.recomputeSearchText(ctx, staleMsgs, b.parts, b)
+	updates, rewrite, err := s.recomputeSearchText(ctx, staleMsgs, b.parts)
 	if err != nil {
 		return nil, err
 	}
+	b.rewriteRecords = rewrite
 	out.Reindexed = len(updates)
 
 	mark("lookup")
@@ -567,12 +568,11 @@ const appendChunkBytes = 32 << 20
 // of parts that were not: they "gain" them on the next write, and their text stays as it is
 // (and so does any vector computed from it).
 //
-// A message's raw record is stored against its search text (rawrecord.go); a new text that
-// does not extend the old one is noted in b.rewriteRecords, so that the record is written
-// again with it.
-func (s *Store) recomputeSearchText(ctx context.Context, stale map[session.Key]bool, newParts []*session.Part, b *batch) ([]sqlite.SearchTextUpdate, error) {
+// A message's raw record is stored against its search text (rawrecord.go); rewrite holds the
+// messages whose new text does not extend the old one, whose records are written again with it.
+func (s *Store) recomputeSearchText(ctx context.Context, stale map[session.Key]bool, newParts []*session.Part) ([]sqlite.SearchTextUpdate, map[sqlite.MessageKey]bool, error) {
 	if len(stale) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	added := map[session.Key][]session.Part{}
 	for _, p := range newParts {
@@ -587,19 +587,20 @@ func (s *Store) recomputeSearchText(ctx context.Context, stale map[session.Key]b
 	}
 	stored, err := s.mirror.StoredMessages(ctx, keys)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []sqlite.SearchTextUpdate
+	var rewrite map[sqlite.MessageKey]bool
 	for mk := range stale {
 		sm := stored[sqlite.MessageKey{SessionID: mk.SessionID, MessageID: mk.MessageID}]
 		if sm == nil {
-			return nil, fmt.Errorf("store: message %s/%s is not in the mirror", mk.SessionID, mk.MessageID)
+			return nil, nil, fmt.Errorf("store: message %s/%s is not in the mirror", mk.SessionID, mk.MessageID)
 		}
 		parts := make([]session.Part, 0, len(sm.Parts)+len(added[mk]))
 		for _, sp := range sm.Parts {
 			p := session.Part{SessionID: mk.SessionID, MessageID: mk.MessageID, ID: sp.ID, Type: session.PartType(sp.Type), Provenance: session.Provenance(sp.Provenance)}
 			if err := partFromBody(&p, sp.VariantData, nil); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			parts = append(parts, p)
 		}
@@ -608,17 +609,17 @@ func (s *Store) recomputeSearchText(ctx context.Context, stale map[session.Key]b
 		if text != sm.SearchText {
 			out = append(out, sqlite.SearchTextUpdate{SessionID: mk.SessionID, MessageID: mk.MessageID, SearchText: text})
 			if !referenceExtends(text, sm.SearchText) {
-				if b.rewriteRecords == nil {
-					b.rewriteRecords = map[sqlite.MessageKey]bool{}
+				if rewrite == nil {
+					rewrite = map[sqlite.MessageKey]bool{}
 				}
-				b.rewriteRecords[sqlite.MessageKey{SessionID: mk.SessionID, MessageID: mk.MessageID}] = true
+				rewrite[sqlite.MessageKey{SessionID: mk.SessionID, MessageID: mk.MessageID}] = true
 			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		return out[i].SessionID+"\x00"+out[i].MessageID < out[j].SessionID+"\x00"+out[j].MessageID
 	})
-	return out, nil
+	return out, rewrite, nil
 }
 
 // affectsSearch reports whether a part contributes to its message's search text.

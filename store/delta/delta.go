@@ -70,13 +70,8 @@ type Encoder struct {
 	table []int32
 }
 
-// Encode returns value as copies from ref and literals, or value itself when that is not
-// shorter (and value does not start with NUL).
-func (e *Encoder) Encode(value string, ref []byte) string {
-	return string(e.Append(nil, value, ref))
-}
-
-// Append appends to dst what Encode returns, without making a string of it.
+// Append appends to dst value's stored form: copies from ref and literals, or value itself when
+// that is not shorter (and value does not start with NUL).
 func (e *Encoder) Append(dst []byte, value string, ref []byte) []byte {
 	if len(value) < minCopy || len(ref) < minCopy {
 		if strings.HasPrefix(value, "\x00") {
