@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -314,23 +315,20 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*view.UpkeepRep
 	timed := func(step view.Step, began time.Time) {
 		rep.StepTimes = append(rep.StepTimes, view.StepTime{Step: step, Elapsed: time.Since(began)})
 	}
-	// Compaction comes first, so that indexes are built over the merged fragments. Built the
-	// other way round after a first sync, search would be at its speed sooner, but each round
-	// of the compaction after would rewrite every index for the rows it moved: measured on
-	// 500,000 messages, 30 s more upkeep to be searchable 27 s sooner (docs/benchmarks.md).
-	if asked(view.StepCompact) {
+	compactStep := func(roundRows int) error {
 		began := time.Now()
 		rep.Ran = append(rep.Ran, view.StepCompact)
 		for _, ts := range d.Tables {
 			if forced && ts.Fragments > 1 || ts.SmallFragments >= compactAtSmallFragments {
-				if err := s.compact(ts, opts.KeepVersions, optimize); err != nil {
-					return finish(err)
+				if err := s.compact(ts, opts.KeepVersions, roundRows, optimize); err != nil {
+					return err
 				}
 			}
 		}
 		timed(view.StepCompact, began)
+		return nil
 	}
-	if asked(view.StepIndex) {
+	indexStep := func() error {
 		began := time.Now()
 		rep.Ran = append(rep.Ran, view.StepIndex)
 		for _, ts := range d.Tables {
@@ -340,25 +338,55 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*view.UpkeepRep
 				// MaintainSearchIndexes); it takes the store lock itself.
 				progress(view.UpkeepProgress{Step: view.StepIndex, Table: ts.Table})
 				if err := held(ctx, opts.Hold, func() (err error) { rep.SearchIndexes, err = s.MaintainSearchIndexes(ctx, true); return err }); err != nil {
-					return finish(err)
+					return err
 				}
 				table(ts).IndexesFolded = ts.UnindexedRows > 0
 			case ts.UnindexedRows > 0:
 				if _, err := optimize(view.StepIndex, ts, lance.OptimizeSpec{Index: true}); err != nil {
-					return finish(err)
+					return err
 				}
 			}
 		}
 		if !d.VectorIndex.Exists && (forced || d.VectorIndex.BuildDue) {
 			var built bool
 			if err := held(ctx, opts.Hold, func() (err error) { built, err = s.EnsureVectorIndex(ctx); return err }); err != nil {
-				return finish(err)
+				return err
 			}
 			if built {
 				rep.VectorIndex = fmt.Sprintf("vector index: built over %d embedded messages", d.VectorIndex.Rows)
 			}
 		}
 		timed(view.StepIndex, began)
+		return nil
+	}
+	// Compaction usually comes first, so that index folds cover the merged fragments. The text
+	// index's first build (after a first sync or an import) comes before it instead, since it
+	// is what search waits for: at 500,000 messages search was at its speed 62-66 s into the
+	// upkeep instead of 105-113 s (docs/benchmarks.md, 2026-12-07, second session). The
+	// compaction that follows carries every index over to the merged fragments, a rewrite of
+	// each index per commit, so it commits once rather than in rounds (three rounds' rewrites
+	// cost 18 s there; one, with the prune after it, cost less than the rounds without any).
+	// The archive then holds both copies of the tables until that prune: at its largest 1.87
+	// times its sources there, against 1.50 in rounds.
+	switch {
+	case asked(view.StepIndex) && asked(view.StepCompact) && d.TextIndex.BuildDue:
+		if err := indexStep(); err != nil {
+			return finish(err)
+		}
+		if err := compactStep(oneRound); err != nil {
+			return finish(err)
+		}
+	default:
+		if asked(view.StepCompact) {
+			if err := compactStep(0); err != nil {
+				return finish(err)
+			}
+		}
+		if asked(view.StepIndex) {
+			if err := indexStep(); err != nil {
+				return finish(err)
+			}
+		}
 	}
 	if asked(view.StepPrune) {
 		rep.Ran = append(rep.Ran, view.StepPrune)
@@ -384,12 +412,16 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*view.UpkeepRep
 // the archive grows by what a round writes, until the prune after it.
 const compactRoundRows = fragmentRows
 
+// oneRound, as compact's roundRows, takes every group of the compaction's plan in one round.
+const oneRound = math.MaxInt32
+
 // compact merges a table's small fragments. A local table whose replaced versions are kept for
-// no set time is compacted in rounds, each round's replaced files removed before the next
-// writes more, and the last round's before the index builds that follow: a compaction rewrites
-// a table whole after a first sync or an import, and done at once it held the old files beside
-// the new, the archive at ~1.3 times its size, until the upkeep's end.
-func (s *Store) compact(ts view.TableState, keep time.Duration,
+// no set time is compacted in rounds of roundRows (0: compactRoundRows), each round's replaced
+// files removed before the next writes more, and the last round's before the index folds that
+// follow: a compaction rewrites a table whole after a first sync or an import, and done at once
+// it holds the old files beside the new until the prune after it. Upkeep asks for one round
+// when the indexes were just built (see Upkeep).
+func (s *Store) compact(ts view.TableState, keep time.Duration, roundRows int,
 	optimize func(view.Step, view.TableState, lance.OptimizeSpec) (lance.OptimizeResult, error)) error {
 	spec := lance.OptimizeSpec{Compact: true, TargetRowsPerFragment: cmp.Or(s.fragmentRows, fragmentRows)}
 	remote := s.db.Location().Remote()
@@ -397,7 +429,7 @@ func (s *Store) compact(ts view.TableState, keep time.Duration,
 		_, err := optimize(view.StepCompact, ts, spec)
 		return err
 	}
-	spec.RoundRows = cmp.Or(s.roundRows, compactRoundRows)
+	spec.RoundRows = cmp.Or(roundRows, s.roundRows, compactRoundRows)
 	for {
 		res, err := optimize(view.StepCompact, ts, spec)
 		if err != nil {
