@@ -321,3 +321,34 @@ func TestCompactionInRounds(t *testing.T) {
 	}
 	noDrift(t, s, "drift after compaction in rounds")
 }
+
+// The compaction after the text index's first build commits once, whatever the round bound:
+// each commit rewrites every index for the rows it moved (see Upkeep).
+func TestFirstIndexBuildCompactsInOneRound(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, t.TempDir())
+	s.fragmentRows, s.roundRows = 6, 6 // in rounds, about five (TestCompactionInRounds)
+	s.textIndex.routeLimit = 20        // the text index is due from 20 messages
+	for i := range compactAtSmallFragments + 1 {
+		upsert(t, s, everyKind(fmt.Sprintf("s%d", i)))
+	}
+	before := messagesState(t, s, 0)
+	calls := 0
+	rep, err := s.Upkeep(ctx, UpkeepOptions{Progress: func(p view.UpkeepProgress) {
+		if p.Step == view.StepCompact && p.Table == TableMessages {
+			calls++
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One compaction and the prune after it.
+	if fmt.Sprint(rep.Ran) != "[index compact prune]" || calls != 2 {
+		t.Fatalf("ran %v with %d compaction calls on messages; want the index step first, then one round and its prune", rep.Ran, calls)
+	}
+	after := messagesState(t, s, 0)
+	if after.Rows != before.Rows || after.Fragments >= before.Fragments || after.Versions != 1 || !rep.After.TextIndex.Exists {
+		t.Fatalf("messages %+v -> %+v, text index %+v; want the rows merged, one version, the index built", before, after, rep.After.TextIndex)
+	}
+	noDrift(t, s, "drift after the first build's compaction")
+}
