@@ -365,7 +365,8 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*view.UpkeepRep
 	// upkeep instead of 105-113 s (docs/benchmarks.md, 2026-12-07, second session). The
 	// compaction that follows carries every index over to the merged fragments, a rewrite of
 	// each index per commit, so it commits once rather than in rounds (three rounds' rewrites
-	// cost 18 s there; one, with the prune after it, cost less than the rounds without any).
+	// cost 18 s there; the one commit, its rewrite included, took 27-32 s against the rounds'
+	// 38-40 s with no index to rewrite).
 	// The archive then holds both copies of the tables until that prune: at its largest 1.87
 	// times its sources there, against 1.50 in rounds.
 	switch {
