@@ -28,7 +28,7 @@ func KeepFor(keep time.Duration, remote bool) time.Duration {
 type Step string
 
 // The steps, in the order upkeep runs them: embedding first, as it leaves fragments to compact
-// and rows to index.
+// and rows to index. The text index's first build runs before the compaction (store.Upkeep).
 const (
 	StepEmbed   Step = "embed"   // embed the messages that have no vector yet
 	StepCompact Step = "compact" // merge small fragments
@@ -36,7 +36,7 @@ const (
 	StepPrune   Step = "prune"   // remove table versions older than the keep time
 )
 
-// Steps lists every step in the order upkeep runs them.
+// Steps lists every step in the order upkeep runs them (but for the text index's first build).
 var Steps = []Step{StepEmbed, StepCompact, StepIndex, StepPrune}
 
 // ParseStep reads a step's name.
