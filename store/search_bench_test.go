@@ -296,6 +296,25 @@ func BenchmarkSearch(b *testing.B) {
 						b.ReportMetric(float64(found[len(found)/2]), "sessions-p50-"+mode+"-"+class)
 					}
 				}
+				// The same common words before the text index is built (a first sync's archive
+				// until its upkeep): the newest matches, unranked (routeText).
+				s.textIndex.ready.Store(false)
+				s.textIndex.checkedAt.Store(math.MaxInt64) // not checked again
+				for _, class := range []string{"common-multiword", "common-filtered"} {
+					for _, mode := range []string{view.ModeFTS, view.ModeHybrid} {
+						reqs := slices.Clone(benchQueries(words)[class])
+						for i := range reqs {
+							reqs[i].Mode = mode
+						}
+						p50, p95 := latencies(b, 10, reqs, func(q view.SearchRequest) error {
+							_, err := s.Search(ctx, q)
+							return err
+						})
+						b.ReportMetric(float64(p50.Microseconds())/1000, "ms-p50-"+mode+"-"+class+"-unindexed")
+						b.ReportMetric(float64(p95.Microseconds())/1000, "ms-p95-"+mode+"-"+class+"-unindexed")
+					}
+				}
+				s.textIndex.checkedAt.Store(0)
 				p50, p95 := latencies(b, 20, []view.SearchRequest{{}}, func(view.SearchRequest) error {
 					_, err := s.GetSession(ctx, view.GetSessionRequest{ID: big})
 					return err

@@ -124,8 +124,9 @@ func escapeLike(s string) string {
 // but ranks every match, so a query of common words costs time in proportion to the archive;
 // Lance's inverted index finds the best k without scoring every match (docs/benchmarks.md has
 // both measured). A query whose words match more than textRouteLimit messages, searching a
-// scope as large, goes to Lance when its text index exists; everything else, and every CJK
-// query, goes to FTS5. Small scopes stay off Lance: its brute-force path for short allow-lists
+// scope as large, goes to Lance when its text index exists; until it does, FTS5 returns the
+// newest matches (routeText). Everything else, and every CJK query, goes to FTS5, which ranks
+// every match. Small scopes stay off Lance: its brute-force path for short allow-lists
 // returned wrong rows (docs/benchmarks.md, "Findings").
 const textRouteLimit = 20_000
 
@@ -144,11 +145,13 @@ func (s *Store) ftsArm(ctx context.Context, db querier, p *plan, res *view.Searc
 			break
 		}
 		var cands []candidate
-		var err error
-		if s.routeToLance(ctx, db, e, anyTerm, res.SearchableInScope) {
+		route, err := s.routeText(ctx, db, e, anyTerm, res.SearchableInScope)
+		switch {
+		case err != nil:
+		case route == rankOnLance:
 			cands, err = s.lanceTextArm(ctx, p, e, anyTerm, res)
-		} else {
-			cands, err = s.ftsMatch(ctx, db, p, e, anyTerm, res)
+		default:
+			cands, err = s.ftsMatch(ctx, db, p, e, anyTerm, route == newestMatches, res)
 		}
 		if err != nil {
 			return nil, err
@@ -163,16 +166,30 @@ func (s *Store) ftsArm(ctx context.Context, db querier, p *plan, res *view.Searc
 	return nil, nil
 }
 
-// routeToLance decides where a word query runs (see textRouteLimit). A query Lance's analyzer
-// would not see whole (only stop words, or a word it drops for its length) stays on FTS5.
-func (s *Store) routeToLance(ctx context.Context, db querier, e sqlite.MatchExpr, anyTerm bool, scope int) bool {
+// textRoute is where a word query runs (see textRouteLimit).
+type textRoute int
+
+const (
+	rankEveryMatch textRoute = iota // FTS5 ranks every match: few match, or the scope is small
+	rankOnLance                     // Lance's text index finds the best matches of common words
+	newestMatches                   // FTS5 returns the newest matches of common words, unranked
+)
+
+// routeText decides where a word query runs. Common words go to Lance's text index when it
+// exists and is caught up. Until then (after a first sync or import, or while upkeep has a large
+// capture to fold in), FTS5 returns their newest matches instead of ranking all of them: ranking
+// a word that most messages hold costs FTS5 seconds at a million messages, so the archive is
+// searchable at its speed as soon as its messages are stored, and ranked once upkeep has run.
+// A query Lance's analyzer would not see whole (only stop words, or a word it drops for its
+// length) is ranked on FTS5 whatever it costs.
+func (s *Store) routeText(ctx context.Context, db querier, e sqlite.MatchExpr, anyTerm bool, scope int) (textRoute, error) {
 	limit := s.textIndex.limit()
-	if e.Table != "messages_fts" || e.OnlyStopWords || scope <= limit || !s.textIndexReady(ctx) {
-		return false
+	if e.Table != "messages_fts" || e.OnlyStopWords || scope <= limit {
+		return rankEveryMatch, nil
 	}
 	for _, w := range e.Words {
 		if len(w) >= sqlite.LanceMaxWordBytes {
-			return false
+			return rankEveryMatch, nil
 		}
 	}
 	match := e.All
@@ -182,13 +199,23 @@ func (s *Store) routeToLance(ctx context.Context, db querier, e sqlite.MatchExpr
 	var n int
 	err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)`,
 		match, limit+1).Scan(&n)
-	return err == nil && n > limit
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("store: search: %w", err)
+	case n <= limit:
+		return rankEveryMatch, nil
+	case s.textIndexReady(ctx):
+		return rankOnLance, nil
+	}
+	return newestMatches, nil
 }
 
 // ftsMatch finds the messages holding every term of e, or with anyTerm one of them. CJK
 // queries search the trigram index; since it cannot match terms under three characters, those
-// are LIKE conditions, and a CJK any-term search counts the terms each CJK message holds.
-func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.MatchExpr, anyTerm bool, res *view.SearchResult) ([]candidate, error) {
+// are LIKE conditions, and a CJK any-term search counts the terms each CJK message holds. With
+// newest, the matches are not ranked: FTS5 walks its doclists from the last rowid down (rows are
+// stored in capture order) and stops at the pool, and every match scores alike (see routeText).
+func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.MatchExpr, anyTerm, newest bool, res *view.SearchResult) ([]candidate, error) {
 	filters, fargs := messageFilters(p, false)
 	from := e.Table + ` JOIN message_rows m ON m.rowid = ` + e.Table + `.rowid`
 	var where, rank string
@@ -235,6 +262,13 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 	if p.req.SortBy == view.SortRecency {
 		order = `m.timestamp DESC`
 	}
+	if newest {
+		// Capture order: the order FTS5 walks without sorting, so LIMIT stops the walk.
+		rank, rankArgs, order = `1.0`, nil, e.Table+`.rowid DESC`
+		if p.req.SortBy != view.SortRecency {
+			res.Notes = append(res.Notes, fmt.Sprintf("the query's words are common: over %d messages hold them; these are the newest, ranked once upkeep has indexed the archive's text", s.textIndex.limit()))
+		}
+	}
 	q := `SELECT m.session_id, m.message_id, m.role, m.project, m.source_agent, m.timestamp, ` + rank + ` AS score
 		FROM ` + from + ` WHERE ` + where + ` ORDER BY ` + order + ` LIMIT ?`
 	if thin, ok := rankFilters(p); ok && len(rankArgs) == 0 && match != "" && (anyTerm || len(e.Short) == 0) {
@@ -246,6 +280,9 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 		order, outer := `score DESC, r.timestamp DESC`, `t.score DESC, t.timestamp DESC`
 		if p.req.SortBy == view.SortRecency {
 			order, outer = `r.timestamp DESC`, `t.timestamp DESC`
+		}
+		if newest {
+			order = e.Table + `.rowid DESC`
 		}
 		q = `SELECT m.session_id, m.message_id, m.role, m.project, m.source_agent, m.timestamp, t.score
 			FROM (SELECT r.rid, r.timestamp, ` + rank + ` AS score FROM ` + from + ` WHERE ` + where + ` ORDER BY ` + order + ` LIMIT ?) t
@@ -269,10 +306,10 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 		return nil, fmt.Errorf("store: search: %w", err)
 	}
 	res.MatchedTotal, res.MatchedTotalIsLowerBound = len(cands), false
-	if len(cands) < p.pool {
+	if len(cands) < p.pool && !newest { // every match is here
 		return cands, nil
 	}
-	p.more = true
+	p.more = len(cands) >= p.pool
 	var total int
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+from+` WHERE `+where+` LIMIT ?)`,
 		append(args, matchCountCap+1)...).Scan(&total); err != nil {

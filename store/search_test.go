@@ -346,6 +346,58 @@ func TestCommonWordsRouteToLance(t *testing.T) {
 	}
 }
 
+// TestCommonWordsBeforeTheTextIndex checks the route common words take until Lance's text
+// index exists: FTS5 returns their newest matches, unranked (and says so), on the rank table and
+// through the join to message_rows alike, still counting them; once the index is built, the best
+// match of the whole archive comes first again.
+func TestCommonWordsBeforeTheTextIndex(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	ctx := context.Background()
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	// The best match by BM25 is captured first, five weaker ones after it.
+	upsert(t, s, chat("best", "codex-cli", "/p", "", t0, "flaky test, flaky test: the flaky test again"))
+	for i := range 5 {
+		upsert(t, s, chat(fmt.Sprintf("later-%d", i), "codex-cli", "/p", "", t0.Add(time.Duration(i+1)*time.Hour),
+			"one flaky test among many other words that dilute how well this long message matches the query"))
+	}
+	search := func(f view.SearchFilters) (*view.SearchResult, string) {
+		t.Helper()
+		res, err := s.Search(ctx, view.SearchRequest{Query: "flaky test", Filters: f, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, g := range res.Sessions {
+			ids = append(ids, g.SessionID)
+		}
+		return res, strings.Join(ids, ",")
+	}
+	s.textIndex.routeLimit = 3 // six messages match: the words are common
+	for _, f := range []view.SearchFilters{{}, {SourceAgent: "codex-cli"}} {
+		res, ids := search(f)
+		if ids != "later-4,later-3,later-2,later-1,later-0,best" {
+			t.Errorf("filters %+v: found %s, want the newest first", f, ids)
+		}
+		if res.MatchedTotal != 6 || res.MatchedTotalIsLowerBound {
+			t.Errorf("filters %+v: matched %d (lower bound %v), want 6", f, res.MatchedTotal, res.MatchedTotalIsLowerBound)
+		}
+		if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "these are the newest") }) {
+			t.Errorf("filters %+v: no note says the matches are not ranked: %q", f, res.Notes)
+		}
+	}
+	s.textIndex.routeLimit = 100 // few matches: every one ranked
+	if _, ids := search(view.SearchFilters{}); !strings.HasPrefix(ids, "best,") {
+		t.Errorf("every match ranked: found %s, want best first", ids)
+	}
+	s.textIndex.routeLimit = 3
+	if _, err := s.MaintainSearchIndexes(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if res, ids := search(view.SearchFilters{}); !strings.HasPrefix(ids, "best,") || !res.MatchedTotalIsLowerBound {
+		t.Errorf("on Lance's text index: found %s (lower bound %v), want best first", ids, res.MatchedTotalIsLowerBound)
+	}
+}
+
 // TestLanceFilterLists checks that the IN lists the Lance arms filter by (the scope's agents
 // and projects, answered by the scalar indexes) select exactly the rows the filter patterns
 // select, sub-agent sessions excluded alike, on the text index with its filter indexes built.
