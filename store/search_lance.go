@@ -27,8 +27,9 @@ func textIndexSpec() lance.IndexSpec {
 
 // textIndexState caches whether the Lance text index can serve queries: it exists and the rows
 // it has not caught up with are few. Lance scans those rows for every query, tokenizing each
-// (10,000 of them cost 100-250 ms a query, measured), so past maxUnindexed queries go to FTS5
-// until the index folds them in. Checked at most every 30 s, and after maintenance.
+// (10,000 of them cost 100-250 ms a query, measured), so past maxUnindexed queries go to FTS5,
+// which returns common words' newest matches (routeText), until the index folds them in.
+// Checked at most every 30 s, and after maintenance.
 type textIndexState struct {
 	ready     atomic.Bool
 	checkedAt atomic.Int64
