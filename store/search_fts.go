@@ -94,12 +94,14 @@ type rankSQL struct {
 	args  []any
 }
 
-// rankFilters renders the plan's filters over the rank table, which holds the sub-agent flag
-// and the time, or reports false when the request filters by anything else (a filter added to
-// SearchFilters later takes the join to message_rows until the rank table learns it).
+// rankFilters renders the plan's filters over the rank table, which holds the sub-agent flag,
+// the time, the agent and the role, or reports false when the request filters by anything else
+// (a filter added to SearchFilters later takes the join to message_rows until the rank table
+// learns it).
 func rankFilters(p *plan) (rankSQL, bool) {
-	rest := p.req.Filters
-	rest.FromDate, rest.ToDate = "", ""
+	f := p.req.Filters
+	rest := f
+	rest.FromDate, rest.ToDate, rest.SourceAgent, rest.Role = "", "", "", ""
 	if rest != (view.SearchFilters{}) {
 		return rankSQL{}, false
 	}
@@ -107,11 +109,18 @@ func rankFilters(p *plan) (rankSQL, bool) {
 	if !p.subagents {
 		r.where += ` AND r.subagent = 0`
 	}
+	if f.SourceAgent != "" { // as messageFilters: the agent or any of its sub-agents
+		r.where += ` AND (r.source_agent = ? OR r.source_agent LIKE ? ESCAPE '\')`
+		r.args = append(r.args, f.SourceAgent, escapeLike(f.SourceAgent)+"/%")
+	}
 	if p.from != "" {
 		r.where, r.args = r.where+` AND r.timestamp >= ?`, append(r.args, p.from)
 	}
 	if p.to != "" {
 		r.where, r.args = r.where+` AND r.timestamp <= ?`, append(r.args, p.to)
+	}
+	if f.Role != "" {
+		r.where, r.args = r.where+` AND r.role = ?`, append(r.args, f.Role)
 	}
 	return r, true
 }
@@ -274,7 +283,7 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 	if thin, ok := rankFilters(p); ok && len(rankArgs) == 0 && match != "" && (anyTerm || len(e.Short) == 0) {
 		// Every match is filtered and ordered on the rank table (rank.go); message_rows is read
 		// for the ones kept.
-		from = e.Table + ` JOIN _pond_message_rank r ON r.rid = ` + e.Table + `.rowid`
+		from = e.Table + ` JOIN _pond_search_rank r ON r.rid = ` + e.Table + `.rowid`
 		where = e.Table + ` MATCH ?` + thin.where
 		args = append([]any{match}, thin.args...)
 		order, outer := `score DESC, r.timestamp DESC`, `t.score DESC, t.timestamp DESC`

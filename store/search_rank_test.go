@@ -1,20 +1,23 @@
 package store
 
 import (
+	"context"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/pondhq/pond/session/view"
+	"github.com/pondhq/pond/store/sqlite"
 )
 
-// The rank table answers only the filters it holds columns for (the dates; the sub-agent flag
-// comes from the plan). Every other filter of SearchFilters, including one added later, must
+// The rank table answers only the filters it holds columns for (the dates, the agent and the
+// role; the sub-agent flag comes from the plan). Every other filter of SearchFilters, including one added later, must
 // send the search to the join with message_rows, or it would be ignored.
 func TestRankFiltersRefuseWhatTheyDoNotHold(t *testing.T) {
 	if _, ok := rankFilters(&plan{}); !ok {
 		t.Fatal("a search without filters does not use the rank table")
 	}
-	held := map[string]bool{"FromDate": true, "ToDate": true}
+	held := map[string]bool{"FromDate": true, "ToDate": true, "SourceAgent": true, "Role": true}
 	typ := reflect.TypeOf(view.SearchFilters{})
 	for i := range typ.NumField() {
 		var f view.SearchFilters
@@ -26,6 +29,50 @@ func TestRankFiltersRefuseWhatTheyDoNotHold(t *testing.T) {
 		_, ok := rankFilters(&plan{req: view.SearchRequest{Filters: f}, from: f.FromDate, to: f.ToDate})
 		if ok != held[typ.Field(i).Name] {
 			t.Errorf("with SearchFilters.%s set, rankFilters says %v", typ.Field(i).Name, ok)
+		}
+	}
+}
+
+// TestRankFiltersSelectWhatTheJoinSelects compares, filter by filter, the matches a search
+// filtered on the rank table counts with those messageFilters selects from message_rows (the
+// join's own filters, which every other filter still takes).
+func TestRankFiltersSelectWhatTheJoinSelects(t *testing.T) {
+	s := relevanceStore(t, loadRelevance(t), 20)
+	ctx := context.Background()
+	upsert(t, s, chat("sub", "claude-code/subagent", "/home/dev/payments-api", "", time.Date(2025, 6, 2, 0, 0, 0, 0, time.UTC), "the test of the pool added", "the test passed"))
+	db, err := s.searchDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := sqlite.ParseQuery("the test")
+	for _, f := range []view.SearchFilters{
+		{SourceAgent: "claude-code"},
+		{SourceAgent: "claude-code/subagent"},
+		{SourceAgent: "claude"}, // a prefix is not an agent
+		{Role: "assistant"},
+		{SourceAgent: "gemini-cli", Role: "user", FromDate: "2025-01-01"},
+		{SourceAgent: "codex-cli", ToDate: "2027-01-01"},
+	} {
+		p, err := newPlan(view.SearchRequest{Query: "the test", Filters: f, Limit: 200})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := rankFilters(p); !ok {
+			t.Fatalf("%+v: not on the rank table", f)
+		}
+		p.pool = 10_000
+		res := &view.SearchResult{}
+		if _, err := s.ftsMatch(ctx, db, p, e, false, false, res); err != nil {
+			t.Fatal(err)
+		}
+		filters, args := messageFilters(p, false)
+		var want int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM messages_fts JOIN message_rows m ON m.rowid = messages_fts.rowid
+			WHERE messages_fts MATCH ?`+filters, append([]any{e.All}, args...)...).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		if res.MatchedTotal != want || want == 0 && f.SourceAgent != "claude" {
+			t.Errorf("%+v: the rank table's filters found %d matches, the join's %d", f, res.MatchedTotal, want)
 		}
 	}
 }

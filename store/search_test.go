@@ -373,7 +373,7 @@ func TestCommonWordsBeforeTheTextIndex(t *testing.T) {
 		return res, strings.Join(ids, ",")
 	}
 	s.textIndex.routeLimit = 3 // six messages match: the words are common
-	for _, f := range []view.SearchFilters{{}, {SourceAgent: "codex-cli"}} {
+	for _, f := range []view.SearchFilters{{}, {SourceAgent: "codex-cli", Role: "user"}, {Project: "/p"}} {
 		res, ids := search(f)
 		if ids != "later-4,later-3,later-2,later-1,later-0,best" {
 			t.Errorf("filters %+v: found %s, want the newest first", f, ids)

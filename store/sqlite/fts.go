@@ -156,7 +156,7 @@ func indexNewMessages(ctx context.Context, tx *sql.Tx, before int64, rows []Mess
 		if rowids[i] == 0 {
 			continue
 		}
-		if err := insert(`INSERT INTO _pond_message_rank VALUES (?1, `+SubagentSQL("?3")+`, ?2)`, rowids[i], x.Timestamp, x.SourceAgent); err != nil {
+		if err := insert(rankInsertSQL, rowids[i], x.Timestamp, x.SourceAgent, x.Role); err != nil {
 			return fmt.Errorf("mirror: rank table: %w", err)
 		}
 		if x.SearchText == "" {
