@@ -30,7 +30,9 @@ Modes:
 Search covers what users and assistants wrote, not tool calls or their output; for exact strings
 in tool bodies use pond sql. Sub-agent sessions are left out unless --session or an agent
 sub-kind (e.g. --agent claude-code/subagent) is given; their hits are grouped under their root
-session.
+session. Words that over 20,000 messages hold are ranked by a text index that upkeep
+builds (the daemon runs it, or pond optimize --run); until it exists, as after a first sync,
+their newest matches come first, and a note says so.
 
 Examples:
   pond search "pgx pool timeout"
