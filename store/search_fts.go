@@ -45,33 +45,34 @@ func (s *Store) closeSearchDB() error {
 	return err
 }
 
-// messageFilters renders the plan's filters as SQL over messages aliased m, or, with byDay,
-// over the scope counters, which share messages' column names but keep a day for the time.
-func messageFilters(p *plan, byDay bool) (string, []any) {
+// messageFilters renders the plan's filters as SQL over the table aliased t: message_rows, the
+// rank table (only with the filters it holds, see rankFilters), or, with byDay, the scope
+// counters, which share messages' column names but keep a day for the time.
+func messageFilters(p *plan, t string, byDay bool) (string, []any) {
 	var where []string
 	var args []any
 	f := p.req.Filters
 	switch {
 	case p.projectRE != nil:
-		where, args = append(where, `regexp(?, m.project)`), append(args, p.projectRE.String())
+		where, args = append(where, `regexp(?, `+t+`.project)`), append(args, p.projectRE.String())
 	case p.projectLiteral != "":
-		where, args = append(where, `m.project = ?`), append(args, p.projectLiteral)
+		where, args = append(where, t+`.project = ?`), append(args, p.projectLiteral)
 	case p.projectSub != "":
-		where, args = append(where, `m.project LIKE ? ESCAPE '\'`), append(args, "%"+escapeLike(p.projectSub)+"%")
+		where, args = append(where, t+`.project LIKE ? ESCAPE '\'`), append(args, "%"+escapeLike(p.projectSub)+"%")
 	}
 	if f.SessionID != "" {
-		where, args = append(where, `m.session_id = ?`), append(args, f.SessionID)
+		where, args = append(where, t+`.session_id = ?`), append(args, f.SessionID)
 	}
 	if f.SourceAgent != "" {
-		where = append(where, `(m.source_agent = ? OR m.source_agent LIKE ? ESCAPE '\')`)
+		where = append(where, `(`+t+`.source_agent = ? OR `+t+`.source_agent LIKE ? ESCAPE '\')`)
 		args = append(args, f.SourceAgent, escapeLike(f.SourceAgent)+"/%")
 	}
 	if !p.subagents {
-		where = append(where, `NOT `+sqlite.SubagentSQL("m.source_agent"))
+		where = append(where, `NOT `+sqlite.SubagentSQL(t+".source_agent"))
 	}
-	timeCol, from, to := "m.timestamp", p.from, p.to
+	timeCol, from, to := t+".timestamp", p.from, p.to
 	if byDay {
-		timeCol, from, to = "m.day", firstN(from, 10), firstN(to, 10)
+		timeCol, from, to = t+".day", firstN(from, 10), firstN(to, 10)
 	}
 	if from != "" {
 		where, args = append(where, timeCol+` >= ?`), append(args, from)
@@ -80,7 +81,7 @@ func messageFilters(p *plan, byDay bool) (string, []any) {
 		where, args = append(where, timeCol+` <= ?`), append(args, to)
 	}
 	if f.Role != "" {
-		where, args = append(where, `m.role = ?`), append(args, f.Role)
+		where, args = append(where, t+`.role = ?`), append(args, f.Role)
 	}
 	if len(where) == 0 {
 		return "", nil
@@ -88,41 +89,18 @@ func messageFilters(p *plan, byDay bool) (string, []any) {
 	return " AND " + strings.Join(where, " AND "), args
 }
 
-// rankSQL is a search's filters over the rank table (aliased r).
-type rankSQL struct {
-	where string
-	args  []any
-}
-
-// rankFilters renders the plan's filters over the rank table, which holds the sub-agent flag,
-// the time, the agent and the role, or reports false when the request filters by anything else
+// rankFilters renders the plan's filters over the rank table (aliased r), which holds a
+// message's time, agent and role, or reports false when the request filters by anything else
 // (a filter added to SearchFilters later takes the join to message_rows until the rank table
 // learns it).
-func rankFilters(p *plan) (rankSQL, bool) {
-	f := p.req.Filters
-	rest := f
+func rankFilters(p *plan) (string, []any, bool) {
+	rest := p.req.Filters
 	rest.FromDate, rest.ToDate, rest.SourceAgent, rest.Role = "", "", "", ""
 	if rest != (view.SearchFilters{}) {
-		return rankSQL{}, false
+		return "", nil, false
 	}
-	var r rankSQL
-	if !p.subagents {
-		r.where += ` AND r.subagent = 0`
-	}
-	if f.SourceAgent != "" { // as messageFilters: the agent or any of its sub-agents
-		r.where += ` AND (r.source_agent = ? OR r.source_agent LIKE ? ESCAPE '\')`
-		r.args = append(r.args, f.SourceAgent, escapeLike(f.SourceAgent)+"/%")
-	}
-	if p.from != "" {
-		r.where, r.args = r.where+` AND r.timestamp >= ?`, append(r.args, p.from)
-	}
-	if p.to != "" {
-		r.where, r.args = r.where+` AND r.timestamp <= ?`, append(r.args, p.to)
-	}
-	if f.Role != "" {
-		r.where, r.args = r.where+` AND r.role = ?`, append(r.args, f.Role)
-	}
-	return r, true
+	where, args := messageFilters(p, "r", false)
+	return where, args, true
 }
 
 func escapeLike(s string) string {
@@ -225,7 +203,7 @@ func (s *Store) routeText(ctx context.Context, db querier, e sqlite.MatchExpr, a
 // newest, the matches are not ranked: FTS5 walks its doclists from the last rowid down (rows are
 // stored in capture order) and stops at the pool, and every match scores alike (see routeText).
 func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.MatchExpr, anyTerm, newest bool, res *view.SearchResult) ([]candidate, error) {
-	filters, fargs := messageFilters(p, false)
+	filters, fargs := messageFilters(p, "m", false)
 	from := e.Table + ` JOIN message_rows m ON m.rowid = ` + e.Table + `.rowid`
 	var where, rank string
 	var rankArgs, args []any // for the placeholders in rank, then in where
@@ -280,12 +258,12 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 	}
 	q := `SELECT m.session_id, m.message_id, m.role, m.project, m.source_agent, m.timestamp, ` + rank + ` AS score
 		FROM ` + from + ` WHERE ` + where + ` ORDER BY ` + order + ` LIMIT ?`
-	if thin, ok := rankFilters(p); ok && len(rankArgs) == 0 && match != "" && (anyTerm || len(e.Short) == 0) {
+	if thin, thinArgs, ok := rankFilters(p); ok && len(rankArgs) == 0 && match != "" && (anyTerm || len(e.Short) == 0) {
 		// Every match is filtered and ordered on the rank table (rank.go); message_rows is read
 		// for the ones kept.
 		from = e.Table + ` JOIN _pond_search_rank r ON r.rid = ` + e.Table + `.rowid`
-		where = e.Table + ` MATCH ?` + thin.where
-		args = append([]any{match}, thin.args...)
+		where = e.Table + ` MATCH ?` + thin
+		args = append([]any{match}, thinArgs...)
 		order, outer := `score DESC, r.timestamp DESC`, `t.score DESC, t.timestamp DESC`
 		if p.req.SortBy == view.SortRecency {
 			order, outer = `r.timestamp DESC`, `t.timestamp DESC`
@@ -337,7 +315,7 @@ func (s *Store) searchableInScope(ctx context.Context, db querier, p *plan) (int
 	f := p.req.Filters
 	var n int
 	if f.SessionID != "" {
-		filters, args := messageFilters(p, false)
+		filters, args := messageFilters(p, "m", false)
 		// message_rows, not the messages view: a packed text is as non-empty as its text.
 		err := db.QueryRowContext(ctx, `SELECT count(*) FROM message_rows m WHERE m.search_text IS NOT NULL AND m.search_text != ''`+filters, args...).Scan(&n)
 		if err != nil {
@@ -345,7 +323,7 @@ func (s *Store) searchableInScope(ctx context.Context, db querier, p *plan) (int
 		}
 		return n, nil
 	}
-	filters, args := messageFilters(p, true)
+	filters, args := messageFilters(p, "m", true)
 	rows, err := db.QueryContext(ctx, `SELECT source_agent, project, sum(n) FROM _pond_search_scope m WHERE n > 0`+filters+` GROUP BY 1, 2`, args...)
 	if err != nil {
 		return 0, fmt.Errorf("store: search: scope: %w", err)

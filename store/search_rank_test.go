@@ -11,10 +11,10 @@ import (
 )
 
 // The rank table answers only the filters it holds columns for (the dates, the agent and the
-// role; the sub-agent flag comes from the plan). Every other filter of SearchFilters, including one added later, must
-// send the search to the join with message_rows, or it would be ignored.
+// role). Every other filter of SearchFilters, including one added later, must send the search
+// to the join with message_rows, or it would be ignored.
 func TestRankFiltersRefuseWhatTheyDoNotHold(t *testing.T) {
-	if _, ok := rankFilters(&plan{}); !ok {
+	if _, _, ok := rankFilters(&plan{}); !ok {
 		t.Fatal("a search without filters does not use the rank table")
 	}
 	held := map[string]bool{"FromDate": true, "ToDate": true, "SourceAgent": true, "Role": true}
@@ -26,7 +26,7 @@ func TestRankFiltersRefuseWhatTheyDoNotHold(t *testing.T) {
 			t.Fatalf("SearchFilters.%s is a %s: teach this test to set it", typ.Field(i).Name, field.Kind())
 		}
 		field.SetString("2026-01-01")
-		_, ok := rankFilters(&plan{req: view.SearchRequest{Filters: f}, from: f.FromDate, to: f.ToDate})
+		_, _, ok := rankFilters(&plan{req: view.SearchRequest{Filters: f}, from: f.FromDate, to: f.ToDate})
 		if ok != held[typ.Field(i).Name] {
 			t.Errorf("with SearchFilters.%s set, rankFilters says %v", typ.Field(i).Name, ok)
 		}
@@ -57,7 +57,7 @@ func TestRankFiltersSelectWhatTheJoinSelects(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := rankFilters(p); !ok {
+		if _, _, ok := rankFilters(p); !ok {
 			t.Fatalf("%+v: not on the rank table", f)
 		}
 		p.pool = 10_000
@@ -65,7 +65,7 @@ func TestRankFiltersSelectWhatTheJoinSelects(t *testing.T) {
 		if _, err := s.ftsMatch(ctx, db, p, e, false, false, res); err != nil {
 			t.Fatal(err)
 		}
-		filters, args := messageFilters(p, false)
+		filters, args := messageFilters(p, "m", false)
 		var want int
 		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM messages_fts JOIN message_rows m ON m.rowid = messages_fts.rowid
 			WHERE messages_fts MATCH ?`+filters, append([]any{e.All}, args...)...).Scan(&want); err != nil {

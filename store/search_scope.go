@@ -33,7 +33,7 @@ func (s *Store) scopeOf(ctx context.Context, db *sql.DB, p *plan) (int, error) {
 	if p.req.Filters.SessionID != "" {
 		return s.searchableInScope(ctx, db, p) // one session's rows: cheap, and not reused
 	}
-	filters, args := messageFilters(p, true)
+	filters, args := messageFilters(p, "m", true)
 	key := filters + fmt.Sprint(args...)
 	c := &s.scopes
 	c.mu.Lock()

@@ -7,8 +7,8 @@ import (
 )
 
 // _pond_search_rank holds, per message row (by the same rowid), only what a full-text search
-// filters and orders its matches by before it keeps the best of them: whether the message is a
-// sub-agent's, its time, its agent and its role. A search of a few thousand matches joined each
+// filters and orders its matches by before it keeps the best of them: its time, its agent (which
+// also tells a sub-agent's message, SubagentSQL) and its role. A search of a few thousand matches joined each
 // one to message_rows, whose rows are fat (the packed search text is inline: ~29 rows a 16 KiB
 // page), and spent two thirds of its time reading those pages; joined to this table (hundreds
 // of rows a page) it reads a few, and message_rows only for the matches it keeps
@@ -21,7 +21,6 @@ import (
 var rankDDL = []string{
 	`CREATE TABLE IF NOT EXISTS _pond_search_rank (
 		rid          INTEGER PRIMARY KEY,
-		subagent     INTEGER NOT NULL,
 		timestamp    TEXT NOT NULL,
 		source_agent TEXT NOT NULL,
 		role         TEXT NOT NULL
@@ -40,13 +39,12 @@ var retiredRankDDL = []string{
 	`DROP TABLE IF EXISTS _pond_message_rank`,
 }
 
-// rankInsertSQL adds one message's rank row: ?1 its rowid, ?2 its time, ?3 its agent, ?4 its role.
-var rankInsertSQL = `INSERT INTO _pond_search_rank VALUES (?1, ` + SubagentSQL("?3") + `, ?2, ?3, ?4)`
+// rankInsertSQL adds one message's rank row: its rowid, time, agent and role.
+const rankInsertSQL = `INSERT INTO _pond_search_rank VALUES (?, ?, ?, ?)`
 
 // SubagentSQL says in SQL whether a source agent (a column or a parameter) is a sub-agent's:
-// its messages carry "agent/sub-agent", which a search leaves out by default. The rank table's
-// flag (its fill on open and the writer's rows, indexNewMessages) and the search's own filter
-// on message_rows (store's messageFilters) all take it from here.
+// its messages carry "agent/sub-agent", which a search leaves out by default (store's
+// messageFilters, over message_rows or the rank table).
 func SubagentSQL(sourceAgent string) string { return `instr(` + sourceAgent + `, '/') > 0` }
 
 // ensureRank creates the rank table and fills it when it does not hold a row for every message
@@ -72,7 +70,7 @@ func ensureRank(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM _pond_search_rank`); err != nil {
 		return fmt.Errorf("rank table: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO _pond_search_rank SELECT rowid, `+SubagentSQL("source_agent")+`, timestamp, source_agent, role FROM message_rows`); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO _pond_search_rank SELECT rowid, timestamp, source_agent, role FROM message_rows`); err != nil {
 		return fmt.Errorf("rank table: fill: %w", err)
 	}
 	return nil

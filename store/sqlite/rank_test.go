@@ -22,7 +22,7 @@ func TestRankTableFollowsMessages(t *testing.T) {
 	}
 	check := func(when string, want map[string][2]string) {
 		t.Helper()
-		rows, err := m.db.QueryContext(ctx, `SELECT m.message_id, r.subagent, r.timestamp FROM message_rows m JOIN _pond_search_rank r ON r.rid = m.rowid`)
+		rows, err := m.db.QueryContext(ctx, `SELECT m.message_id, `+SubagentSQL("r.source_agent")+`, r.timestamp FROM message_rows m JOIN _pond_search_rank r ON r.rid = m.rowid`)
 		if err != nil {
 			t.Fatal(err)
 		}
