@@ -138,7 +138,7 @@ func (s *Store) ftsArm(ctx context.Context, db querier, p *plan, res *view.Searc
 		case route == rankOnLance:
 			cands, err = s.lanceTextArm(ctx, p, e, anyTerm, res)
 		default:
-			cands, err = s.ftsMatch(ctx, db, p, e, anyTerm, route == newestMatches, res)
+			cands, err = s.ftsMatch(ctx, db, p, e, anyTerm, route, res)
 		}
 		if err != nil {
 			return nil, err
@@ -157,9 +157,10 @@ func (s *Store) ftsArm(ctx context.Context, db querier, p *plan, res *view.Searc
 type textRoute int
 
 const (
-	rankEveryMatch textRoute = iota // FTS5 ranks every match: few match, or the scope is small
-	rankOnLance                     // Lance's text index finds the best matches of common words
-	newestMatches                   // FTS5 returns the newest matches of common words, unranked
+	rankEveryMatch  textRoute = iota // FTS5 ranks and counts every match: few match, or the scope is small
+	rankManyMatches                  // FTS5 ranks every match of a query Lance cannot serve, however many
+	rankOnLance                      // Lance's text index finds the best matches of common words
+	newestMatches                    // FTS5 returns the newest matches of common words, unranked
 )
 
 // routeText decides where a word query runs. Common words go to Lance's text index when it
@@ -171,12 +172,15 @@ const (
 // length) is ranked on FTS5 whatever it costs.
 func (s *Store) routeText(ctx context.Context, db querier, e sqlite.MatchExpr, anyTerm bool, scope int) (textRoute, error) {
 	limit := s.textIndex.limit()
-	if e.Table != "messages_fts" || e.OnlyStopWords || scope <= limit {
+	if scope <= limit {
 		return rankEveryMatch, nil
+	}
+	if e.Table != "messages_fts" || e.OnlyStopWords {
+		return rankManyMatches, nil
 	}
 	for _, w := range e.Words {
 		if len(w) >= sqlite.LanceMaxWordBytes {
-			return rankEveryMatch, nil
+			return rankManyMatches, nil
 		}
 	}
 	match := e.All
@@ -197,12 +201,17 @@ func (s *Store) routeText(ctx context.Context, db querier, e sqlite.MatchExpr, a
 	return newestMatches, nil
 }
 
-// ftsMatch finds the messages holding every term of e, or with anyTerm one of them. CJK
-// queries search the trigram index; since it cannot match terms under three characters, those
-// are LIKE conditions, and a CJK any-term search counts the terms each CJK message holds. With
-// newest, the matches are not ranked: FTS5 walks its doclists from the last rowid down (rows are
-// stored in capture order) and stops at the pool, and every match scores alike (see routeText).
-func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.MatchExpr, anyTerm, newest bool, res *view.SearchResult) ([]candidate, error) {
+// ftsMatch finds the messages holding every term of e, or with anyTerm one of them, on the
+// route routeText chose for it. CJK queries search the trigram index; since it cannot match
+// terms under three characters, those are LIKE conditions, and a CJK any-term search counts the
+// terms each CJK message holds. On newestMatches the matches are not ranked: FTS5 walks its
+// doclists from the last rowid down (rows are stored in capture order) and stops at the pool,
+// and every match scores alike (see routeText).
+func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.MatchExpr, anyTerm bool, route textRoute, res *view.SearchResult) ([]candidate, error) {
+	newest := route == newestMatches
+	// Ranking reads every match, and on rankEveryMatch there are few: they are counted in the
+	// same pass. Elsewhere a second query counts them, up to matchCountCap (keepPool).
+	countInPass := route == rankEveryMatch
 	filters, fargs := messageFilters(p, "m", false)
 	from := e.Table + ` JOIN message_rows m ON m.rowid = ` + e.Table + `.rowid`
 	var where, rank string
@@ -245,34 +254,26 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 		where += ` AND ` + e.Table + `.rowid BETWEEN ? AND ?`
 		args = append(args, lo.Int64, hi.Int64)
 	}
-	order := `score DESC, m.timestamp DESC`
+	order, outer := `score DESC, timestamp DESC`, `t.score DESC, t.timestamp DESC`
 	if p.req.SortBy == view.SortRecency {
-		order = `m.timestamp DESC`
+		order, outer = `timestamp DESC`, `t.timestamp DESC`
 	}
 	if newest {
-		// Capture order: the order FTS5 walks without sorting, so LIMIT stops the walk.
-		rank, rankArgs, order = `1.0`, nil, e.Table+`.rowid DESC`
+		rank, rankArgs = `1.0`, nil
 		if p.req.SortBy != view.SortRecency {
 			res.Notes = append(res.Notes, fmt.Sprintf("the query's words are common: over %d messages hold them; these are the newest, ranked once upkeep has indexed the archive's text", s.textIndex.limit()))
 		}
 	}
-	q := `SELECT m.session_id, m.message_id, m.role, m.project, m.source_agent, m.timestamp, ` + rank + ` AS score
-		FROM ` + from + ` WHERE ` + where + ` ORDER BY ` + order + ` LIMIT ?`
+	const kept = `m.session_id, m.message_id, m.role, m.project, m.source_agent, m.timestamp`
+	q := keepPool(kept+`, `+rank+` AS score`, from, where, order, e.Table, newest, countInPass)
 	if thin, thinArgs, ok := rankFilters(p); ok && len(rankArgs) == 0 && match != "" && (anyTerm || len(e.Short) == 0) {
 		// Every match is filtered and ordered on the rank table (rank.go); message_rows is read
 		// for the ones kept.
 		from = e.Table + ` JOIN _pond_search_rank r ON r.rid = ` + e.Table + `.rowid`
 		where = e.Table + ` MATCH ?` + thin
 		args = append([]any{match}, thinArgs...)
-		order, outer := `score DESC, r.timestamp DESC`, `t.score DESC, t.timestamp DESC`
-		if p.req.SortBy == view.SortRecency {
-			order, outer = `r.timestamp DESC`, `t.timestamp DESC`
-		}
-		if newest {
-			order = e.Table + `.rowid DESC`
-		}
-		q = `SELECT m.session_id, m.message_id, m.role, m.project, m.source_agent, m.timestamp, t.score
-			FROM (SELECT r.rid, r.timestamp, ` + rank + ` AS score FROM ` + from + ` WHERE ` + where + ` ORDER BY ` + order + ` LIMIT ?) t
+		q = `SELECT ` + kept + `, t.score, t.total
+			FROM (` + keepPool(`r.rid, r.timestamp, `+rank+` AS score`, from, where, order, e.Table, newest, countInPass) + `) t
 			JOIN message_rows m ON m.rowid = t.rid ORDER BY ` + outer
 	}
 	rows, err := db.QueryContext(ctx, q, slices.Concat(rankArgs, args, []any{p.pool})...)
@@ -280,9 +281,10 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 		return nil, fmt.Errorf("store: search: %w", err)
 	}
 	var cands []candidate
+	total := 0
 	for rows.Next() {
 		var c candidate
-		if err := rows.Scan(&c.sessionID, &c.messageID, &c.role, &c.project, &c.agent, &c.timestamp, &c.score); err != nil {
+		if err := rows.Scan(&c.sessionID, &c.messageID, &c.role, &c.project, &c.agent, &c.timestamp, &c.score, &total); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -292,18 +294,36 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: search: %w", err)
 	}
-	res.MatchedTotal, res.MatchedTotalIsLowerBound = len(cands), false
-	if len(cands) < p.pool && !newest { // every match is here
-		return cands, nil
+	switch {
+	case countInPass:
+	case len(cands) < p.pool && !newest: // every match is here
+		total = len(cands)
+	default:
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+from+` WHERE `+where+` LIMIT ?)`,
+			append(args, matchCountCap+1)...).Scan(&total); err != nil {
+			return nil, fmt.Errorf("store: search: count: %w", err)
+		}
 	}
-	p.more = len(cands) >= p.pool
-	var total int
-	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+from+` WHERE `+where+` LIMIT ?)`,
-		append(args, matchCountCap+1)...).Scan(&total); err != nil {
-		return nil, fmt.Errorf("store: search: count: %w", err)
-	}
+	p.more = total > len(cands)
 	res.MatchedTotal, res.MatchedTotalIsLowerBound = min(total, matchCountCap), total > matchCountCap
 	return cands, nil
+}
+
+// keepPool is the query that keeps a pool of the matches sel (a select list ending in score)
+// draws from `from` where `where`, its last placeholder the pool's size: the best by order,
+// or with newest the last rows FTS5 holds (capture order: the order it walks without sorting,
+// so that LIMIT stops the walk). With countInPass each row also carries the number of matches,
+// a window over the ranking's own pass (bm25 cannot sit under a window itself, hence the inner
+// select); else that column is -1.
+func keepPool(sel, from, where, order, fts string, newest, countInPass bool) string {
+	if newest {
+		return `SELECT ` + sel + `, -1 AS total FROM ` + from + ` WHERE ` + where + ` ORDER BY ` + fts + `.rowid DESC LIMIT ?`
+	}
+	total := `-1`
+	if countInPass {
+		total = `count(*) OVER ()`
+	}
+	return `SELECT *, ` + total + ` AS total FROM (SELECT ` + sel + ` FROM ` + from + ` WHERE ` + where + `) ORDER BY ` + order + ` LIMIT ?`
 }
 
 // searchableInScope counts the messages with searchable text under the plan's filters. A

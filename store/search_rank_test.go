@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -62,7 +63,7 @@ func TestRankFiltersSelectWhatTheJoinSelects(t *testing.T) {
 		}
 		p.pool = 10_000
 		res := &view.SearchResult{}
-		if _, err := s.ftsMatch(ctx, db, p, e, false, false, res); err != nil {
+		if _, err := s.ftsMatch(ctx, db, p, e, false, rankEveryMatch, res); err != nil {
 			t.Fatal(err)
 		}
 		filters, args := messageFilters(p, "m", false)
@@ -73,6 +74,57 @@ func TestRankFiltersSelectWhatTheJoinSelects(t *testing.T) {
 		}
 		if res.MatchedTotal != want || want == 0 && f.SourceAgent != "claude" {
 			t.Errorf("%+v: the rank table's filters found %d matches, the join's %d", f, res.MatchedTotal, want)
+		}
+	}
+}
+
+// TestMatchesCountedOnEveryRoute holds the three ways ftsMatch counts what matched to the same
+// answer: in the ranking's own pass (rankEveryMatch), by a second query (rankManyMatches), and
+// after the newest matches (newestMatches); on the rank table and on the join with
+// message_rows (a project filter), with a pool smaller than the matches and one larger. The
+// ranked routes keep the same best matches.
+func TestMatchesCountedOnEveryRoute(t *testing.T) {
+	s := relevanceStore(t, loadRelevance(t), 20)
+	ctx := context.Background()
+	db, err := s.searchDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := sqlite.ParseQuery("the test")
+	for _, f := range []view.SearchFilters{{}, {Role: "assistant"}, {Project: "payments"}} {
+		p, err := newPlan(view.SearchRequest{Query: "the test", Filters: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		filters, args := messageFilters(p, "m", false)
+		var want int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM messages_fts JOIN message_rows m ON m.rowid = messages_fts.rowid
+			WHERE messages_fts MATCH ?`+filters, append([]any{e.All}, args...)...).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		if want < 3 {
+			t.Fatalf("%+v: %d matches; the test needs more than its small pool", f, want)
+		}
+		for _, pool := range []int{2, want + 1} {
+			best := map[textRoute][]string{}
+			for _, route := range []textRoute{rankEveryMatch, rankManyMatches, newestMatches} {
+				p.pool = pool
+				res := &view.SearchResult{}
+				cands, err := s.ftsMatch(ctx, db, p, e, false, route, res)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.MatchedTotal != want || res.MatchedTotalIsLowerBound || len(cands) != min(pool, want) || p.more != (want > pool) {
+					t.Errorf("%+v, pool %d, route %d: %d matches counted, %d kept, more %v; want %d, %d, %v",
+						f, pool, route, res.MatchedTotal, len(cands), p.more, want, min(pool, want), want > pool)
+				}
+				for _, c := range cands {
+					best[route] = append(best[route], c.messageID)
+				}
+			}
+			if !slices.Equal(best[rankEveryMatch], best[rankManyMatches]) {
+				t.Errorf("%+v, pool %d: the best matches differ between the routes that rank: %v and %v", f, pool, best[rankEveryMatch], best[rankManyMatches])
+			}
 		}
 	}
 }
