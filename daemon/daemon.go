@@ -190,6 +190,7 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.MemoryCeiling > 0 {
 		goRun("memory", d.memoryGuard)
 	}
+	goRun("release", d.releaseWhenQuiet)
 	log.Info("daemon: ready", "api", apiLn.Addr().String(), "mcp", mcpLn.Addr().String(), "pid", os.Getpid(), "epoch", d.hub.Epoch())
 	if opts.Ready != nil {
 		opts.Ready()

@@ -217,7 +217,7 @@ func (s *Store) Upkeep(ctx context.Context, opts UpkeepOptions) (*view.UpkeepRep
 			}
 		}
 		rep.Elapsed = time.Since(start)
-		releaseMemory()
+		ReleaseMemory()
 		return rep, err
 	}
 	progress := func(p view.UpkeepProgress) {
@@ -443,12 +443,13 @@ func (s *Store) compact(ts view.TableState, keep time.Duration, roundRows int,
 	}
 }
 
-// releaseMemory returns what upkeep freed, Go's and the native code's, to the system: the
-// daemon idles for hours after an upkeep, and both runtimes keep freed memory for reuse. The
-// program's own code goes too: compaction and index builds run code that nothing else does
-// (after the first upkeep of a 500k-message archive, 104–164 MiB of the daemon's resident
-// memory was the binary's pages), and what a search needs is read back on its next use.
-func releaseMemory() {
+// ReleaseMemory returns what this process has freed, Go's and the native code's, to the system:
+// both runtimes keep freed memory for reuse, and the daemon idles for hours after an upkeep or a
+// burst of requests. The program's own code goes too: compaction and index builds run code that
+// nothing else does (after the first upkeep of a 500k-message archive, 104–164 MiB of the
+// daemon's resident memory was the binary's pages), and what a search needs is read back on its
+// next use. Upkeep ends with it; the daemon also calls it once it goes quiet after work.
+func ReleaseMemory() {
 	debug.FreeOSMemory()
 	lance.ReleaseMemory()
 	_, _ = codepages.Release() // only an old kernel refuses, and then nothing is lost

@@ -1,5 +1,6 @@
-// Package procstat reads what this process has used, for benchmarks: CPU time over every thread
-// (the native libraries' included) and the peak resident set.
+// Package procstat reads what this process has used: CPU time over every thread (the native
+// libraries' included), which benchmarks report and the daemon reads to tell work from quiet
+// (daemon/release.go), and the peak resident set.
 package procstat
 
 import (
