@@ -22,7 +22,7 @@ use serde_json::json;
 
 use crate::diskcache::{Cache, CachingProvider};
 use crate::ffi::{arg_bytes, arg_str, guard, opt_str, write_string, Result};
-use crate::runtime::block_on;
+use crate::runtime::{block_on, block_on_upkeep};
 
 // Lance 0.37's own defaults, for a cache the caller leaves unset.
 const DEFAULT_INDEX_CACHE_BYTES: usize = 6 << 30;
@@ -404,7 +404,7 @@ pub extern "C" fn pond_table_create_index(t: *mut PondTable, spec_json: *const c
         if let Some(name) = spec.name.clone() {
             builder = builder.name(name);
         }
-        block_on(builder.execute())
+        block_on_upkeep(move || builder.execute())
             .map_err(|e| format!("create {} index on {}: {e}", spec.kind, spec.column))?;
         Ok(())
     })
@@ -481,7 +481,7 @@ pub extern "C" fn pond_table_optimize(
                     Some(c)
                 }
                 None => {
-                    block_on(t.table.optimize(OptimizeAction::Compact {
+                    block_on_upkeep(move || t.table.optimize(OptimizeAction::Compact {
                         options,
                         remap_options: None,
                     }))
@@ -500,7 +500,7 @@ pub extern "C" fn pond_table_optimize(
         if spec.index {
             let mut options = OptimizeOptions::default();
             options.index_names = spec.index_names.clone();
-            block_on(t.table.optimize(OptimizeAction::Index(options)))
+            block_on_upkeep(move || t.table.optimize(OptimizeAction::Index(options)))
                 .map_err(|e| format!("fold new rows into indexes: {e}"))?;
             out.insert("indexes_folded".into(), json!(true));
         }
@@ -516,7 +516,7 @@ pub extern "C" fn pond_table_optimize(
                 error_if_tagged_old_versions: false,
                 ..CleanupPolicy::default()
             };
-            let stats = block_on(async {
+            let stats = block_on_upkeep(move || async move {
                 let ds = dataset.get_mut().await.map_err(|e| e.to_string())?;
                 ds.cleanup_with_policy(policy).await.map_err(|e| e.to_string())
             })
@@ -526,14 +526,15 @@ pub extern "C" fn pond_table_optimize(
                 json!({"bytes_removed": stats.bytes_removed, "old_versions": stats.old_versions}),
             );
         } else if let Some(secs) = spec.prune_older_than_secs {
-            let stats = block_on(t.table.optimize(OptimizeAction::Prune {
+            let action = OptimizeAction::Prune {
                 older_than: Some(
                     lancedb::table::Duration::try_seconds(secs as i64)
                         .ok_or_else(|| format!("prune age {secs}s is out of range"))?,
                 ),
                 delete_unverified: Some(spec.delete_unverified),
                 error_if_tagged_old_versions: Some(false),
-            }))
+            };
+            let stats = block_on_upkeep(move || t.table.optimize(action))
             .map_err(|e| format!("prune old versions: {e}"))?;
             if let Some(p) = stats.prune {
                 out.insert(
@@ -551,7 +552,8 @@ pub extern "C" fn pond_table_optimize(
 fn compact_round(t: &PondTable, mut options: CompactionOptions, round_rows: usize) -> Result<(CompactionMetrics, usize)> {
     let dataset = t.table.dataset().ok_or_else(|| "rounds: not a local table".to_string())?;
     options.validate();
-    block_on(async {
+    let options = &options;
+    block_on_upkeep(move || async move {
         let mut ds = dataset.get_mut().await.map_err(|e| e.to_string())?;
         let plan = plan_compaction(&ds, &options).await.map_err(|e| e.to_string())?;
         let mut round = Vec::new();
