@@ -66,12 +66,7 @@ func TestRankFiltersSelectWhatTheJoinSelects(t *testing.T) {
 		if _, err := s.ftsMatch(ctx, db, p, e, false, rankEveryMatch, res); err != nil {
 			t.Fatal(err)
 		}
-		filters, args := messageFilters(p, "m", false)
-		var want int
-		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM messages_fts JOIN message_rows m ON m.rowid = messages_fts.rowid
-			WHERE messages_fts MATCH ?`+filters, append([]any{e.All}, args...)...).Scan(&want); err != nil {
-			t.Fatal(err)
-		}
+		want := joinMatches(t, db, p, e)
 		if res.MatchedTotal != want || want == 0 && f.SourceAgent != "claude" {
 			t.Errorf("%+v: the rank table's filters found %d matches, the join's %d", f, res.MatchedTotal, want)
 		}
@@ -96,12 +91,7 @@ func TestMatchesCountedOnEveryRoute(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		filters, args := messageFilters(p, "m", false)
-		var want int
-		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM messages_fts JOIN message_rows m ON m.rowid = messages_fts.rowid
-			WHERE messages_fts MATCH ?`+filters, append([]any{e.All}, args...)...).Scan(&want); err != nil {
-			t.Fatal(err)
-		}
+		want := joinMatches(t, db, p, e)
 		if want < 3 {
 			t.Fatalf("%+v: %d matches; the test needs more than its small pool", f, want)
 		}
@@ -127,4 +117,17 @@ func TestMatchesCountedOnEveryRoute(t *testing.T) {
 			}
 		}
 	}
+}
+
+// joinMatches counts the messages holding every word of e that the plan's filters select from
+// message_rows: the join's own answer, which the rank table and every count must give.
+func joinMatches(t *testing.T, db querier, p *plan, e sqlite.MatchExpr) int {
+	t.Helper()
+	filters, args := messageFilters(p, "m", false)
+	var n int
+	if err := db.QueryRowContext(context.Background(), `SELECT count(*) FROM messages_fts JOIN message_rows m ON m.rowid = messages_fts.rowid
+		WHERE messages_fts MATCH ?`+filters, append([]any{e.All}, args...)...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -23,6 +23,17 @@ var smokeSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "vector", Type: arrow.FixedSizeListOf(dim, arrow.PrimitiveTypes.Float32), Nullable: true},
 }, nil)
 
+// appendBuilt appends the rows b holds to tbl in one commit, and releases them and b.
+func appendBuilt(t testing.TB, tbl *Table, b *array.RecordBuilder) {
+	t.Helper()
+	rec := b.NewRecord()
+	defer rec.Release()
+	defer b.Release()
+	if err := tbl.Append(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // words gives each row a predictable vocabulary: "alpha" in every row, "row<i%10>" cycling, and a
 // rare word in exactly one row.
 func smokeRecord(t testing.TB, from, n int, rng *rand.Rand) arrow.Record {

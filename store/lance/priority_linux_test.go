@@ -39,13 +39,7 @@ func TestUpkeepRunsAtLowerPriority(t *testing.T) {
 			b.Field(0).(*array.StringBuilder).Append(fmt.Sprintf("m%d-%d", k, i))
 			b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("river stone %d cloud %d", i, k))
 		}
-		rec := b.NewRecord()
-		err := tbl.Append(ctx, rec)
-		rec.Release()
-		b.Release()
-		if err != nil {
-			t.Fatal(err)
-		}
+		appendBuilt(t, tbl, b)
 	}
 	if err := tbl.CreateIndex(ctx, IndexSpec{Column: "body", Kind: IndexFTS, Name: "body_fts", Replace: true}); err != nil {
 		t.Fatal(err)

@@ -46,13 +46,7 @@ func TestReadsDoNotWaitForAnIndexBuild(t *testing.T) {
 			}
 			b.Field(2).(*array.StringBuilder).Append(text.String())
 		}
-		rec := b.NewRecord()
-		err := tbl.Append(ctx, rec)
-		rec.Release()
-		b.Release()
-		if err != nil {
-			t.Fatal(err)
-		}
+		appendBuilt(t, tbl, b)
 	}
 	if err := tbl.CreateIndex(ctx, IndexSpec{Column: "agent", Kind: IndexBTree, Name: "agent_idx", Replace: true}); err != nil {
 		t.Fatal(err)
