@@ -42,6 +42,9 @@ compaction or an index rewrite it prunes again as soon as the versions it replac
 old: until then the archive holds the old files beside the new. A local archive keeps a
 replaced version only while a Pond process reads it (pond copy from this archive holds what it
 reads); one on an object store keeps it 2 minutes by default, for other machines' reads.
+Upkeep runs at a lower CPU priority (nice 10 on Linux), so searches, captures and the agents
+you run come first; and once the daemon has been quiet for a while after work, it gives the
+memory that work took back to the system.
 
 With the archive on an object store (pond storage use), other machines may write it too: at
 start and every --catch-up-every the daemon takes their new rows into this machine's SQL mirror,
