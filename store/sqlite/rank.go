@@ -8,10 +8,10 @@ import (
 
 // _pond_search_rank holds, per message row (by the same rowid), only what a full-text search
 // filters and orders its matches by before it keeps the best of them: its time, its agent (which
-// also tells a sub-agent's message, SubagentSQL) and its role. A search of a few thousand matches joined each
-// one to message_rows, whose rows are fat (the packed search text is inline: ~29 rows a 16 KiB
-// page), and spent two thirds of its time reading those pages; joined to this table (hundreds
-// of rows a page) it reads a few, and message_rows only for the matches it keeps
+// also tells a sub-agent's message, SubagentSQL) and its role. A search of a few thousand
+// matches joined each one to message_rows, whose rows are fat (the packed search text is inline:
+// ~29 rows a 16 KiB page), and spent two thirds of its time reading those pages; joined to this
+// table (hundreds of rows a page) it reads a few, and message_rows only for the matches it keeps
 // (docs/benchmarks.md, 2026-12-06). The mirror never changes a stored message's time, agent or
 // role (only its search text, embedding model and ingest sequence), so the copies stay true.
 //
