@@ -362,7 +362,8 @@ type IndexInfo struct {
 	UnindexedRows *int64   `json:"unindexed_rows"`
 }
 
-// Indexes lists the table's indexes with their coverage.
+// Indexes lists the table's indexes, one entry a name, with the rows they cover, from the
+// manifest. Only a vector index is opened, for its kind (stats.rs).
 func (t *Table) Indexes(ctx context.Context) ([]IndexInfo, error) {
 	var list []IndexInfo
 	err := t.use(func(nt *C.PondTable) error {
@@ -563,7 +564,8 @@ type Stats struct {
 	SmallFragments int   `json:"small_fragments"`
 }
 
-// Stats reports the table's row count, size and fragments.
+// Stats reports the table's live rows, the bytes of its data files and its fragments, from its
+// manifest: no data file is opened, so nothing lands in the session's caches (stats.rs).
 func (t *Table) Stats(ctx context.Context) (Stats, error) {
 	var s Stats
 	err := t.use(func(nt *C.PondTable) error {

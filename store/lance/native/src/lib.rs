@@ -15,11 +15,13 @@ mod diskcache;
 mod ffi;
 mod query;
 mod runtime;
+mod stats;
 mod table;
 mod tokenizer;
 
 pub use ffi::*;
 pub use query::*;
+pub use stats::*;
 pub use table::*;
 pub use tokenizer::*;
 

@@ -1,6 +1,6 @@
 //! Databases and tables: open with a read-consistency interval and bounded caches, filtered
 //! counts, merge-insert by key, null-filled column additions, index creation with parameters,
-//! optimize (compaction, index folding, version cleanup) and index statistics.
+//! optimize (compaction, index folding, version cleanup). Statistics are in stats.rs.
 
 use std::os::raw::c_char;
 use std::sync::Arc;
@@ -60,7 +60,7 @@ fn parse_json<T: for<'de> Deserialize<'de> + Default>(p: *const c_char, what: &s
     }
 }
 
-fn table_ref<'a>(t: *mut PondTable) -> Result<&'a PondTable> {
+pub(crate) fn table_ref<'a>(t: *mut PondTable) -> Result<&'a PondTable> {
     if t.is_null() {
         return Err("table handle is null".into());
     }
@@ -587,31 +587,6 @@ fn compact_round(t: &PondTable, mut options: CompactionOptions, round_rows: usiz
     })
 }
 
-/// Every index of the table with its coverage, as a JSON array of
-/// {name, kind, columns, indexed_rows, unindexed_rows}.
-#[no_mangle]
-pub extern "C" fn pond_table_indexes(t: *mut PondTable, out_json: *mut *mut c_char) -> *mut c_char {
-    guard(|| {
-        let t = table_ref(t)?;
-        let list = block_on(async {
-            let mut out = Vec::new();
-            for ix in t.table.list_indices().await? {
-                let stats = t.table.index_stats(&ix.name).await?;
-                out.push(json!({
-                    "name": ix.name,
-                    "kind": ix.index_type.to_string(),
-                    "columns": ix.columns,
-                    "indexed_rows": stats.as_ref().map(|s| s.num_indexed_rows),
-                    "unindexed_rows": stats.as_ref().map(|s| s.num_unindexed_rows),
-                }));
-            }
-            Ok::<_, lancedb::Error>(out)
-        })
-        .map_err(|e| format!("list indexes: {e}"))?;
-        write_string(out_json, serde_json::Value::Array(list).to_string())
-    })
-}
-
 /// The table's current schema as an Arrow IPC stream holding no batches.
 #[no_mangle]
 pub extern "C" fn pond_table_schema(t: *mut PondTable, out: *mut *mut u8, out_len: *mut usize) -> *mut c_char {
@@ -625,26 +600,6 @@ pub extern "C" fn pond_table_schema(t: *mut PondTable, out: *mut *mut u8, out_le
             w.finish().map_err(|e| format!("encode schema: {e}"))?;
         }
         crate::ffi::write_bytes(out, out_len, buf)
-    })
-}
-
-/// Table statistics as JSON: {rows, fragments, small_fragments, bytes}.
-#[no_mangle]
-pub extern "C" fn pond_table_stats(t: *mut PondTable, out_json: *mut *mut c_char) -> *mut c_char {
-    guard(|| {
-        let t = table_ref(t)?;
-        let s = block_on(t.table.stats()).map_err(|e| format!("table stats: {e}"))?;
-        write_string(
-            out_json,
-            json!({
-                "rows": s.num_rows,
-                "bytes": s.total_bytes,
-                "indexes": s.num_indices,
-                "fragments": s.fragment_stats.num_fragments,
-                "small_fragments": s.fragment_stats.num_small_fragments,
-            })
-            .to_string(),
-        )
     })
 }
 
