@@ -171,12 +171,22 @@ breakdown() {
 		(SELECT sum(length(CAST(variant_data AS BLOB))) FROM parts)/1e6, (SELECT sum(length(CAST(options AS BLOB))) FROM sessions)/1e6)"
 }
 
+# uncache drops both binaries' pages from the page cache, so that each measured process reads
+# its own binary back the same way: a binary just written (make build) sits in large folios on
+# this kernel, and a fault maps a whole folio, which put tens of MiB more in the resident memory
+# of the build that was written last (docs/benchmarks.md, 2026-12-07, fifth session).
+uncache() {
+	dd if="$this" iflag=nocache count=0 status=none
+	dd if="$other" iflag=nocache count=0 status=none
+}
+
 run() {
 	local name=$1 bin=$2 inst="$dir/pond-$1"
 	rm -rf "$inst"
 	mkdir -p "$inst"
 	echo "$name ($bin):"
 	setenvs "$inst"
+	uncache
 	/usr/bin/time -o "$inst/time" -f "%e %U %S %M" "${envs[@]}" "$bin" sync --format json >"$inst/sync.json"
 	read -r wall user sys peak <"$inst/time"
 	echo "  cold sync: $wall s wall, $(awk -v u="$user" -v s="$sys" 'BEGIN{print u+s}') s CPU ($user user + $sys system), $((peak / 1024)) MiB peak RSS"
@@ -187,6 +197,7 @@ run() {
 	query=$("${envs[@]}" "$bin" sql --format json "SELECT search_text FROM messages WHERE length(search_text) > 40 ORDER BY session_id, message_id LIMIT 1 OFFSET 100" |
 		python3 -c 'import json,re,sys; v=json.load(sys.stdin)["rows"][0]["search_text"]; print(" ".join(re.findall(r"[a-z]{3,}", v.lower())[:2]))')
 	echo "  probe query: \"$query\""
+	uncache
 	"${envs[@]}" "$bin" daemon --log-level warn 2>"$inst/daemon.log" &
 	daemon_pid=$!
 	for _ in $(seq 600); do
