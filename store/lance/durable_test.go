@@ -12,16 +12,7 @@ import (
 // table has synced (or found settled), and a commit that adds nothing new syncs nothing.
 func TestCommitsAreSynced(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, LocalDir(t.TempDir()), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	tbl, err := db.CreateTable(ctx, "t", smokeSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Close()
+	tbl := smokeTable(t, t.TempDir(), "t")
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 3; i++ {
 		before := tbl.files.synced
@@ -56,16 +47,7 @@ func TestCommitsAreSynced(t *testing.T) {
 // after each commit cost.
 func BenchmarkDurableAppend(b *testing.B) {
 	ctx := context.Background()
-	db, err := Open(ctx, LocalDir(b.TempDir()), Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	tbl, err := db.CreateTable(ctx, "t", smokeSchema)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer tbl.Close()
+	tbl := smokeTable(b, b.TempDir(), "t")
 	rng := rand.New(rand.NewPCG(1, 2))
 	took, synced := tbl.files.took, tbl.files.synced
 	b.ResetTimer()

@@ -34,6 +34,24 @@ func appendBuilt(t testing.TB, tbl *Table, b *array.RecordBuilder) {
 	}
 }
 
+// smokeTable creates a table of smokeSchema named name in a new database in dir; the test's
+// cleanup closes both.
+func smokeTable(t testing.TB, dir, name string) *Table {
+	t.Helper()
+	ctx := context.Background()
+	db, err := Open(ctx, LocalDir(dir), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	tbl, err := db.CreateTable(ctx, name, smokeSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tbl.Close() })
+	return tbl
+}
+
 // words gives each row a predictable vocabulary: "alpha" in every row, "row<i%10>" cycling, and a
 // rare word in exactly one row.
 func smokeRecord(t testing.TB, from, n int, rng *rand.Rand) arrow.Record {
@@ -353,16 +371,7 @@ func TestQuote(t *testing.T) {
 
 func TestUpdateWithQuotedValues(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, LocalDir(t.TempDir()), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	tbl, err := db.CreateTable(ctx, "u", smokeSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Close()
+	tbl := smokeTable(t, t.TempDir(), "u")
 	rec := smokeRecord(t, 0, 10, rand.New(rand.NewPCG(3, 4)))
 	defer rec.Release()
 	tbl.Append(ctx, rec)

@@ -18,16 +18,7 @@ func TestStatsFromManifest(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(3, 4))
-	db, err := Open(ctx, LocalDir(dir), Options{ReadConsistency: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	tbl, err := db.CreateTable(ctx, "stats", smokeSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Close()
+	tbl := smokeTable(t, dir, "stats")
 	appendRows := func(from, n int) {
 		t.Helper()
 		rec := smokeRecord(t, from, n, rng)
