@@ -565,7 +565,8 @@ type Stats struct {
 }
 
 // Stats reports the table's live rows, the bytes of its data files and its fragments, from its
-// manifest: no data file is opened, so nothing lands in the session's caches (stats.rs).
+// manifest: no data file is opened, so none of their metadata lands in the session's caches
+// (stats.rs).
 func (t *Table) Stats(ctx context.Context) (Stats, error) {
 	var s Stats
 	err := t.use(func(nt *C.PondTable) error {
