@@ -114,20 +114,17 @@ pub extern "C" fn pond_table_indexes(t: *mut PondTable, out_json: *mut *mut c_ch
                         indexed = indexed.zip(f.num_rows()).map(|(a, b)| a + b);
                     }
                 }
-                let kind = match first.index_details.as_ref().and_then(|d| scalar_kind(&d.type_url)) {
-                    Some(kind) => kind.to_string(),
-                    None => match t.table.index_stats(name).await.map_err(|e| e.to_string())? {
-                        Some(s) => s.index_type.to_string(),
-                        None => continue, // dropped since the manifest was read
-                    },
-                };
-                if indexed.is_none() {
-                    // Fragments without row counts: lancedb's statistics migrate them.
-                    if let Some(s) = t.table.index_stats(name).await.map_err(|e| e.to_string())? {
-                        indexed = Some(s.num_indexed_rows);
-                    }
+                let mut kind = first.index_details.as_ref().and_then(|d| scalar_kind(&d.type_url)).map(str::to_string);
+                if kind.is_none() || indexed.is_none() {
+                    // A vector index's kind, or fragments without row counts (lancedb's statistics
+                    // migrate them): asked of lancedb once, which opens the index.
+                    let Some(s) = t.table.index_stats(name).await.map_err(|e| e.to_string())? else {
+                        continue; // dropped since the manifest was read
+                    };
+                    kind = kind.or_else(|| Some(s.index_type.to_string()));
+                    indexed = indexed.or(Some(s.num_indexed_rows));
                 }
-                let indexed = indexed.unwrap_or(0);
+                let (kind, indexed) = (kind.unwrap_or_default(), indexed.unwrap_or(0));
                 out.push(json!({
                     "name": name,
                     "kind": kind,
