@@ -17,7 +17,8 @@ import (
 // the build was done (7 s here; 28–33 s for a search during the daemon's first text-index build
 // at 500k messages). Index builds and optimize now go through a handle of their own
 // (Table.useUpkeep). This checks order, not time: a filtered count, started while the build
-// runs, must return before the build does (it takes milliseconds; the build, seconds).
+// runs, must return before the build does (it takes milliseconds; the build, seconds). Meanwhile
+// UpkeepRunning says an upkeep runs, and once the build is done, that none does.
 func TestReadsDoNotWaitForAnIndexBuild(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -74,6 +75,9 @@ func TestReadsDoNotWaitForAnIndexBuild(t *testing.T) {
 		t.Skipf("the index build ended within a second (%v); nothing to tell from this run", err)
 	default:
 	}
+	if !UpkeepRunning() {
+		t.Error("UpkeepRunning() is false while an index build runs")
+	}
 	n, err := tbl.Count(ctx, "agent = 'agent3'")
 	if err != nil {
 		t.Fatal(err)
@@ -89,5 +93,8 @@ func TestReadsDoNotWaitForAnIndexBuild(t *testing.T) {
 	}
 	if err := <-built; err != nil {
 		t.Fatal(err)
+	}
+	if UpkeepRunning() {
+		t.Error("UpkeepRunning() is still true after the index build")
 	}
 }
