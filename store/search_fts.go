@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pondhq/pond/session/view"
+	"github.com/pondhq/pond/store/lance"
 	"github.com/pondhq/pond/store/sqlite"
 )
 
@@ -108,14 +109,29 @@ func escapeLike(s string) string {
 }
 
 // Full-text routing. SQLite FTS5 answers in microseconds when a query matches few messages,
-// but ranks every match, so a query of common words costs time in proportion to the archive;
-// Lance's inverted index finds the best k without scoring every match (docs/benchmarks.md has
-// both measured). A query whose words match more than textRouteLimit messages, searching a
-// scope as large, goes to Lance when its text index exists; until it does, FTS5 returns the
-// newest matches (routeText). Everything else, and every CJK query, goes to FTS5, which ranks
-// every match. Small scopes stay off Lance: its brute-force path for short allow-lists
-// returned wrong rows (docs/benchmarks.md, "Findings").
+// but ranks every match (about 3.5 µs each at 500,000 and at 1M messages), so a query costs
+// time in proportion to its matches; Lance's inverted index finds the best k without scoring
+// every match, in 5-20 ms whatever their number, plus a scan of the rows it has not folded in
+// yet (docs/benchmarks.md has both measured). So (routeText):
+//   - words matching more than textRouteLimit messages go to Lance when its text index exists
+//     and has caught up (maxUnindexed); until then FTS5 returns their newest matches;
+//   - words matching more than an eighth of that go to Lance when it is the faster of the two
+//     (lanceFaster), and are ranked on FTS5 otherwise;
+//   - everything else, every CJK query, and every search of a scope of textRouteLimit messages
+//     or fewer is ranked on FTS5. Small scopes stay off Lance: its brute-force path for short
+//     allow-lists returned wrong rows (docs/benchmarks.md, "Findings").
 const textRouteLimit = 20_000
+
+// lanceFaster reports whether Lance's text index, lagging lag rows behind, ranks the best
+// matches of words that n messages hold sooner than FTS5 ranks all n. It does from limit/8
+// matches (2,500 in an archive; measured at 500,000 messages, FTS5 took 10-12 ms at 2,000-3,000
+// matches and Lance 13-14 ms, and at 1M 13-15 against 18-20 ms at 2,000 and 21 against 15-16 ms
+// at 3,000), and 16 matches later for each row Lance has to scan (FTS5 ranks a match in
+// ~3.5 µs, Lance scans a row in 40-65 µs). Not while upkeep runs in this process: Lance's
+// queries wait behind its work (lance.UpkeepRunning), and FTS5's do not.
+func lanceFaster(n, lag int64, limit int, upkeep bool) bool {
+	return !upkeep && n > int64(limit/8)+16*lag
+}
 
 // ftsArm finds messages whose search text holds every query term, or, when none does, any of
 // them (said in a note), best BM25 first (or newest first), and counts the matches.
@@ -132,11 +148,11 @@ func (s *Store) ftsArm(ctx context.Context, db querier, p *plan, res *view.Searc
 			break
 		}
 		var cands []candidate
-		route, err := s.routeText(ctx, db, e, anyTerm, res.SearchableInScope)
+		route, matches, err := s.routeText(ctx, db, e, anyTerm, res.SearchableInScope)
 		switch {
 		case err != nil:
 		case route == rankOnLance:
-			cands, err = s.lanceTextArm(ctx, p, e, anyTerm, res)
+			cands, err = s.lanceTextArm(ctx, p, e, anyTerm, matches, res)
 		default:
 			cands, err = s.ftsMatch(ctx, db, p, e, anyTerm, route, res)
 		}
@@ -159,7 +175,7 @@ type textRoute int
 const (
 	rankEveryMatch  textRoute = iota // FTS5 ranks and counts every match: few match, or the scope is small
 	rankManyMatches                  // FTS5 ranks every match of a query Lance cannot serve, however many
-	rankOnLance                      // Lance's text index finds the best matches of common words
+	rankOnLance                      // Lance's text index finds the best matches of words many messages hold
 	newestMatches                    // FTS5 returns the newest matches of common words, unranked
 )
 
@@ -168,37 +184,45 @@ const (
 // capture to fold in), FTS5 returns their newest matches instead of ranking all of them: ranking
 // a word that most messages hold costs FTS5 seconds at a million messages, so the archive is
 // searchable at its speed as soon as its messages are stored, and ranked once upkeep has run.
-// A query Lance's analyzer would not see whole (only stop words, or a word it drops for its
-// length) is ranked on FTS5 whatever it costs.
-func (s *Store) routeText(ctx context.Context, db querier, e sqlite.MatchExpr, anyTerm bool, scope int) (textRoute, error) {
+// Words fewer messages hold go to Lance only when it is the faster engine (lanceFaster). A
+// query Lance's analyzer would not see whole (only stop words, or a word it drops for its
+// length) is ranked on FTS5 whatever it costs. With the route comes how many messages of the
+// archive hold the words, counted up to textRouteLimit+1 (0 when not counted).
+func (s *Store) routeText(ctx context.Context, db querier, e sqlite.MatchExpr, anyTerm bool, scope int) (textRoute, int64, error) {
 	limit := s.textIndex.limit()
 	if scope <= limit {
-		return rankEveryMatch, nil
+		return rankEveryMatch, 0, nil
 	}
 	if e.Table != "messages_fts" || e.OnlyStopWords {
-		return rankManyMatches, nil
+		return rankManyMatches, 0, nil
 	}
 	for _, w := range e.Words {
 		if len(w) >= sqlite.LanceMaxWordBytes {
-			return rankManyMatches, nil
+			return rankManyMatches, 0, nil
 		}
 	}
 	match := e.All
 	if anyTerm {
 		match = e.Any
 	}
-	var n int
+	var n int64
 	err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)`,
 		match, limit+1).Scan(&n)
-	switch {
-	case err != nil:
-		return 0, fmt.Errorf("store: search: %w", err)
-	case n <= limit:
-		return rankEveryMatch, nil
-	case s.textIndexReady(ctx):
-		return rankOnLance, nil
+	if err != nil {
+		return 0, 0, fmt.Errorf("store: search: %w", err)
 	}
-	return newestMatches, nil
+	switch {
+	case n > int64(limit):
+		if s.textIndexReady(ctx) {
+			return rankOnLance, n, nil
+		}
+		return newestMatches, n, nil
+	case n > int64(limit/8):
+		if lag, ok := s.textIndexLag(ctx); ok && lanceFaster(n, lag, limit, lance.UpkeepRunning()) {
+			return rankOnLance, n, nil
+		}
+	}
+	return rankEveryMatch, n, nil
 }
 
 // ftsMatch finds the messages holding every term of e, or with anyTerm one of them, on the

@@ -398,6 +398,76 @@ func TestCommonWordsBeforeTheTextIndex(t *testing.T) {
 	}
 }
 
+// TestWordsOfMiddlingFrequencyRoute checks the route of words fewer messages hold than the
+// routing limit but more than an eighth of it: Lance ranks them while its text index is caught
+// up, and FTS5 ranks every match (and counts them) once the index lags far enough behind that
+// Lance's scan of the rows it lacks costs more (lanceFaster); fewer matches stay on FTS5.
+func TestWordsOfMiddlingFrequencyRoute(t *testing.T) {
+	s := openTestStore(t, t.TempDir())
+	ctx := context.Background()
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	// 120 messages: "quokka" in 20 of them, "zanzibar" in 5.
+	for i := range 12 {
+		var texts []string
+		for j := range 10 {
+			text := fmt.Sprintf("message %d of session %d about the build", j, i)
+			if n := i*10 + j; n%6 == 0 {
+				text += " with a quokka"
+			} else if n%24 == 1 {
+				text += " in zanzibar"
+			}
+			texts = append(texts, text)
+		}
+		upsert(t, s, chat(fmt.Sprintf("s%02d", i), "codex-cli", "/p", "", t0.Add(time.Duration(i)*time.Hour), texts...))
+	}
+	s.textIndex.routeLimit = 80 // Lance from 10 matches while caught up, from 10+16 per row it lacks
+	if _, err := s.MaintainSearchIndexes(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	search := func(q string) *view.SearchResult {
+		t.Helper()
+		res, err := s.Search(ctx, view.SearchRequest{Query: q, Limit: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := search("quokka")
+	if !res.MatchedTotalIsLowerBound || !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "20 messages of the archive hold them") }) {
+		t.Errorf("20 matches, index caught up: want Lance, which says how many hold the words; got matched %d (lower bound %v), notes %q",
+			res.MatchedTotal, res.MatchedTotalIsLowerBound, res.Notes)
+	}
+	if res := search("zanzibar"); res.MatchedTotal != 5 || res.MatchedTotalIsLowerBound {
+		t.Errorf("5 matches: want every one ranked on FTS5, got matched %d (lower bound %v)", res.MatchedTotal, res.MatchedTotalIsLowerBound)
+	}
+	// One row the index lacks: Lance would scan it for each query, and 20 matches no longer pay for it.
+	upsert(t, s, chat("fresh", "codex-cli", "/p", "", t0.Add(24*time.Hour), "nothing of note"))
+	s.textIndex.checkedAt.Store(0)
+	if res := search("quokka"); res.MatchedTotal != 20 || res.MatchedTotalIsLowerBound {
+		t.Errorf("20 matches, the index a row behind: want every one ranked on FTS5, got matched %d (lower bound %v)", res.MatchedTotal, res.MatchedTotalIsLowerBound)
+	}
+}
+
+// TestLanceFaster pins the cost model between the engines for words fewer messages hold than
+// the routing limit: Lance from an eighth of it, later by 16 matches for each row its index
+// lacks, and never while upkeep runs.
+func TestLanceFaster(t *testing.T) {
+	for _, c := range []struct {
+		n, lag int64
+		upkeep bool
+		want   bool
+	}{
+		{2_500, 0, false, false}, {2_501, 0, false, true}, {20_000, 0, false, true},
+		{4_100, 100, false, false}, {4_101, 100, false, true},
+		{20_000, 2_000, false, false},
+		{20_000, 0, true, false},
+	} {
+		if got := lanceFaster(c.n, c.lag, textRouteLimit, c.upkeep); got != c.want {
+			t.Errorf("lanceFaster(%d matches, %d rows behind, upkeep %v) = %v, want %v", c.n, c.lag, c.upkeep, got, c.want)
+		}
+	}
+}
+
 // TestLanceFilterLists checks that the IN lists the Lance arms filter by (the scope's agents
 // and projects, answered by the scalar indexes) select exactly the rows the filter patterns
 // select, sub-agent sessions excluded alike, on the text index with its filter indexes built.
@@ -449,7 +519,7 @@ func TestLanceFilterLists(t *testing.T) {
 				p.scope = nil
 			}
 			p.pool = 10_000
-			cands, err := s.lanceTextArm(ctx, p, e, false, res)
+			cands, err := s.lanceTextArm(ctx, p, e, false, 0, res)
 			if err != nil {
 				t.Fatalf("%+v: %v", f, err)
 			}
