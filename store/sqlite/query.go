@@ -497,6 +497,13 @@ func (st *statement) classify(err error) error {
 	return err
 }
 
+const (
+	// searchCacheKiB is the most page cache one search connection keeps (64 MiB).
+	searchCacheKiB = 64 << 10
+	// searchConnIdle is how long a search connection may sit idle before it is closed.
+	searchConnIdle = 10 * time.Second
+)
+
 // OpenSearchDB opens the mirror at path read-only for the search planner and session pages,
 // with Pond's helper functions (regexp for project filters; what only Lance keeps, from
 // archive) and no authorizer: the planner's own queries read the mirror's bookkeeping tables.
@@ -505,6 +512,13 @@ func OpenSearchDB(path string, archive Archive) *sql.DB {
 	q.Set("mode", "ro")
 	q.Set("_query_only", "1")
 	q.Set("_busy_timeout", "5000")
+	// A search reads a page of the rank table and one of FTS5's document sizes for each match,
+	// scattered over the archive: 57 and 8 MB at a million messages, where SQLite's default 2 MiB
+	// of cache kept almost none of them from one search to the next. With room for both, the
+	// ranking query of a word 300-450 messages hold, each word searched once after 300 others,
+	// took 1.3-1.5 ms instead of 3.1-3.6 (docs/benchmarks.md). The cache fills only as far as
+	// searches read, and goes with the connection (below).
+	q.Set("_cache_size", strconv.Itoa(-searchCacheKiB))
 	// No read-ahead: searches and session pages read the values of one session at most.
 	db := openDB("file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode(), func(c *sqlite3.SQLiteConn) error {
 		return registerFunctions(c, newArchiveValues(archive, nil))
@@ -512,5 +526,8 @@ func OpenSearchDB(path string, archive Archive) *sql.DB {
 	// Four for queries, one pinned by the store to watch the data version.
 	db.SetMaxOpenConns(5)
 	db.SetMaxIdleConns(5)
+	// A connection left idle is closed, its cache with it, before the daemon gives memory back
+	// once quiet (15 s): a burst of searches keeps its cache, an idle daemon holds none.
+	db.SetConnMaxIdleTime(searchConnIdle)
 	return db
 }

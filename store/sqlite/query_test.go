@@ -180,6 +180,21 @@ func TestReadOnlyGateAnswersQueries(t *testing.T) {
 	}
 }
 
+// The search pool's connections may keep 64 MiB of pages: the rank table and FTS5's document
+// sizes of a million messages, which every search reads a page of for each match.
+func TestSearchPoolKeepsPagesForTheRankTable(t *testing.T) {
+	m := tempMirror(t)
+	search := OpenSearchDB(m.Path(), nil)
+	defer search.Close()
+	var kib int
+	if err := search.QueryRow(`PRAGMA cache_size`).Scan(&kib); err != nil {
+		t.Fatal(err)
+	}
+	if kib != -searchCacheKiB {
+		t.Errorf("cache_size = %d, want %d (KiB)", kib, -searchCacheKiB)
+	}
+}
+
 func TestRunawayQueryStopsAtTimeout(t *testing.T) {
 	_, _, r := testMirror(t)
 	_, err := r.Query(context.Background(), "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n) SELECT count(*) FROM n", Options{Timeout: 300 * time.Millisecond})
