@@ -240,7 +240,7 @@ func (s *Store) collect(ctx context.Context, db querier, p *plan, res *view.Sear
 		case view.ModeFTS:
 			cands, err = s.ftsArm(ctx, db, p, att)
 		case view.ModeVector:
-			cands, err = s.vectorArm(ctx, p, att)
+			cands, err = s.vectorArm(ctx, db, p, att)
 		case view.ModeHybrid:
 			cands, err = s.hybridArms(ctx, db, p, att)
 		}

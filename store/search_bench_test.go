@@ -432,9 +432,19 @@ func dirSize(dir string) int64 {
 // arms for (collect grows it fourfold while the best messages fall into fewer sessions than
 // the limit): one arm call and the grouping, at pools of 50 to 12,800, per mode, on the common
 // multi-word queries. maxPool is chosen from it. Run:
-// make bench PKGS=./store/ BENCH=SearchPool
+// make bench PKGS=./store/ BENCH=SearchPool (POND_BENCH_1M=1 adds 1M messages)
 func BenchmarkSearchPool(b *testing.B) {
-	s, _ := benchArchive(b, 100_000)
+	sizes := []int{100_000}
+	if os.Getenv("POND_BENCH_1M") == "1" {
+		sizes = append(sizes, 1_000_000)
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) { benchSearchPool(b, n) })
+	}
+}
+
+func benchSearchPool(b *testing.B, n int) {
+	s, _ := benchArchive(b, n)
 	ctx := context.Background()
 	if _, err := s.MaintainSearchIndexes(ctx, true); err != nil {
 		b.Fatal(err)
@@ -468,7 +478,7 @@ func BenchmarkSearchPool(b *testing.B) {
 					case view.ModeFTS:
 						cands, err = s.ftsArm(ctx, db, p, res)
 					case view.ModeVector:
-						cands, err = s.vectorArm(ctx, p, res)
+						cands, err = s.vectorArm(ctx, db, p, res)
 					default:
 						cands, err = s.hybridArms(ctx, db, p, res)
 					}

@@ -2,7 +2,7 @@ package store
 
 import (
 	"context"
-
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -101,8 +101,8 @@ func quoteAll(values []string) string {
 var errNothingEmbedded = errors.New("store: search: no message in scope is embedded")
 
 // vectorArm finds the messages nearest the query's embedding (cosine), pushing the filters
-// down into Lance. Scores are cosine similarity with a small recency bonus for ties.
-func (s *Store) vectorArm(ctx context.Context, p *plan, res *view.SearchResult) ([]candidate, error) {
+// down into Lance. Scores are cosine similarity.
+func (s *Store) vectorArm(ctx context.Context, db querier, p *plan, res *view.SearchResult) ([]candidate, error) {
 	if p.queryVec == nil {
 		vecs, err := p.embedder.Embed(ctx, []string{p.req.Query}, embed.Query)
 		if err != nil {
@@ -111,39 +111,39 @@ func (s *Store) vectorArm(ctx context.Context, p *plan, res *view.SearchResult) 
 		p.queryVec = vecs[0]
 	}
 	q := lance.Query{
-		Columns: []string{"session_id", "id", "role", "project", "source_agent", "timestamp"},
+		Columns: []string{"session_id", "id"}, // the rest from the mirror: describeHits
 		Filter:  lanceFilters(p),
 		Limit:   p.pool,
 		// The refine factor re-ranks on full vectors when the index answers (no effect on the
 		// exact search below VectorIndexMinRows).
-		Vector: &lance.VectorQuery{Column: "vector", Vector: p.queryVec, Distance: "cosine", RefineFactor: vectorRefine},
+		Vector: &lance.VectorQuery{Column: "vector", Vector: p.queryVec, Distance: "cosine", RefineFactor: vectorRefine(p.pool)},
 	}
-	var cands []candidate
+	var hits []candidate
 	neighbours, rows := 0, 0
 	err := s.tables[TableMessages].Scan(ctx, q, func(r arrow.Record) error {
-		str := func(name string) *array.String { return r.Column(r.Schema().FieldIndices(name)[0]).(*array.String) }
-		sid, mid, role, project, agent := str("session_id"), str("id"), str("role"), str("project"), str("source_agent")
-		ts := r.Column(r.Schema().FieldIndices("timestamp")[0]).(*array.Int64)
-		dist := r.Column(r.Schema().FieldIndices("_distance")[0]).(*array.Float32)
+		col := func(name string) arrow.Array { return r.Column(r.Schema().FieldIndices(name)[0]) }
+		sid, mid, dist := col("session_id").(*array.String), col("id").(*array.String), col("_distance").(*array.Float32)
 		rows += int(r.NumRows())
 		for i := 0; i < int(r.NumRows()); i++ {
 			if d := dist.Value(i); dist.IsNull(i) || d != d {
 				continue // no vector: not a neighbour
 			}
 			neighbours++
-			c := candidate{
-				sessionID: sid.Value(i), messageID: mid.Value(i), role: role.Value(i), project: project.Value(i),
-				agent: agent.Value(i), timestamp: isoTime(microTime(ts.Value(i))),
-				score: 1 - float64(dist.Value(i)),
-			}
-			if p.accepts(c) {
-				cands = append(cands, c)
-			}
+			hits = append(hits, candidate{sessionID: sid.Value(i), messageID: mid.Value(i), score: 1 - float64(dist.Value(i))})
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: search: %w", err)
+	}
+	if hits, err = describeHits(ctx, db, hits); err != nil {
+		return nil, err
+	}
+	var cands []candidate
+	for _, c := range hits {
+		if p.accepts(c) {
+			cands = append(cands, c)
+		}
 	}
 	// Rows without a vector never come back as neighbours (or come back without a distance),
 	// so searchable messages in scope and no neighbour mean none of them is embedded.
@@ -153,6 +153,57 @@ func (s *Store) vectorArm(ctx context.Context, p *plan, res *view.SearchResult) 
 	p.more = p.more || rows >= p.pool
 	res.MatchedTotal = len(cands)
 	return cands, nil
+}
+
+// describeHits gives the vector arm's hits (key and score) the role, project, agent and time
+// that search filters and groups by, read from the mirror by key, in one query. Lance takes
+// those columns for the neighbours with reads of its own: at a million messages, asking it for
+// them besides the key took 200 neighbours from 53 to 81 ms, where the mirror's primary key
+// answers them for 200 hits in 0.4 ms with its pages cached (12 ms without). The Lance text
+// arm keeps taking them from Lance: its queries measured no faster without them.
+//
+// A hit the mirror does not hold yet is left out: a write commits to Lance first and to the
+// mirror before it returns, so the message is searchable once its write is done (and a crash
+// in between is caught up on the next open).
+func describeHits(ctx context.Context, db querier, hits []candidate) ([]candidate, error) {
+	if len(hits) == 0 {
+		return hits, nil
+	}
+	keys := make([][2]string, len(hits))
+	for i, h := range hits {
+		keys[i] = [2]string{h.sessionID, h.messageID}
+	}
+	list, err := json.Marshal(keys)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.QueryContext(ctx, `SELECT j.key, m.role, m.project, m.source_agent, m.timestamp
+		FROM json_each(?) j JOIN message_rows m ON m.session_id = j.value ->> 0 AND m.message_id = j.value ->> 1`, string(list))
+	if err != nil {
+		return nil, fmt.Errorf("store: search: describe hits: %w", err)
+	}
+	defer rows.Close()
+	found := make([]bool, len(hits))
+	for rows.Next() {
+		var i int
+		var role, project, agent, ts string
+		if err := rows.Scan(&i, &role, &project, &agent, &ts); err != nil {
+			return nil, fmt.Errorf("store: search: describe hits: %w", err)
+		}
+		h := &hits[i]
+		h.role, h.project, h.agent, h.timestamp = role, project, agent, ts
+		found[i] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: search: describe hits: %w", err)
+	}
+	kept := hits[:0]
+	for i, h := range hits {
+		if found[i] {
+			kept = append(kept, h)
+		}
+	}
+	return kept, nil
 }
 
 // rrfK is reciprocal-rank fusion's constant: a hit's fused score is Σ 1/(rrfK + rank) over the
@@ -169,7 +220,7 @@ func (s *Store) hybridArms(ctx context.Context, db querier, p *plan, res *view.S
 	vres := &view.SearchResult{SearchableInScope: res.SearchableInScope}
 	vp := *p // the arms run at once, each noting on its own plan what it saw
 	go func() {
-		c, err := s.vectorArm(ctx, &vp, vres)
+		c, err := s.vectorArm(ctx, db, &vp, vres)
 		vecCh <- armResult{c, err}
 	}()
 	fres := &view.SearchResult{SearchableInScope: res.SearchableInScope}
@@ -220,16 +271,28 @@ func rankByScore(c []candidate) []candidate {
 
 // The vector index is IVF_PQ with 96 sub-vectors (4 dimensions each, 96 bytes a vector), read
 // with a refine factor: the probed partitions are ranked on the compressed codes and the best
-// vectorRefine × k re-ranked on the full vectors. Measured by BenchmarkVectorSweep at a million
-// messages (docs/benchmarks.md): recall@20 1.00 against exact search at 33 ms, where IVF_FLAT
-// (full vectors in clusters, 1.5 GB) took 86-150 ms for 0.99, and PQ with 48 sub-vectors
-// reached only 0.84 even with refinement. Its price is the build, a one-off of about nine
-// minutes at a million vectors that the daemon's upkeep runs in the background.
+// refine × k re-ranked on the full vectors. Measured by BenchmarkVectorSweep at a million
+// messages (docs/benchmarks.md): recall@20 1.00 against exact search at 33 ms (refine 10, k 40),
+// where IVF_FLAT (full vectors in clusters, 1.5 GB) took 86-150 ms for 0.99, and PQ with 48
+// sub-vectors reached only 0.84 even with refinement. Its price is the build, a one-off of about
+// nine minutes at a million vectors that the daemon's upkeep runs in the background.
 const (
 	vectorIndexName = "messages_vector"
 	vectorSubSpaces = 96
-	vectorRefine    = 10
 )
+
+// vectorRefine is the refine factor for k neighbours: 10, as measured above, until 10 × k
+// passes vectorRefineRows, then as many full vectors as that, and at least twice k. Each full
+// vector is a read of its own, and the first pool (200) asked for 2,000 of them: at a million
+// messages, 3 × 200 took the query from 82 to 63 ms and kept its best 20 as they were (12
+// queries; 2 × 200 changed 1 in 100).
+func vectorRefine(k int) int {
+	const most, least = 10, 2
+	return min(most, max(least, (vectorRefineRows+k-1)/k))
+}
+
+// vectorRefineRows is how many full vectors a query re-ranks on at most, past twice k.
+const vectorRefineRows = 500
 
 func vectorIndexSpec() lance.IndexSpec {
 	return lance.IndexSpec{Column: "vector", Kind: lance.IndexIVFPQ, Name: vectorIndexName, Replace: true,

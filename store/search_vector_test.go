@@ -96,3 +96,46 @@ func TestSemanticSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestLanceHitsDescribedByTheMirror: the vector arm takes only each neighbour's key from Lance
+// and its role, project, agent and time from the mirror, in the hits' order; a hit the mirror
+// does not hold (Lance commits a write before the mirror does) is left out.
+func TestLanceHitsDescribedByTheMirror(t *testing.T) {
+	s := searchStore(t)
+	ctx := context.Background()
+	db, err := s.searchDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits := []candidate{
+		{sessionID: "react", messageID: "m01", score: 0.9},
+		{sessionID: "not-in-the-mirror", messageID: "m00", score: 0.8},
+		{sessionID: "pg-sub", messageID: "m00", score: 0.7},
+		{sessionID: "pg", messageID: "m00", score: 0.6},
+	}
+	got, err := describeHits(ctx, db, hits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []candidate{
+		{sessionID: "react", messageID: "m01", role: "assistant", project: "/home/dev/web", agent: "codex-cli", timestamp: "2026-03-05T10:01:00.000000Z", score: 0.9},
+		{sessionID: "pg-sub", messageID: "m00", role: "user", project: "/home/dev/payments", agent: "claude-code/subagent", timestamp: "2026-03-02T10:00:00.000000Z", score: 0.7},
+		{sessionID: "pg", messageID: "m00", role: "user", project: "/home/dev/payments", agent: "claude-code", timestamp: "2026-03-02T10:00:00.000000Z", score: 0.6},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("described hits:\n got %+v\nwant %+v", got, want)
+	}
+	if got, err := describeHits(ctx, db, nil); err != nil || len(got) != 0 {
+		t.Errorf("no hits: %v, %v", got, err)
+	}
+}
+
+// TestVectorRefine pins how many full vectors a query re-ranks on: ten times k for the first
+// pools, then about vectorRefineRows, and never under twice k.
+func TestVectorRefine(t *testing.T) {
+	for k, want := range map[int]int{1: 10, 40: 10, 50: 10, 51: 10, 200: 3, 250: 2, 800: 2, 12_800: 2} {
+		if got := vectorRefine(k); got != want {
+			t.Errorf("vectorRefine(%d) = %d, want %d", k, got, want)
+		}
+	}
+}

@@ -22,7 +22,8 @@ import (
 // search, per nprobes (0: Lance's default) and refine factor, unfiltered and with filters
 // written as patterns ("agent", "projrole": what lanceFilters wrote before) and as the value
 // lists it writes now ("agentin", "projin"), with the filter indexes in place.
-// POND_SWEEP_FILTERS=agent,projin picks filters. Run:
+// POND_SWEEP_FILTERS=agent,projin picks filters; POND_SWEEP_K=200 asks for that many neighbours
+// instead of 40, and POND_SWEEP_COLUMNS=session_id,id for those columns only. Run:
 // POND_BENCH_1M=1 make bench PKGS=./store/ BENCH=VectorSweep
 func BenchmarkVectorSweep(b *testing.B) {
 	n := 100_000
@@ -40,7 +41,14 @@ func BenchmarkVectorSweep(b *testing.B) {
 	t := s.tables[TableMessages]
 	// POND_SWEEP_INDEX=kind,partitions,subvectors rebuilds the vector index first (use a copy of
 	// the archive: POND_BENCH_DIR).
-	refines := []int{0, vectorRefine}
+	k := 40
+	if v, err := strconv.Atoi(os.Getenv("POND_SWEEP_K")); err == nil && v > 0 {
+		k = v
+	}
+	refines := []int{0, 10}
+	if r := vectorRefine(k); r != 10 {
+		refines = append(refines, r) // what Pond asks for at this k
+	}
 	if spec := os.Getenv("POND_SWEEP_INDEX"); spec != "" {
 		var kind string
 		var parts, subs int
@@ -97,6 +105,9 @@ func BenchmarkVectorSweep(b *testing.B) {
 		"projrole": "regexp_like(project, 'project-0[1-3]$') AND role = 'user'",
 	}
 	cols := []string{"session_id", "id", "role", "project", "source_agent", "timestamp"}
+	if c := os.Getenv("POND_SWEEP_COLUMNS"); c != "" {
+		cols = strings.Split(c, ",")
+	}
 	for b.Loop() {
 		names := []string{"none", "agent", "projrole", "agentin", "projin"}
 		if f := os.Getenv("POND_SWEEP_FILTERS"); f != "" {
@@ -106,7 +117,7 @@ func BenchmarkVectorSweep(b *testing.B) {
 			var exact [][]string
 			var exactT []time.Duration
 			for _, v := range queries {
-				ids, d := run(lance.Query{Columns: cols, Filter: filters[fname], Limit: 40,
+				ids, d := run(lance.Query{Columns: cols, Filter: filters[fname], Limit: k,
 					Vector: &lance.VectorQuery{Column: "vector", Vector: v, Distance: "cosine", Exact: true}})
 				exact = append(exact, ids[:min(20, len(ids))])
 				exactT = append(exactT, d)
@@ -123,7 +134,7 @@ func BenchmarkVectorSweep(b *testing.B) {
 						var hit, want int
 						for round := 0; round < 3; round++ {
 							for qi, v := range queries {
-								ids, d := run(lance.Query{Columns: cols, Filter: filters[fname], Limit: 40,
+								ids, d := run(lance.Query{Columns: cols, Filter: filters[fname], Limit: k,
 									Vector: &lance.VectorQuery{Column: "vector", Vector: v, Distance: "cosine", NProbes: np, RefineFactor: refine, PostFilter: post}})
 								ds = append(ds, d)
 								if round == 0 {
