@@ -158,7 +158,7 @@ func (s *Store) vectorArm(ctx context.Context, db querier, p *plan, res *view.Se
 // describeHits gives the vector arm's hits (key and score) the role, project, agent and time
 // that search filters and groups by, read from the mirror by key, in one query. Lance takes
 // those columns for the neighbours with reads of its own: at a million messages, asking it for
-// them besides the key took 200 neighbours from 53 to 81 ms, where the mirror's primary key
+// them besides the key took 200 neighbours from 53 to 78 ms, where the mirror's primary key
 // answers them for 200 hits in 0.4 ms with its pages cached (12 ms without). The Lance text
 // arm keeps taking them from Lance: its queries measured no faster without them.
 //
@@ -284,8 +284,8 @@ const (
 // vectorRefine is the refine factor for k neighbours: 10, as measured above, until 10 × k
 // passes vectorRefineRows, then as many full vectors as that, and at least twice k. Each full
 // vector is a read of its own, and the first pool (200) asked for 2,000 of them: at a million
-// messages, 3 × 200 took the query from 82 to 63 ms and kept its best 20 as they were (12
-// queries; 2 × 200 changed 1 in 100).
+// messages, refine 3 at k = 200 took the query from 71 to 53 ms with the same recall@20, 1.00
+// (BenchmarkVectorSweep, docs/benchmarks.md).
 func vectorRefine(k int) int {
 	const most, least = 10, 2
 	return min(most, max(least, (vectorRefineRows+k-1)/k))
