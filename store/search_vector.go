@@ -291,7 +291,8 @@ func vectorRefine(k int) int {
 	return min(most, max(least, (vectorRefineRows+k-1)/k))
 }
 
-// vectorRefineRows is how many full vectors a query re-ranks on at most, past twice k.
+// vectorRefineRows is about how many full vectors a query re-ranks once k passes 50 (never
+// fewer than 2 × k).
 const vectorRefineRows = 500
 
 func vectorIndexSpec() lance.IndexSpec {
