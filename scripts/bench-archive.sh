@@ -56,14 +56,7 @@ corpus=$(du -sb "$home" | cut -f1)
 echo "corpus: $sessions sessions${agents:+ of $agents}, $corpus bytes ($home)"
 grep -A4 '"total"' "$manifest"
 
-daemon_pid=
-stop_daemon() {
-	if [ -n "$daemon_pid" ]; then
-		kill "$daemon_pid" 2>/dev/null || true
-		wait "$daemon_pid" 2>/dev/null || true
-		daemon_pid=
-	fi
-}
+source scripts/bench-lib.sh
 trap stop_daemon EXIT
 
 # pond BIN INST ARGS…: the binary in the installation INST, HOME pointing the agents' default
@@ -134,9 +127,6 @@ cpu() {
 	awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$daemon_pid/stat"
 }
 
-memory() {
-	awk -v label="$1" '/^VmRSS|^RssAnon/ {v[$1]=$2} END {printf "  %s: RSS %d MiB, anon %d MiB\n", label, v["VmRSS:"]/1024, v["RssAnon:"]/1024}' "/proc/$daemon_pid/status"
-}
 
 # breakdown INST: where the mirror's bytes go, per table and index (dbstat: pages, so overflow
 # and free space count), and the logical bytes of its large columns (the same values Lance

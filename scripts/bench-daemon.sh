@@ -42,14 +42,7 @@ out="$inst/bench-daemon"
 mkdir -p "$home" "$out"
 sock="$inst/run/pond.sock"
 
-daemon_pid=
-stop_daemon() {
-	if [ -n "$daemon_pid" ]; then
-		kill "$daemon_pid" 2>/dev/null || true
-		wait "$daemon_pid" 2>/dev/null || true
-		daemon_pid=
-	fi
-}
+source scripts/bench-lib.sh
 trap stop_daemon EXIT
 
 # The words of the burst, read before the daemon holds the mirror (read-only, so either way).
@@ -77,10 +70,6 @@ for _ in $(seq 1 240); do
 done
 [ -S "$sock" ] || { echo "bench-daemon: no socket at $sock after 120 s" >&2; exit 1; }
 sleep "$start"
-
-memory() {
-	awk -v label="$1" '/^VmRSS|^RssAnon/ {v[$1]=$2} END {printf "  %s: RSS %d MiB, anon %d MiB\n", label, v["VmRSS:"]/1024, v["RssAnon:"]/1024}' "/proc/$daemon_pid/status"
-}
 
 # search BODY: one search request over the socket; prints its seconds.
 search() {
