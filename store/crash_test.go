@@ -107,3 +107,30 @@ func TestCrashConvergence(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAfterATableCreationWasKilled: a process killed while it created the archive's tables
+// can leave a table folder without a committed version (TestCrashConvergence met one). The
+// next open creates that table again and the archive works; before, every open failed.
+func TestOpenAfterATableCreationWasKilled(t *testing.T) {
+	dir := t.TempDir()
+	s := openTestStore(t, dir)
+	s.Close()
+	parts := filepath.Join(dir, "data", "lance", TableParts+".lance")
+	if err := os.RemoveAll(parts); err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []string{"_versions", "_transactions"} {
+		if err := os.MkdirAll(filepath.Join(parts, sub), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s = openTestStore(t, dir)
+	defer s.Close()
+	out := upsert(t, s, chat("after", "claude-code", "/home/dev/after", "", time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), "the parts table is back"))
+	if out.Inserted.Parts != 1 {
+		t.Fatalf("inserted %+v, want the part stored", out.Inserted)
+	}
+	if n, err := s.Table(TableParts).Count(context.Background(), ""); err != nil || n != 1 {
+		t.Fatalf("parts in Lance: %d, %v", n, err)
+	}
+}

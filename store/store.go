@@ -241,12 +241,18 @@ func (s *Store) openTables(ctx context.Context) error {
 	}
 	for _, name := range tableNames {
 		var t *lance.Table
-		if slices.Contains(existing, name) {
+		listed := slices.Contains(existing, name)
+		if listed {
 			t, err = s.db.OpenTable(ctx, name)
-		} else if s.opts.ReadOnly {
+		}
+		switch {
+		case listed && !errors.Is(err, lance.ErrTableNotFound):
+			// Opened, or failed for a reason err gives.
+		case s.opts.ReadOnly:
 			return fmt.Errorf("store: %s holds no Pond archive (no %s table)", s.db.Location(), name)
-		} else {
-			// Two processes may race to create a table; the loser opens the winner's.
+		default:
+			// Not there, or a creation killed before its first commit (OpenTable). Two
+			// processes may race to create a table; the loser opens the winner's.
 			t, err = s.db.CreateTable(ctx, name, schemas[name])
 			if err != nil {
 				if t2, err2 := s.db.OpenTable(ctx, name); err2 == nil {

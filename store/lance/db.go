@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -247,7 +248,10 @@ func (db *DB) CreateTable(ctx context.Context, name string, schema *arrow.Schema
 	return t, nil
 }
 
-// OpenTable opens an existing table; ErrTableNotFound when there is none.
+// OpenTable opens an existing table; ErrTableNotFound when there is none. A local table whose
+// folder holds no committed version is none either: a creation killed before its first commit
+// leaves such a folder, which Lance lists among the tables but cannot open, and creating the
+// table again writes into it.
 func (db *DB) OpenTable(ctx context.Context, name string) (*Table, error) {
 	names, err := db.TableNames(ctx)
 	if err != nil {
@@ -264,9 +268,18 @@ func (db *DB) OpenTable(ctx context.Context, name string) (*Table, error) {
 	gt, err := db.conn.OpenTable(ctx, name)
 	db.mu.RUnlock()
 	if err != nil {
+		if !db.loc.Remote() && !committed(db.loc.Join(name+".lance").Dir()) {
+			return nil, fmt.Errorf("%w: %s in %s (its folder holds no committed version)", ErrTableNotFound, name, db.loc)
+		}
 		return nil, fmt.Errorf("lance: open table %s: %w", name, err)
 	}
 	return db.wrap(name, gt)
+}
+
+// committed reports whether a local table folder holds a version's manifest.
+func committed(dir string) bool {
+	manifests, _ := filepath.Glob(filepath.Join(dir, "_versions", "*.manifest"))
+	return len(manifests) > 0
 }
 
 func (db *DB) wrap(name string, gt contracts.ITable) (*Table, error) {

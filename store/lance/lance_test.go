@@ -2,9 +2,13 @@ package lance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -423,5 +427,66 @@ func TestRefreshKeepsTablesWorking(t *testing.T) {
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTableWhoseCreationWasKilled: a creation killed before its first commit leaves a table
+// folder without a manifest, which Lance lists but cannot open. OpenTable calls that no table
+// (ErrTableNotFound), so the caller creates it again, into the same folder; a table with a
+// committed version that fails to open is not taken for one.
+func TestTableWhoseCreationWasKilled(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := Open(ctx, LocalDir(dir), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// What a kill left in the crash test's archive: the folders, a transaction file, no manifest.
+	half := filepath.Join(dir, "half.lance")
+	for _, sub := range []string{"_versions", "_transactions"} {
+		if err := os.MkdirAll(filepath.Join(half, sub), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(half, "_transactions", "0-killed.txn"), []byte("partial"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	names, err := db.TableNames(ctx)
+	if err != nil || !slices.Contains(names, "half") {
+		t.Fatalf("Lance lists %v (%v), want the half-created table among them", names, err)
+	}
+	if _, err := db.OpenTable(ctx, "half"); !errors.Is(err, ErrTableNotFound) {
+		t.Fatalf("open a half-created table: %v, want ErrTableNotFound", err)
+	}
+	tbl, err := db.CreateTable(ctx, "half", smokeSchema)
+	if err != nil {
+		t.Fatalf("create over the leftover: %v", err)
+	}
+	rec := smokeRecord(t, 0, 10, rand.New(rand.NewPCG(1, 2)))
+	defer rec.Release()
+	if err := tbl.Append(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	tbl.Close()
+	again, err := db.OpenTable(ctx, "half")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if n, err := again.Count(ctx, ""); err != nil || n != 10 {
+		t.Fatalf("rows after the creation again: %d, %v", n, err)
+	}
+
+	// A table with a committed version whose open fails for another reason keeps its error.
+	broken := filepath.Join(dir, "broken.lance")
+	if err := os.MkdirAll(filepath.Join(broken, "_versions"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(broken, "_versions", "1.manifest"), []byte("not a manifest"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.OpenTable(ctx, "broken"); err == nil || errors.Is(err, ErrTableNotFound) {
+		t.Fatalf("open a table with a broken manifest: %v, want an error other than ErrTableNotFound", err)
 	}
 }
