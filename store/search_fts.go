@@ -109,28 +109,44 @@ func escapeLike(s string) string {
 }
 
 // Full-text routing. SQLite FTS5 answers in microseconds when a query matches few messages,
-// but ranks every match (about 3.5 µs each at 500,000 and at 1M messages), so a query costs
-// time in proportion to its matches; Lance's inverted index finds the best k without scoring
-// every match, in 5-20 ms whatever their number, plus a scan of the rows it has not folded in
-// yet (docs/benchmarks.md has both measured). So (routeText):
+// but ranks every match (about 0.6 µs each at 500,000 and at 1M messages, 3.5 µs when a
+// filter takes each match to the rank table), so a query costs time in proportion to its
+// matches; Lance's inverted index finds the best k without scoring every match, in 5-20 ms
+// whatever their number, plus a scan of the rows it has not folded in yet (docs/benchmarks.md
+// has both measured). So (routeText):
 //   - words matching more than textRouteLimit messages go to Lance when its text index exists
 //     and has caught up (maxUnindexed); until then FTS5 returns their newest matches;
-//   - words matching more than an eighth of that go to Lance when it is the faster of the two
-//     (lanceFaster), and are ranked on FTS5 otherwise;
+//   - words matching more than a few thousand messages go to Lance when it is the faster of the
+//     two (lanceFaster), and are ranked on FTS5 otherwise;
 //   - everything else, every CJK query, and every search of a scope of textRouteLimit messages
 //     or fewer is ranked on FTS5. Small scopes stay off Lance: its brute-force path for short
 //     allow-lists returned wrong rows (docs/benchmarks.md, "Findings").
 const textRouteLimit = 20_000
 
 // lanceFaster reports whether Lance's text index, lagging lag rows behind, ranks the best
-// matches of words that n messages hold sooner than FTS5 ranks all n. It does from limit/8
-// matches (2,500 in an archive; measured at 500,000 messages, FTS5 took 10-12 ms at 2,000-3,000
-// matches and Lance 13-14 ms, and at 1M 13-15 against 18-20 ms at 2,000 and 21 against 15-16 ms
-// at 3,000), and 16 matches later for each row Lance has to scan (FTS5 ranks a match in
-// ~3.5 µs, Lance scans a row in 40-65 µs). Not while upkeep runs in this process: Lance's
-// queries wait behind its work (lance.UpkeepRunning), and FTS5's do not.
-func lanceFaster(n, lag int64, limit int, upkeep bool) bool {
-	return !upkeep && n > int64(limit/8)+16*lag
+// matches of words that n messages hold sooner than FTS5 ranks all n; scoped says that FTS5
+// keeps to the search's scope by the MATCH alone (wordMatch), else each match is looked up in
+// the rank table. Measured at 500,000 and 1M messages (docs/benchmarks.md):
+//   - scoped, Lance is faster from 3/10 of limit (6,000 in an archive). Single words: FTS5
+//     7-8 ms at 6,400-7,600 matches and 11-14 ms at 12,000-17,000, Lance 10-12 and 8-11 ms.
+//     Two words, one of them held by 250,000 messages (FTS5 weighs each word by walking all
+//     of its matches): FTS5 22-23 ms at 7,700-7,900 matches, Lance 16-17 ms. FTS5 ranks a
+//     match in ~0.6 µs, so each row Lance has to scan (40-65 µs) puts it 80 matches later;
+//   - through the rank table, from limit/8 (2,500): FTS5 10-12 ms at 2,000-3,000 matches and
+//     Lance 13-14 ms at 500,000 messages, 21 against 15-16 ms at 3,000 at 1M; ~3.5 µs a
+//     match, 16 matches later a row.
+//
+// Not while upkeep runs in this process: Lance's queries wait behind its work
+// (lance.UpkeepRunning), and FTS5's do not.
+func lanceFaster(n, lag int64, limit int, scoped, upkeep bool) bool {
+	switch {
+	case upkeep:
+		return false
+	case scoped:
+		return n > int64(limit*3/10)+80*lag
+	default:
+		return n > int64(limit/8)+16*lag
+	}
 }
 
 // ftsArm finds messages whose search text holds every query term, or, when none does, any of
@@ -148,13 +164,13 @@ func (s *Store) ftsArm(ctx context.Context, db querier, p *plan, res *view.Searc
 			break
 		}
 		var cands []candidate
-		route, matches, err := s.routeText(ctx, db, e, anyTerm, res.SearchableInScope)
+		route, count, err := s.routeText(ctx, db, p, e, anyTerm, res.SearchableInScope)
 		switch {
 		case err != nil:
 		case route == rankOnLance:
-			cands, err = s.lanceTextArm(ctx, p, e, anyTerm, matches, res)
+			cands, err = s.lanceTextArm(ctx, p, e, anyTerm, count, res)
 		default:
-			cands, err = s.ftsMatch(ctx, db, p, e, anyTerm, route, res)
+			cands, err = s.ftsMatch(ctx, db, p, e, anyTerm, route, count, res)
 		}
 		if err != nil {
 			return nil, err
@@ -179,6 +195,31 @@ const (
 	newestMatches                    // FTS5 returns the newest matches of common words, unranked
 )
 
+// wordCount is how many messages hold a query's words, as routeText counted them: up to the
+// routing limit + 1, in the search's scope when the MATCH keeps to it (wordMatch), else over the
+// whole archive.
+type wordCount struct {
+	n       int64
+	counted bool // routeText counted them
+	inScope bool // the count is of the search's scope
+}
+
+// wordMatch is the MATCH expression for e's words (all of them, or with anyTerm any), and
+// whether it keeps to the search's scope by itself. With no filter a search's scope is every
+// message but sub-agents', and the word index keeps sub-agents' messages in a column of their
+// own (sqlite.WithoutSubagents), so FTS5 ranks and counts the scope's matches without a lookup
+// of each in the rank table. Any other filter is applied over the rank table or message_rows.
+func wordMatch(p *plan, e sqlite.MatchExpr, anyTerm bool) (match string, scoped bool) {
+	match = e.All
+	if anyTerm {
+		match = e.Any
+	}
+	if e.Table != "messages_fts" || match == "" || p.req.Filters != (view.SearchFilters{}) {
+		return match, false
+	}
+	return sqlite.WithoutSubagents(match), true
+}
+
 // routeText decides where a word query runs. Common words go to Lance's text index when it
 // exists and is caught up. Until then (after a first sync or import, or while upkeep has a large
 // capture to fold in), FTS5 returns their newest matches instead of ranking all of them: ranking
@@ -186,43 +227,40 @@ const (
 // searchable at its speed as soon as its messages are stored, and ranked once upkeep has run.
 // Words fewer messages hold go to Lance only when it is the faster engine (lanceFaster). A
 // query Lance's analyzer would not see whole (only stop words, or a word it drops for its
-// length) is ranked on FTS5 whatever it costs. With the route comes how many messages of the
-// archive hold the words, counted up to textRouteLimit+1 (0 when not counted).
-func (s *Store) routeText(ctx context.Context, db querier, e sqlite.MatchExpr, anyTerm bool, scope int) (textRoute, int64, error) {
+// length) is ranked on FTS5 whatever it costs. With the route comes how many messages hold the
+// words (wordCount).
+func (s *Store) routeText(ctx context.Context, db querier, p *plan, e sqlite.MatchExpr, anyTerm bool, scope int) (textRoute, wordCount, error) {
 	limit := s.textIndex.limit()
 	if scope <= limit {
-		return rankEveryMatch, 0, nil
+		return rankEveryMatch, wordCount{}, nil
 	}
 	if e.Table != "messages_fts" || e.OnlyStopWords {
-		return rankManyMatches, 0, nil
+		return rankManyMatches, wordCount{}, nil
 	}
 	for _, w := range e.Words {
 		if len(w) >= sqlite.LanceMaxWordBytes {
-			return rankManyMatches, 0, nil
+			return rankManyMatches, wordCount{}, nil
 		}
 	}
-	match := e.All
-	if anyTerm {
-		match = e.Any
-	}
-	var n int64
+	match, scoped := wordMatch(p, e, anyTerm)
+	c := wordCount{counted: true, inScope: scoped}
 	err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)`,
-		match, limit+1).Scan(&n)
+		match, limit+1).Scan(&c.n)
 	if err != nil {
-		return 0, 0, fmt.Errorf("store: search: %w", err)
+		return 0, wordCount{}, fmt.Errorf("store: search: %w", err)
 	}
 	switch {
-	case n > int64(limit):
+	case c.n > int64(limit):
 		if s.textIndexReady(ctx) {
-			return rankOnLance, n, nil
+			return rankOnLance, c, nil
 		}
-		return newestMatches, n, nil
-	case n > int64(limit/8):
-		if lag, ok := s.textIndexLag(ctx); ok && lanceFaster(n, lag, limit, lance.UpkeepRunning()) {
-			return rankOnLance, n, nil
+		return newestMatches, c, nil
+	case c.n > int64(limit/8):
+		if lag, ok := s.textIndexLag(ctx); ok && lanceFaster(c.n, lag, limit, c.inScope, lance.UpkeepRunning()) {
+			return rankOnLance, c, nil
 		}
 	}
-	return rankEveryMatch, n, nil
+	return rankEveryMatch, c, nil
 }
 
 // ftsMatch finds the messages holding every term of e, or with anyTerm one of them, on the
@@ -231,19 +269,18 @@ func (s *Store) routeText(ctx context.Context, db querier, e sqlite.MatchExpr, a
 // terms each CJK message holds. On newestMatches the matches are not ranked: FTS5 walks its
 // doclists from the last rowid down (rows are stored in capture order) and stops at the pool,
 // and every match scores alike (see routeText).
-func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.MatchExpr, anyTerm bool, route textRoute, res *view.SearchResult) ([]candidate, error) {
+func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.MatchExpr, anyTerm bool, route textRoute, count wordCount, res *view.SearchResult) ([]candidate, error) {
 	newest := route == newestMatches
+	match, scoped := wordMatch(p, e, anyTerm)
 	// Ranking reads every match, and on rankEveryMatch there are few: they are counted in the
-	// same pass. Elsewhere a second query counts them, up to matchCountCap (keepPool).
-	countInPass := route == rankEveryMatch
+	// same pass, unless routeText counted them in scope already. Elsewhere a second query
+	// counts them, up to matchCountCap (keepPool).
+	known := route == rankEveryMatch && count.counted && count.inScope
+	countInPass := route == rankEveryMatch && !known
 	filters, fargs := messageFilters(p, "m", false)
 	from := e.Table + ` JOIN message_rows m ON m.rowid = ` + e.Table + `.rowid`
 	var where, rank string
 	var rankArgs, args []any // for the placeholders in rank, then in where
-	match := e.All
-	if anyTerm {
-		match = e.Any
-	}
 	switch {
 	case anyTerm && e.Table == "messages_cjk":
 		var likes []string
@@ -278,9 +315,9 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 		where += ` AND ` + e.Table + `.rowid BETWEEN ? AND ?`
 		args = append(args, lo.Int64, hi.Int64)
 	}
-	order, outer := `score DESC, timestamp DESC`, `t.score DESC, t.timestamp DESC`
+	order, outer := `score DESC, timestamp DESC`, `t.score DESC, m.timestamp DESC`
 	if p.req.SortBy == view.SortRecency {
-		order, outer = `timestamp DESC`, `t.timestamp DESC`
+		order, outer = `timestamp DESC`, `m.timestamp DESC`
 	}
 	if newest {
 		rank, rankArgs = `1.0`, nil
@@ -290,7 +327,14 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 	}
 	const kept = `m.session_id, m.message_id, m.role, m.project, m.source_agent, m.timestamp`
 	q := keepPool(kept+`, `+rank+` AS score`, from, where, order, e.Table, newest, countInPass)
-	if thin, thinArgs, ok := rankFilters(p); ok && len(rankArgs) == 0 && match != "" && (anyTerm || len(e.Short) == 0) {
+	if thin, thinArgs, ok := rankFilters(p); scoped && (p.req.SortBy == view.SortRelevance || newest) {
+		// The MATCH keeps to the scope (wordMatch): FTS5 ranks its matches alone, ties going to
+		// the later stored, and message_rows is read for the ones kept.
+		from, where, args = e.Table, e.Table+` MATCH ?`, []any{match}
+		q = `SELECT ` + kept + `, t.score, t.total
+			FROM (` + keepPool(`rowid AS rid, `+rank+` AS score`, from, where, `score DESC, rid DESC`, e.Table, newest, countInPass) + `) t
+			JOIN message_rows m ON m.rowid = t.rid ORDER BY ` + outer
+	} else if ok && len(rankArgs) == 0 && match != "" && (anyTerm || len(e.Short) == 0) {
 		// Every match is filtered and ordered on the rank table (rank.go); message_rows is read
 		// for the ones kept.
 		from = e.Table + ` JOIN _pond_search_rank r ON r.rid = ` + e.Table + `.rowid`
@@ -320,6 +364,8 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 	}
 	switch {
 	case countInPass:
+	case known:
+		total = int(count.n)
 	case len(cands) < p.pool && !newest: // every match is here
 		total = len(cands)
 	default:

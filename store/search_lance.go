@@ -81,7 +81,7 @@ func (s *Store) textIndexReady(ctx context.Context) bool {
 // (a wrong row must never surface). The words are checked on the mirror's text when the hits'
 // snippets are read (fillGroups), not on Lance's: Lance keeps search_text compressed a page at
 // a time, and reading it for each of up to 12,800 rows would decompress pages by the dozen.
-func (s *Store) lanceTextArm(ctx context.Context, p *plan, e sqlite.MatchExpr, anyTerm bool, matches int64, res *view.SearchResult) ([]candidate, error) {
+func (s *Store) lanceTextArm(ctx context.Context, p *plan, e sqlite.MatchExpr, anyTerm bool, count wordCount, res *view.SearchResult) ([]candidate, error) {
 	op := "and"
 	if anyTerm {
 		op = "or"
@@ -123,12 +123,20 @@ func (s *Store) lanceTextArm(ctx context.Context, p *plan, e sqlite.MatchExpr, a
 		res.Notes = append(res.Notes, "sorted by recency among the best matches")
 	}
 	// Counting the matches in scope would mean walking the very doclists this route avoids;
-	// what is known is said instead: the arm's matches are a lower bound, and how many messages
-	// of the whole archive hold the words (routeText counted them, up to past the routing limit).
+	// what is known is said instead: how many messages hold the words (routeText counted them,
+	// up to past the routing limit), in the scope or over the whole archive. Counted in scope,
+	// under the limit, that is the total; else the arm's matches are a lower bound.
 	res.MatchedTotal, res.MatchedTotalIsLowerBound = len(cands), true
-	held := fmt.Sprintf("%d messages of the archive hold them", matches)
-	if matches > int64(s.textIndex.limit()) {
-		held = fmt.Sprintf("over %d messages of the archive hold them", s.textIndex.limit())
+	where := "of the archive"
+	if count.inScope {
+		where = "in scope"
+		if count.n <= int64(s.textIndex.limit()) {
+			res.MatchedTotal, res.MatchedTotalIsLowerBound = int(count.n), false
+		}
+	}
+	held := fmt.Sprintf("%d messages %s hold them", count.n, where)
+	if count.n > int64(s.textIndex.limit()) {
+		held = fmt.Sprintf("over %d messages %s hold them", s.textIndex.limit(), where)
 	}
 	res.Notes = append(res.Notes, "the query's words are common: "+held+"; these are the best matches")
 	return cands, nil

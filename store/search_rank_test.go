@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,6 +48,7 @@ func TestRankFiltersSelectWhatTheJoinSelects(t *testing.T) {
 	}
 	e, _ := sqlite.ParseQuery("the test")
 	for _, f := range []view.SearchFilters{
+		{}, // no filter: sub-agents are left out by the MATCH itself (wordMatch)
 		{SourceAgent: "claude-code"},
 		{SourceAgent: "claude-code/subagent"},
 		{SourceAgent: "claude"}, // a prefix is not an agent
@@ -63,7 +65,7 @@ func TestRankFiltersSelectWhatTheJoinSelects(t *testing.T) {
 		}
 		p.pool = 10_000
 		res := &view.SearchResult{}
-		if _, err := s.ftsMatch(ctx, db, p, e, false, rankEveryMatch, res); err != nil {
+		if _, err := s.ftsMatch(ctx, db, p, e, false, rankEveryMatch, wordCount{}, res); err != nil {
 			t.Fatal(err)
 		}
 		want := joinMatches(t, db, p, e)
@@ -73,14 +75,16 @@ func TestRankFiltersSelectWhatTheJoinSelects(t *testing.T) {
 	}
 }
 
-// TestMatchesCountedOnEveryRoute holds the three ways ftsMatch counts what matched to the same
-// answer: in the ranking's own pass (rankEveryMatch), by a second query (rankManyMatches), and
-// after the newest matches (newestMatches); on the rank table and on the join with
-// message_rows (a project filter), with a pool smaller than the matches and one larger. The
-// ranked routes keep the same best matches.
+// TestMatchesCountedOnEveryRoute holds the ways ftsMatch counts what matched to the same
+// answer: in the ranking's own pass (rankEveryMatch), by routeText before it (the same route,
+// the count in scope), by a second query (rankManyMatches), and after the newest matches
+// (newestMatches); with the scope in the MATCH (no filter), on the rank table and on the join
+// with message_rows (a project filter), with a pool smaller than the matches and one larger.
+// The ranked routes keep the same best matches.
 func TestMatchesCountedOnEveryRoute(t *testing.T) {
 	s := relevanceStore(t, loadRelevance(t), 20)
 	ctx := context.Background()
+	upsert(t, s, chat("sub", "claude-code/subagent", "/home/dev/payments-api", "", time.Date(2025, 6, 2, 0, 0, 0, 0, time.UTC), "the test of the pool added", "the test passed"))
 	db, err := s.searchDB()
 	if err != nil {
 		t.Fatal(err)
@@ -95,12 +99,31 @@ func TestMatchesCountedOnEveryRoute(t *testing.T) {
 		if want < 3 {
 			t.Fatalf("%+v: %d matches; the test needs more than its small pool", f, want)
 		}
+		// What routeText counts for a scope larger than the routing limit, which the matches
+		// stay under: in scope without a filter, over the archive with one.
+		s.textIndex.routeLimit = 10*want + 10
+		route, counted, err := s.routeText(ctx, db, p, e, false, s.textIndex.routeLimit+1)
+		s.textIndex.routeLimit = 0
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, scoped := wordMatch(p, e, false)
+		if route != rankEveryMatch || !counted.counted || counted.inScope != scoped || scoped && counted.n != int64(want) {
+			t.Errorf("%+v: routeText counted %+v (route %d), want %d in scope: %v", f, counted, route, want, scoped)
+		}
 		for _, pool := range []int{2, want + 1} {
 			best := map[textRoute][]string{}
-			for _, route := range []textRoute{rankEveryMatch, rankManyMatches, newestMatches} {
+			for _, label := range []textRoute{rankEveryMatch, rankManyMatches, newestMatches, knownCount} {
+				route, count := label, wordCount{}
+				if label == knownCount {
+					if !counted.inScope {
+						continue
+					}
+					route, count = rankEveryMatch, counted
+				}
 				p.pool = pool
 				res := &view.SearchResult{}
-				cands, err := s.ftsMatch(ctx, db, p, e, false, route, res)
+				cands, err := s.ftsMatch(ctx, db, p, e, false, route, count, res)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -109,11 +132,12 @@ func TestMatchesCountedOnEveryRoute(t *testing.T) {
 						f, pool, route, res.MatchedTotal, len(cands), p.more, want, min(pool, want), want > pool)
 				}
 				for _, c := range cands {
-					best[route] = append(best[route], c.messageID)
+					best[label] = append(best[label], c.messageID)
 				}
 			}
-			if !slices.Equal(best[rankEveryMatch], best[rankManyMatches]) {
-				t.Errorf("%+v, pool %d: the best matches differ between the routes that rank: %v and %v", f, pool, best[rankEveryMatch], best[rankManyMatches])
+			if !slices.Equal(best[rankEveryMatch], best[rankManyMatches]) || counted.inScope && !slices.Equal(best[rankEveryMatch], best[knownCount]) {
+				t.Errorf("%+v, pool %d: the best matches differ between the routes that rank: %v, %v and %v", f, pool,
+					best[rankEveryMatch], best[rankManyMatches], best[knownCount])
 			}
 		}
 	}
@@ -130,4 +154,55 @@ func joinMatches(t *testing.T, db querier, p *plan, e sqlite.MatchExpr) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// knownCount labels, in TestMatchesCountedOnEveryRoute, rankEveryMatch given routeText's count.
+const knownCount textRoute = -1
+
+// TestScopeInTheMatchRanksAsTheRankTable checks that a search without filters, which keeps to
+// its scope inside FTS5 (wordMatch), finds the messages the rank table finds under a filter
+// that selects the same scope (a date every message is after), and ranks them alike: the same
+// scores and order while no sub-agent holds the words. Once one does, BM25's statistics differ
+// (FTS5 weighs a word by the rows holding it in the column searched), so only the matches are
+// compared.
+func TestScopeInTheMatchRanksAsTheRankTable(t *testing.T) {
+	s := relevanceStore(t, loadRelevance(t), 20)
+	ctx := context.Background()
+	db, err := s.searchDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := sqlite.ParseQuery("the test")
+	ranked := func(f view.SearchFilters, pool int) (ids []string, scores []float64) {
+		t.Helper()
+		p, err := newPlan(view.SearchRequest{Query: "the test", Filters: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.pool = pool
+		cands, err := s.ftsMatch(ctx, db, p, e, false, rankEveryMatch, wordCount{}, &view.SearchResult{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cands {
+			ids, scores = append(ids, c.sessionID+"/"+c.messageID), append(scores, c.score)
+		}
+		return ids, scores
+	}
+	everyone := view.SearchFilters{FromDate: "2000-01-01"}
+	for _, pool := range []int{3, 10_000} {
+		inMatch, inMatchScores := ranked(view.SearchFilters{}, pool)
+		onRank, onRankScores := ranked(everyone, pool)
+		if len(inMatch) < 3 || !slices.Equal(inMatchScores, onRankScores) || pool > len(inMatch) && !slices.Equal(inMatch, onRank) {
+			t.Errorf("pool %d: %v %v in the MATCH, %v %v on the rank table", pool, inMatch, inMatchScores, onRank, onRankScores)
+		}
+	}
+	upsert(t, s, chat("sub", "claude-code/subagent", "/home/dev/payments-api", "", time.Date(2025, 6, 2, 0, 0, 0, 0, time.UTC), "the test of the pool added", "the test passed"))
+	inMatch, _ := ranked(view.SearchFilters{}, 10_000)
+	onRank, _ := ranked(everyone, 10_000)
+	slices.Sort(inMatch)
+	slices.Sort(onRank)
+	if len(inMatch) < 3 || !slices.Equal(inMatch, onRank) || slices.ContainsFunc(inMatch, func(id string) bool { return strings.HasPrefix(id, "sub/") }) {
+		t.Errorf("with a sub-agent's matches: %v in the MATCH, %v on the rank table", inMatch, onRank)
+	}
 }

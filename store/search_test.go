@@ -399,7 +399,7 @@ func TestCommonWordsBeforeTheTextIndex(t *testing.T) {
 }
 
 // TestWordsOfMiddlingFrequencyRoute checks the route of words fewer messages hold than the
-// routing limit but more than an eighth of it: Lance ranks them while its text index is caught
+// routing limit but more than lanceFaster's share of it: Lance ranks them while its text index is caught
 // up, and FTS5 ranks every match (and counts them) once the index lags far enough behind that
 // Lance's scan of the rows it lacks costs more (lanceFaster); fewer matches stay on FTS5.
 func TestWordsOfMiddlingFrequencyRoute(t *testing.T) {
@@ -420,21 +420,38 @@ func TestWordsOfMiddlingFrequencyRoute(t *testing.T) {
 		}
 		upsert(t, s, chat(fmt.Sprintf("s%02d", i), "codex-cli", "/p", "", t0.Add(time.Duration(i)*time.Hour), texts...))
 	}
-	s.textIndex.routeLimit = 80 // Lance from 10 matches while caught up, from 10+16 per row it lacks
+	// Lance from 12 matches while caught up, from 12+80 per row it lacks; filtered, from 5 and
+	// 5+16 (lanceFaster).
+	s.textIndex.routeLimit = 40
 	if _, err := s.MaintainSearchIndexes(ctx, true); err != nil {
 		t.Fatal(err)
 	}
-	search := func(q string) *view.SearchResult {
+	search := func(q string, f ...view.SearchFilters) *view.SearchResult {
 		t.Helper()
-		res, err := s.Search(ctx, view.SearchRequest{Query: q, Limit: 50})
+		req := view.SearchRequest{Query: q, Limit: 50}
+		if len(f) > 0 {
+			req.Filters = f[0]
+		}
+		res, err := s.Search(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return res
 	}
+	held := func(res *view.SearchResult, note string) bool {
+		return slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, note) })
+	}
+	// A search without filters counts the matches in its scope on the way (every message but
+	// sub-agents'), so Lance's route knows their total.
 	res := search("quokka")
-	if !res.MatchedTotalIsLowerBound || !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "20 messages of the archive hold them") }) {
+	if res.MatchedTotal != 20 || res.MatchedTotalIsLowerBound || !held(res, "20 messages in scope hold them") {
 		t.Errorf("20 matches, index caught up: want Lance, which says how many hold the words; got matched %d (lower bound %v), notes %q",
+			res.MatchedTotal, res.MatchedTotalIsLowerBound, res.Notes)
+	}
+	// A filter the count does not know: how many of the archive's messages hold them, and the
+	// matches Lance returned as a lower bound.
+	if res := search("quokka", view.SearchFilters{SourceAgent: "codex-cli"}); !res.MatchedTotalIsLowerBound || !held(res, "20 messages of the archive hold them") {
+		t.Errorf("20 matches, filtered: want Lance, counted over the archive; got matched %d (lower bound %v), notes %q",
 			res.MatchedTotal, res.MatchedTotalIsLowerBound, res.Notes)
 	}
 	if res := search("zanzibar"); res.MatchedTotal != 5 || res.MatchedTotalIsLowerBound {
@@ -443,8 +460,9 @@ func TestWordsOfMiddlingFrequencyRoute(t *testing.T) {
 	// One row the index lacks: Lance would scan it for each query, and 20 matches no longer pay for it.
 	upsert(t, s, chat("fresh", "codex-cli", "/p", "", t0.Add(24*time.Hour), "nothing of note"))
 	s.textIndex.checkedAt.Store(0)
-	if res := search("quokka"); res.MatchedTotal != 20 || res.MatchedTotalIsLowerBound {
-		t.Errorf("20 matches, the index a row behind: want every one ranked on FTS5, got matched %d (lower bound %v)", res.MatchedTotal, res.MatchedTotalIsLowerBound)
+	if res := search("quokka"); res.MatchedTotal != 20 || res.MatchedTotalIsLowerBound || held(res, "hold them") {
+		t.Errorf("20 matches, the index a row behind: want every one ranked on FTS5, got matched %d (lower bound %v), notes %q",
+			res.MatchedTotal, res.MatchedTotalIsLowerBound, res.Notes)
 	}
 }
 
@@ -453,17 +471,20 @@ func TestWordsOfMiddlingFrequencyRoute(t *testing.T) {
 // lacks, and never while upkeep runs.
 func TestLanceFaster(t *testing.T) {
 	for _, c := range []struct {
-		n, lag int64
-		upkeep bool
-		want   bool
+		n, lag         int64
+		scoped, upkeep bool
+		want           bool
 	}{
-		{2_500, 0, false, false}, {2_501, 0, false, true}, {20_000, 0, false, true},
-		{4_100, 100, false, false}, {4_101, 100, false, true},
-		{20_000, 2_000, false, false},
-		{20_000, 0, true, false},
+		{2_500, 0, false, false, false}, {2_501, 0, false, false, true}, {20_000, 0, false, false, true},
+		{4_100, 100, false, false, false}, {4_101, 100, false, false, true},
+		{20_000, 2_000, false, false, false},
+		{20_000, 0, false, true, false},
+		{6_000, 0, true, false, false}, {6_001, 0, true, false, true}, {20_000, 0, true, false, true},
+		{14_000, 100, true, false, false}, {14_001, 100, true, false, true},
+		{20_000, 0, true, true, false},
 	} {
-		if got := lanceFaster(c.n, c.lag, textRouteLimit, c.upkeep); got != c.want {
-			t.Errorf("lanceFaster(%d matches, %d rows behind, upkeep %v) = %v, want %v", c.n, c.lag, c.upkeep, got, c.want)
+		if got := lanceFaster(c.n, c.lag, textRouteLimit, c.scoped, c.upkeep); got != c.want {
+			t.Errorf("lanceFaster(%d matches, %d rows behind, scoped %v, upkeep %v) = %v, want %v", c.n, c.lag, c.scoped, c.upkeep, got, c.want)
 		}
 	}
 }
@@ -519,7 +540,7 @@ func TestLanceFilterLists(t *testing.T) {
 				p.scope = nil
 			}
 			p.pool = 10_000
-			cands, err := s.lanceTextArm(ctx, p, e, false, 0, res)
+			cands, err := s.lanceTextArm(ctx, p, e, false, wordCount{}, res)
 			if err != nil {
 				t.Fatalf("%+v: %v", f, err)
 			}

@@ -21,8 +21,17 @@ import (
 //     containing CJK characters search it by substring.
 //
 // Both are external-content tables: they index messages' rows by rowid and store no copy of the
-// text. Their content is the view _pond_fts_content, message_rows' search text unpacked (it is
-// stored packed, pack.go), so that what FTS5 reads back itself (a rebuild) is the text.
+// text. Their content is message_rows' search text unpacked (it is stored packed, pack.go),
+// through the views _pond_fts_content and _pond_cjk_content, so that what FTS5 reads back itself
+// (a rebuild) is the text.
+//
+// The word index has two columns: search_text holds the text of every message but sub-agents',
+// subagent_search_text theirs. A search leaves sub-agents out unless asked (store's plan), and a
+// MATCH restricted to the first column (WithoutSubagents) does that inside FTS5: with no other
+// filter, the ranking needs nothing per match but FTS5's own doclists, where telling a
+// sub-agent's message took a lookup of each match in the rank table (rank.go): a single word
+// of 5,000-17,000 matches now ranks in half the time or less (docs/benchmarks.md). A message's
+// agent never changes, so neither does its column.
 //
 // New rows are indexed by Mirror.ApplyWhen in its own transaction (indexNewMessages), not by a
 // trigger: FTS5 writes its pending terms to disk at every statement savepoint, and an insert
@@ -51,23 +60,25 @@ var ftsDDL = []string{
 			CASE WHEN new.search_text IS NOT NULL AND new.search_text != '' THEN 1 ELSE -1 END)
 			ON CONFLICT DO UPDATE SET n = n + excluded.n;
 	END`,
-	`CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(search_text, content='_pond_fts_content', content_rowid='rid',
-		tokenize='porter unicode61 remove_diacritics 2')`,
-	`CREATE VIRTUAL TABLE IF NOT EXISTS messages_cjk USING fts5(search_text, content='_pond_fts_content', content_rowid='rid',
+	`CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(search_text, subagent_search_text,
+		content='_pond_fts_content', content_rowid='rid', tokenize='porter unicode61 remove_diacritics 2')`,
+	`CREATE VIRTUAL TABLE IF NOT EXISTS messages_cjk USING fts5(search_text, content='_pond_cjk_content', content_rowid='rid',
 		tokenize='trigram')`,
 	// Mirrors written before ApplyWhen indexed new rows itself carry this trigger.
 	`DROP TRIGGER IF EXISTS messages_fts_insert`,
 	`CREATE TRIGGER IF NOT EXISTS messages_fts_delete AFTER DELETE ON message_rows
 		WHEN old.search_text IS NOT NULL AND old.search_text != '' BEGIN
-		INSERT INTO messages_fts(messages_fts, rowid, search_text) VALUES ('delete', old.rowid, ` + oldText + `);
+		INSERT INTO messages_fts(messages_fts, rowid, search_text, subagent_search_text)
+			VALUES ('delete', old.rowid, ` + wordColumnsSQL(oldText, "old.source_agent") + `);
 		INSERT INTO messages_cjk(messages_cjk, rowid, search_text) SELECT 'delete', old.rowid, ` + oldText + ` WHERE ` + oldText + ` GLOB '` + cjkGlob + `';
 	END`,
 	`CREATE TRIGGER IF NOT EXISTS messages_fts_update AFTER UPDATE OF search_text ON message_rows BEGIN
-		INSERT INTO messages_fts(messages_fts, rowid, search_text) SELECT 'delete', old.rowid, ` + oldText + `
+		INSERT INTO messages_fts(messages_fts, rowid, search_text, subagent_search_text)
+			SELECT 'delete', old.rowid, ` + wordColumnsSQL(oldText, "old.source_agent") + `
 			WHERE old.search_text IS NOT NULL AND old.search_text != '';
 		INSERT INTO messages_cjk(messages_cjk, rowid, search_text) SELECT 'delete', old.rowid, ` + oldText + `
 			WHERE ` + oldText + ` GLOB '` + cjkGlob + `';
-		INSERT INTO messages_fts(rowid, search_text) SELECT new.rowid, ` + newText + `
+		INSERT INTO messages_fts(rowid, search_text, subagent_search_text) SELECT new.rowid, ` + wordColumnsSQL(newText, "new.source_agent") + `
 			WHERE new.search_text IS NOT NULL AND new.search_text != '';
 		INSERT INTO messages_cjk(rowid, search_text) SELECT new.rowid, ` + newText + ` WHERE ` + newText + ` GLOB '` + cjkGlob + `';
 	END`,
@@ -78,6 +89,18 @@ var (
 	oldText = unpackedSQL("old.search_text")
 	newText = unpackedSQL("new.search_text")
 )
+
+// wordColumnsSQL renders a message's search text as the values of the word index's two
+// columns (see above), separated by a comma: the text and NULL, or for a sub-agent's message
+// NULL and the text.
+func wordColumnsSQL(text, sourceAgent string) string {
+	sub := SubagentSQL(sourceAgent)
+	return `CASE WHEN ` + sub + ` THEN NULL ELSE ` + text + ` END, CASE WHEN ` + sub + ` THEN ` + text + ` END`
+}
+
+// WithoutSubagents restricts a MATCH expression of the word index (MatchExpr's All or Any) to
+// messages outside sub-agents' sessions.
+func WithoutSubagents(match string) string { return `{search_text} : (` + match + `)` }
 
 // cjkGlob matches text holding at least one character of the scripts word tokenizers leave
 // unsegmented: CJK ideographs (with extension A), hiragana, katakana and Hangul syllables.
@@ -114,7 +137,7 @@ func ensureFTS(ctx context.Context, tx *sql.Tx) error {
 	}
 	// 'rebuild' would index every row into the trigram table; only the CJK ones belong there.
 	if _, err := tx.ExecContext(ctx, `INSERT INTO messages_cjk(rowid, search_text)
-		SELECT rid, search_text FROM _pond_fts_content WHERE search_text GLOB '`+cjkGlob+`'`); err != nil {
+		SELECT rid, search_text FROM _pond_cjk_content WHERE search_text GLOB '`+cjkGlob+`'`); err != nil {
 		return fmt.Errorf("full-text index: build: %w", err)
 	}
 	return nil
@@ -162,7 +185,11 @@ func indexNewMessages(ctx context.Context, tx *sql.Tx, before int64, rows []Mess
 		if x.SearchText == "" {
 			continue
 		}
-		if err := insert(`INSERT INTO messages_fts(rowid, search_text) VALUES (?, ?)`, rowids[i], x.SearchText); err != nil {
+		text, subagentText := any(x.SearchText), any(nil) // the word index's columns (wordColumnsSQL)
+		if IsSubagent(x.SourceAgent) {
+			text, subagentText = nil, x.SearchText
+		}
+		if err := insert(`INSERT INTO messages_fts(rowid, search_text, subagent_search_text) VALUES (?, ?, ?)`, rowids[i], text, subagentText); err != nil {
 			return fmt.Errorf("mirror: full-text index: %w", err)
 		}
 		if strings.IndexFunc(x.SearchText, IsCJK) < 0 {

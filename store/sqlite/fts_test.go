@@ -47,8 +47,9 @@ func TestParseQueryWords(t *testing.T) {
 }
 
 // A long search text is stored packed, read back whole through the messages view, and indexed
-// as its text by both full-text indexes, through inserts, updates and deletes: FTS5's own
-// integrity check compares each index with its content, the unpacked text.
+// as its text by both full-text indexes, through inserts, updates and deletes, a sub-agent's in
+// the word index's column of its own: FTS5's own integrity check compares each index with its
+// content, the unpacked text.
 func TestPackedSearchTextIsIndexedAsText(t *testing.T) {
 	ctx := context.Background()
 	m := tempMirror(t)
@@ -58,9 +59,13 @@ func TestPackedSearchTextIsIndexedAsText(t *testing.T) {
 		return MessageRow{SessionID: "s", MessageID: id, Timestamp: "2026-06-01T09:00:00Z", Role: "user", SourceAgent: "a", Project: "/p",
 			SearchText: text, IngestSeq: seq}
 	}
+	// A sub-agent's message: the word index keeps its text in the other column.
+	sub := msg("m4", long("zebrafinch from a sub-agent"), 6)
+	sub.SessionID, sub.SourceAgent = "t", "a/sub"
 	if err := m.Apply(ctx, &Rows{
-		Sessions: []SessionRow{{SessionID: "s", SourceAgent: "a", CreatedAt: "2026-06-01T09:00:00Z", Project: "/p", IngestSeq: 1}},
-		Messages: []MessageRow{msg("m1", en, 2), msg("m2", ja, 3), msg("m3", "short one", 4)},
+		Sessions: []SessionRow{{SessionID: "s", SourceAgent: "a", CreatedAt: "2026-06-01T09:00:00Z", Project: "/p", IngestSeq: 1},
+			{SessionID: "t", SourceAgent: "a/sub", CreatedAt: "2026-06-01T09:00:00Z", Project: "/p", IngestSeq: 5}},
+		Messages: []MessageRow{msg("m1", en, 2), msg("m2", ja, 3), msg("m3", "short one", 4), sub},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -80,38 +85,45 @@ func TestPackedSearchTextIsIndexedAsText(t *testing.T) {
 		}
 		return s.String
 	}
-	if got := one(`SELECT group_concat(typeof(search_text), ',') FROM (SELECT search_text FROM message_rows ORDER BY message_id)`); got != "blob,blob,text" {
+	if got := one(`SELECT group_concat(typeof(search_text), ',') FROM (SELECT search_text FROM message_rows ORDER BY message_id)`); got != "blob,blob,text,blob" {
 		t.Errorf("stored as %s; want the long texts packed, the short one as text", got)
 	}
 	if got := one(`SELECT search_text FROM messages WHERE message_id = 'm2'`); got != ja {
 		t.Errorf("read back %.40q", got)
 	}
-	if got := one(`SELECT m.message_id FROM messages_fts f JOIN message_rows m ON m.rowid = f.rowid WHERE messages_fts MATCH 'zebrafinch'`); got != "m1" {
-		t.Errorf("word index found %q for zebrafinch", got)
+	// words counts the messages holding a word, and those outside sub-agents' sessions.
+	words := func(when, word, want string) {
+		t.Helper()
+		all := one(`SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?`, `"`+word+`"`)
+		scoped := one(`SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?`, WithoutSubagents(`"`+word+`"`))
+		if got := all + "/" + scoped; got != want {
+			t.Errorf("%s: %s matched %s messages (all / outside sub-agents), want %s", when, word, got, want)
+		}
 	}
+	if got := one(`SELECT m.message_id FROM messages_fts f JOIN message_rows m ON m.rowid = f.rowid WHERE messages_fts MATCH ?`,
+		WithoutSubagents(`"zebrafinch"`)); got != "m1" {
+		t.Errorf("word index found %q for zebrafinch outside sub-agents", got)
+	}
+	words("after insert", "zebrafinch", "2/1")
 	if got := one(`SELECT m.message_id FROM messages_cjk f JOIN message_rows m ON m.rowid = f.rowid WHERE messages_cjk MATCH '"東京タワー"'`); got != "m2" {
 		t.Errorf("trigram index found %q", got)
 	}
 	check("after insert")
-	if err := m.Apply(ctx, &Rows{Updates: []SearchTextUpdate{{SessionID: "s", MessageID: "m1", SearchText: long("albatross"), IngestSeq: 10}}}); err != nil {
+	if err := m.Apply(ctx, &Rows{Updates: []SearchTextUpdate{{SessionID: "s", MessageID: "m1", SearchText: long("albatross"), IngestSeq: 10},
+		{SessionID: "t", MessageID: "m4", SearchText: long("albatross"), IngestSeq: 11}}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := one(`SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'zebrafinch'`); got != "0" {
-		t.Errorf("the replaced text is still indexed: %s matches", got)
-	}
-	if got := one(`SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'albatross'`); got != "1" {
-		t.Errorf("the new text is not indexed: %s matches", got)
-	}
+	words("after update", "zebrafinch", "0/0") // the replaced text is no longer indexed
+	words("after update", "albatross", "2/1")
 	check("after update")
-	if _, err := m.db.ExecContext(ctx, `DELETE FROM message_rows WHERE message_id = 'm2'`); err != nil {
+	if _, err := m.db.ExecContext(ctx, `DELETE FROM message_rows WHERE message_id IN ('m2', 'm4')`); err != nil {
 		t.Fatal(err)
 	}
+	words("after delete", "albatross", "1/1")
 	check("after delete")
 	if _, err := m.db.ExecContext(ctx, `INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')`); err != nil {
 		t.Fatal(err)
 	}
-	if got := one(`SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'albatross'`); got != "1" {
-		t.Errorf("after a rebuild from the content: %s matches", got)
-	}
+	words("after a rebuild from the content", "albatross", "1/1")
 	check("after rebuild")
 }

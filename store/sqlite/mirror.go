@@ -46,9 +46,11 @@ type Mirror struct {
 // messages view reads them from Lance (records.go), and who stored each session's first
 // message is kept in _pond_first_ingest. 6: no long tool bodies or part records: the parts
 // view reads them from Lance (records.go). 7: search text packed (pack.go), the full-text
-// indexes reading it unpacked through _pond_fts_content. A mirror of an earlier layout holds
-// copies of values Lance keeps, or plain text, which only a rewrite gives back: it is rebuilt.
-const SchemaVersion = 7
+// indexes reading it unpacked through _pond_fts_content. 8: the word index keeps sub-agents'
+// messages in a column of their own (fts.go). A mirror of an earlier layout holds copies of
+// values Lance keeps, plain text, or indexes of another shape, which only a rewrite gives back:
+// it is rebuilt.
+const SchemaVersion = 8
 
 var mirrorDDL = []string{
 	`CREATE TABLE IF NOT EXISTS sessions (
@@ -100,9 +102,12 @@ var mirrorDDL = []string{
 			` + unpackedSQL("search_text") + ` AS search_text,
 			embedding_model, pond_message_options(session_id, message_id, ingest_seq) AS options, ingest_seq
 		FROM message_rows`,
-	// What the full-text indexes read as their external content (fts.go): the search text
-	// unpacked, by message_rows' rowid.
-	`CREATE VIEW IF NOT EXISTS _pond_fts_content AS
+	// What the full-text indexes read as their external content (fts.go), by message_rows'
+	// rowid: the search text unpacked, for the word index in the column of the message's kind
+	// (wordColumnsSQL), for the trigram index whole.
+	`CREATE VIEW IF NOT EXISTS _pond_fts_content (rid, search_text, subagent_search_text) AS
+		SELECT rowid, ` + wordColumnsSQL(unpackedSQL("search_text"), "source_agent") + ` FROM message_rows`,
+	`CREATE VIEW IF NOT EXISTS _pond_cjk_content AS
 		SELECT rowid AS rid, ` + unpackedSQL("search_text") + ` AS search_text FROM message_rows`,
 	// A short value is stored as text and read as it is, without a call into Go. A value left
 	// to Lance is read like a raw record (records.go), and the call names ingest_seq for the

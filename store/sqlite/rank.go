@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 )
 
 // _pond_search_rank holds, per message row (by the same rowid), only what a full-text search
@@ -12,8 +13,10 @@ import (
 // matches joined each one to message_rows, whose rows are fat (the packed search text is inline:
 // ~29 rows a 16 KiB page), and spent two thirds of its time reading those pages; joined to this
 // table (hundreds of rows a page) it reads a few, and message_rows only for the matches it keeps
-// (docs/benchmarks.md, 2026-12-06). The mirror never changes a stored message's time, agent or
-// role (only its search text, embedding model and ingest sequence), so the copies stay true.
+// (docs/benchmarks.md, 2026-12-06). A search without filters does not read it: the word index
+// tells sub-agents' messages apart itself (fts.go). The mirror never changes a stored
+// message's time, agent or role (only its search text, embedding model and ingest sequence), so
+// the copies stay true.
 //
 // ApplyWhen adds a row beside each message it inserts (an insert trigger would give every
 // message insert a statement journal); the delete trigger follows erasures. A mirror written by
@@ -46,6 +49,9 @@ const rankInsertSQL = `INSERT INTO _pond_search_rank VALUES (?, ?, ?, ?)`
 // its messages carry "agent/sub-agent", which a search leaves out by default (store's
 // messageFilters, over message_rows or the rank table).
 func SubagentSQL(sourceAgent string) string { return `instr(` + sourceAgent + `, '/') > 0` }
+
+// IsSubagent is SubagentSQL in Go.
+func IsSubagent(sourceAgent string) bool { return strings.Contains(sourceAgent, "/") }
 
 // ensureRank creates the rank table and fills it when it does not hold a row for every message
 // (new, or left behind by a binary that wrote messages without it).
