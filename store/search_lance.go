@@ -123,16 +123,15 @@ func (s *Store) lanceTextArm(ctx context.Context, p *plan, e sqlite.MatchExpr, a
 		res.Notes = append(res.Notes, "sorted by recency among the best matches")
 	}
 	// Counting the matches in scope would mean walking the very doclists this route avoids;
-	// what is known is said instead: how many messages hold the words (routeText counted them,
-	// up to past the routing limit), in the scope or over the whole archive. Counted in scope,
-	// under the limit, that is the total; else the arm's matches are a lower bound.
+	// what is known is said instead: the arm's matches are a lower bound, and how many messages
+	// hold the words (routeText counted them, up to past the routing limit), in the scope or
+	// over the whole archive. The total stays a lower bound even when that count is the
+	// scope's: a total marks the arm as having ranked every match, and collect then asks for a
+	// pool of all of them at once, which costs FTS5 nothing more and Lance a take of each.
 	res.MatchedTotal, res.MatchedTotalIsLowerBound = len(cands), true
 	where := "of the archive"
 	if count.inScope {
 		where = "in scope"
-		if count.n <= int64(s.textIndex.limit()) {
-			res.MatchedTotal, res.MatchedTotalIsLowerBound = int(count.n), false
-		}
 	}
 	held := fmt.Sprintf("%d messages %s hold them", count.n, where)
 	if count.n > int64(s.textIndex.limit()) {
