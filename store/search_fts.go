@@ -127,11 +127,12 @@ const textRouteLimit = 20_000
 // matches of words that n messages hold sooner than FTS5 ranks all n; scoped says that FTS5
 // keeps to the search's scope by the MATCH alone (wordMatch), else each match is looked up in
 // the rank table. Measured at 500,000 and 1M messages (docs/benchmarks.md):
-//   - scoped, Lance is faster from 3/10 of limit (6,000 in an archive). Single words: FTS5
-//     7-8 ms at 6,400-7,600 matches and 11-14 ms at 12,000-17,000, Lance 10-12 and 8-11 ms.
-//     Two words, one of them held by 250,000 messages (FTS5 weighs each word by walking all
-//     of its matches): FTS5 22-23 ms at 7,700-7,900 matches, Lance 16-17 ms. FTS5 ranks a
-//     match in ~0.6 µs, so each row Lance has to scan (40-65 µs) puts it 80 matches later;
+//   - scoped, Lance is faster from 3/10 of limit (6,000 in an archive). Single words at 1M:
+//     FTS5 7.8-7.9 ms at 6,400 matches against Lance's 11-12, 8.3-9.0 at 7,500-8,200 against
+//     9.7-10.6, 11-14 at 11,800-17,500 against 7.8-10.5 (at 500,000 alike). Two words, one of
+//     them held by 230,000-253,000 messages (FTS5 weighs each word by walking all of its
+//     matches): FTS5 22-23 ms at 7,700-7,900 matches, Lance 16-17 ms. FTS5 ranks a match in
+//     ~0.6 µs, so each row Lance has to scan (40-65 µs) puts it 80 matches later;
 //   - through the rank table, from limit/8 (2,500): FTS5 10-12 ms at 2,000-3,000 matches and
 //     Lance 13-14 ms at 500,000 messages, 21 against 15-16 ms at 3,000 at 1M; ~3.5 µs a
 //     match, 16 matches later a row.
