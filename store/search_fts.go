@@ -198,10 +198,9 @@ const (
 
 // wordCount is how many messages hold a query's words, as routeText counted them: up to the
 // routing limit + 1, in the search's scope when the MATCH keeps to it (wordMatch), else over the
-// whole archive.
+// whole archive. The zero value is "not counted".
 type wordCount struct {
 	n       int64
-	counted bool // routeText counted them
 	inScope bool // the count is of the search's scope
 }
 
@@ -244,7 +243,7 @@ func (s *Store) routeText(ctx context.Context, db querier, p *plan, e sqlite.Mat
 		}
 	}
 	match, scoped := wordMatch(p, e, anyTerm)
-	c := wordCount{counted: true, inScope: scoped}
+	c := wordCount{inScope: scoped}
 	err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)`,
 		match, limit+1).Scan(&c.n)
 	if err != nil {
@@ -276,7 +275,7 @@ func (s *Store) ftsMatch(ctx context.Context, db querier, p *plan, e sqlite.Matc
 	// Ranking reads every match, and on rankEveryMatch there are few: they are counted in the
 	// same pass, unless routeText counted them in scope already. Elsewhere a second query
 	// counts them, up to matchCountCap (keepPool).
-	known := route == rankEveryMatch && count.counted && count.inScope
+	known := route == rankEveryMatch && count.inScope
 	countInPass := route == rankEveryMatch && !known
 	filters, fargs := messageFilters(p, "m", false)
 	from := e.Table + ` JOIN message_rows m ON m.rowid = ` + e.Table + `.rowid`
